@@ -1,0 +1,5 @@
+"""The embedded SQLite backend."""
+
+from .store import SQLiteStore
+
+__all__ = ["SQLiteStore"]

@@ -1,0 +1,140 @@
+"""Named, ordered, recorded migrations for the SQLite store."""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["MIGRATIONS", "migrate"]
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_items_edges",
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE items (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            workspace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            class TEXT NOT NULL,
+            label TEXT NOT NULL DEFAULT '',
+            summary TEXT NOT NULL DEFAULT '',
+            body TEXT NOT NULL DEFAULT '',
+            source_key TEXT NOT NULL,
+            indexed INTEGER NOT NULL DEFAULT 0,
+            scope TEXT NOT NULL DEFAULT 'org',
+            origin_actor TEXT NOT NULL,
+            origin_source TEXT NOT NULL,
+            origin_run TEXT,
+            origin_at TEXT NOT NULL,
+            occurred_at TEXT,
+            blob_key TEXT,
+            text_key TEXT,
+            byte_start INTEGER,
+            byte_end INTEGER,
+            page_start INTEGER,
+            page_end INTEGER,
+            sheet TEXT,
+            heading_path TEXT,
+            canonical_type TEXT,
+            canonical_value TEXT,
+            parent_id TEXT,
+            ordinal INTEGER,
+            name TEXT,
+            media_type TEXT,
+            size INTEGER,
+            content_hash TEXT,
+            index_error TEXT,
+            supersedes TEXT,
+            superseded_by TEXT,
+            tombstoned_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            embedding BLOB,
+            vec_seq INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (workspace, source_key)
+        );
+        CREATE INDEX items_ws_class ON items (workspace, class, indexed);
+        CREATE INDEX items_parent ON items (workspace, parent_id);
+        CREATE INDEX items_vec_seq ON items (vec_seq);
+        CREATE INDEX items_canonical ON items (workspace, canonical_type, canonical_value);
+        CREATE TABLE vec_deleted (seq INTEGER PRIMARY KEY, workspace TEXT NOT NULL,
+                                  item_rowid INTEGER NOT NULL);
+        CREATE VIRTUAL TABLE items_fts USING fts5 (
+            label, body, content='items', content_rowid='rowid',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER items_fts_insert AFTER INSERT ON items BEGIN
+            INSERT INTO items_fts (rowid, label, body) VALUES (new.rowid, new.label, new.body);
+        END;
+        CREATE TRIGGER items_fts_delete AFTER DELETE ON items BEGIN
+            INSERT INTO items_fts (items_fts, rowid, label, body)
+            VALUES ('delete', old.rowid, old.label, old.body);
+        END;
+        CREATE TRIGGER items_fts_update AFTER UPDATE OF label, body ON items BEGIN
+            INSERT INTO items_fts (items_fts, rowid, label, body)
+            VALUES ('delete', old.rowid, old.label, old.body);
+            INSERT INTO items_fts (rowid, label, body) VALUES (new.rowid, new.label, new.body);
+        END;
+        CREATE TABLE edges (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            workspace TEXT NOT NULL,
+            type TEXT NOT NULL,
+            src TEXT NOT NULL,
+            dst TEXT NOT NULL,
+            dedupe TEXT NOT NULL DEFAULT '',
+            props TEXT NOT NULL DEFAULT '{}',
+            origin_actor TEXT NOT NULL,
+            origin_source TEXT NOT NULL,
+            origin_run TEXT,
+            origin_at TEXT NOT NULL,
+            UNIQUE (workspace, type, src, dst, dedupe)
+        );
+        CREATE INDEX edges_src ON edges (workspace, src);
+        CREATE INDEX edges_dst ON edges (workspace, dst);
+        """,
+    ),
+)
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply pending migrations in order, each in its own transaction; return their names."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    done = {r[0] for r in conn.execute("SELECT name FROM migrations")}
+    applied = []
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("ROLLBACK")
+                continue
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, datetime('now'))", (name,)
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration script into statements, keeping trigger bodies whole."""
+    out: list[str] = []
+    buf = ""
+    for line in sql.strip().splitlines():
+        buf += line + "\n"
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

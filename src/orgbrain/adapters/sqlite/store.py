@@ -1,0 +1,447 @@
+"""The embedded default store: one SQLite file, WAL, synchronous=FULL, FTS5, exact vectors."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import Conflict, InvalidInput, Unavailable
+from ...ids import new_id
+from ...model import Edge, Item, Origin, StorageClass, utcnow
+from ...ports import ItemFilter, Page, ScoredId, Vector
+from ...scopes import Visibility
+from .rows import ITEM_COLUMNS, edge_from_row, edge_values, item_from_row, item_values
+from .schema import migrate
+from .vectors import VectorIndex
+
+__all__ = ["SQLiteStore"]
+
+_INSERT_ITEM = (
+    f"INSERT INTO items ({', '.join(ITEM_COLUMNS)}) "
+    f"VALUES ({', '.join(':' + c for c in ITEM_COLUMNS)})"
+)
+_UPDATE_ITEM = (
+    "UPDATE items SET "
+    + ", ".join(f"{c} = :{c}" for c in ITEM_COLUMNS if c not in ("id", "workspace", "created_at"))
+    + " WHERE rowid = :rowid"
+)
+
+
+class SQLiteStore:
+    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self._timeout = timeout
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._vectors: dict[str, VectorIndex] = {}
+        self._closed = False
+        migrate(self._conn())
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('vec_seq', '0')")
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
+        self.embedding_dim: int | None = int(row[0]) if row else None
+
+    # -- connections -------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise Unavailable("store is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self.path,
+                    timeout=self._timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.execute("PRAGMA foreign_keys = ON")
+            except sqlite3.Error as exc:
+                raise Unavailable(f"cannot open brain database {self.path}: {exc}") from exc
+            self._local.conn = conn
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; COMMIT is fsynced (WAL + synchronous=FULL) before return."""
+        with self._write_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._conns_lock:
+            for conn in self._conns:
+                conn.close()
+            self._conns.clear()
+        self._closed = True
+
+    # -- meta ---------------------------------------------------------------------------
+
+    def bind_embedder(self, name: str, dim: int) -> None:
+        """Record the brain's embedding space; refuse a model of another dimension."""
+        conn = self._conn()
+        row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
+        if row is not None:
+            if int(row[0]) != dim:
+                model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'")
+                known = model.fetchone()
+                raise Conflict(
+                    f"embedder {name} has dimension {dim}, but this brain holds "
+                    f"{row[0]}-dim vectors from {known[0] if known else 'another model'}"
+                )
+            return
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('embedding_dim', ?)", (str(dim),))
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('embedding_model', ?)", (name,))
+        self.embedding_dim = dim
+
+    # -- items --------------------------------------------------------------------------
+
+    def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
+        with self._tx() as conn:
+            return self._put(conn, item, embedding)
+
+    def _put(self, conn: sqlite3.Connection, item: Item, embedding: Vector | None) -> Item:
+        now = utcnow()
+        values = item_values(item)
+        values["updated_at"] = now.isoformat()
+        old = conn.execute(
+            "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
+            "WHERE workspace = ? AND source_key = ?",
+            (item.workspace, item.source_key),
+        ).fetchone()
+        blob = self._vector_blob(embedding) if item.indexed else None
+        if old is None:
+            values["created_at"] = (item.created_at or now).isoformat()
+            cur = conn.execute(_INSERT_ITEM, values)
+            rowid = int(cur.lastrowid or 0)
+            had_vec = False
+        else:
+            values.update(rowid=old["rowid"], id=old["id"], created_at=old["created_at"])
+            conn.execute(_UPDATE_ITEM, values)
+            rowid, had_vec = int(old["rowid"]), bool(old["had_vec"])
+        if blob is not None:
+            conn.execute(
+                "UPDATE items SET embedding = ?, vec_seq = ? WHERE rowid = ?",
+                (blob, self._next_seq(conn), rowid),
+            )
+        elif had_vec:
+            conn.execute("UPDATE items SET embedding = NULL WHERE rowid = ?", (rowid,))
+            self._log_vec_delete(conn, item.workspace, rowid)
+        row = conn.execute("SELECT * FROM items WHERE rowid = ?", (rowid,)).fetchone()
+        return item_from_row(row)
+
+    def _vector_blob(self, embedding: Vector | None) -> bytes | None:
+        if embedding is None:
+            return None
+        vec = np.asarray(embedding, dtype=np.float32).reshape(-1)
+        if self.embedding_dim is not None and vec.shape[0] != self.embedding_dim:
+            raise InvalidInput(f"embedding has {vec.shape[0]} dims, brain has {self.embedding_dim}")
+        return vec.tobytes()
+
+    @staticmethod
+    def _next_seq(conn: sqlite3.Connection) -> int:
+        row = conn.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vec_seq' "
+            "RETURNING value"
+        ).fetchone()
+        return int(row[0])
+
+    def _log_vec_delete(self, conn: sqlite3.Connection, workspace: str, rowid: int) -> None:
+        seq = self._next_seq(conn)
+        conn.execute("INSERT INTO vec_deleted VALUES (?, ?, ?)", (seq, workspace, rowid))
+
+    def _visible_sql(self, visibility: Visibility, alias: str = "") -> tuple[str, list[str]]:
+        if visibility.scopes is None:
+            return "", []
+        scopes = sorted(visibility.scopes)
+        return f" AND {alias}scope IN ({', '.join('?' * len(scopes))})", scopes
+
+    def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None:
+        found = self.get_items(workspace, [item_id], visibility)
+        return found.get(item_id)
+
+    def get_items(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, Item]:
+        out: dict[str, Item] = {}
+        vis, params = self._visible_sql(visibility)
+        conn = self._conn()
+        unique = list(dict.fromkeys(ids))
+        for i in range(0, len(unique), 500):
+            batch = unique[i : i + 500]
+            sql = (
+                f"SELECT * FROM items WHERE workspace = ? AND id IN ({', '.join('?' * len(batch))})"
+                + vis
+            )
+            for row in conn.execute(sql, [workspace, *batch, *params]):
+                out[row["id"]] = item_from_row(row)
+        return out
+
+    def get_by_source_key(
+        self, workspace: str, source_key: str, visibility: Visibility
+    ) -> Item | None:
+        vis, params = self._visible_sql(visibility)
+        row = (
+            self._conn()
+            .execute(
+                "SELECT * FROM items WHERE workspace = ? AND source_key = ?" + vis,
+                [workspace, source_key, *params],
+            )
+            .fetchone()
+        )
+        return None if row is None else item_from_row(row)
+
+    def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT embedding FROM items WHERE workspace = ? AND id = ?", (workspace, item_id)
+            )
+            .fetchone()
+        )
+        if row is None or row[0] is None:
+            return None
+        return np.frombuffer(row[0], dtype=np.float32).copy()
+
+    def list_items(
+        self,
+        workspace: str,
+        filter: ItemFilter,
+        visibility: Visibility,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page:
+        where = ["workspace = ?"]
+        params: list[object] = [workspace]
+        if filter.storage_class is not None:
+            where.append("class = ?")
+            params.append(filter.storage_class)
+        if filter.kind is not None:
+            where.append("kind = ?")
+            params.append(filter.kind)
+        if filter.indexed is not None:
+            where.append("indexed = ?")
+            params.append(int(filter.indexed))
+        if filter.parent_id is not None:
+            where.append("parent_id = ?")
+            params.append(filter.parent_id)
+        if filter.name_contains:
+            where.append("(instr(lower(coalesce(name, '')), ?) > 0 OR instr(lower(label), ?) > 0)")
+            needle = filter.name_contains.lower()
+            params += [needle, needle]
+        if cursor is not None:
+            try:
+                after = int(cursor)
+            except ValueError:
+                raise InvalidInput(f"invalid cursor {cursor!r}") from None
+            where.append("rowid > ?")
+            params.append(after)
+        vis, vparams = self._visible_sql(visibility)
+        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY rowid LIMIT ?"
+        rows = self._conn().execute(sql, [*params, *vparams, limit + 1]).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        items = tuple(item_from_row(r) for r in rows)
+        return Page(items, str(rows[-1]["rowid"]) if more and rows else None)
+
+    def commit_index(
+        self,
+        file: Item,
+        file_embedding: Vector | None,
+        sections: Sequence[tuple[Item, Vector]],
+        edge_origin_actor: str,
+    ) -> list[Item]:
+        with self._tx() as conn:
+            stored_file = self._put(conn, file, file_embedding)
+            stored: list[Item] = []
+            keep: set[str] = set()
+            for section, vec in sections:
+                s = self._put(conn, section, vec)
+                stored.append(s)
+                keep.add(s.id)
+                self._put_edge(
+                    conn,
+                    Edge(
+                        id=new_id("edg"),
+                        workspace=file.workspace,
+                        type="HAS_SECTION",
+                        src=stored_file.id,
+                        dst=s.id,
+                        origin=Origin(edge_origin_actor, "index", utcnow()),
+                    ),
+                )
+            stale = [
+                (int(r["rowid"]), r["id"], bool(r["had_vec"]))
+                for r in conn.execute(
+                    "SELECT rowid, id, embedding IS NOT NULL AS had_vec FROM items "
+                    "WHERE workspace = ? AND parent_id = ? AND class = 'section'",
+                    (file.workspace, stored_file.id),
+                )
+                if r["id"] not in keep
+            ]
+            for rowid, item_id, had_vec in stale:
+                conn.execute(
+                    "DELETE FROM edges WHERE workspace = ? AND (src = ? OR dst = ?)",
+                    (file.workspace, item_id, item_id),
+                )
+                conn.execute("DELETE FROM items WHERE rowid = ?", (rowid,))
+                if had_vec:
+                    self._log_vec_delete(conn, file.workspace, rowid)
+            return stored
+
+    def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE items SET index_error = ?, updated_at = ? WHERE workspace = ? AND id = ?",
+                (error, utcnow().isoformat(), workspace, item_id),
+            )
+
+    def unindex_children(self, workspace: str, parent_id: str) -> None:
+        """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                "SELECT rowid FROM items WHERE workspace = ? AND parent_id = ? "
+                "AND embedding IS NOT NULL",
+                (workspace, parent_id),
+            ).fetchall()
+            conn.execute(
+                "UPDATE items SET indexed = 0, embedding = NULL "
+                "WHERE workspace = ? AND parent_id = ?",
+                (workspace, parent_id),
+            )
+            for r in rows:
+                self._log_vec_delete(conn, workspace, int(r[0]))
+
+    # -- search -------------------------------------------------------------------------
+
+    def keyword_search(
+        self,
+        workspace: str,
+        storage_class: StorageClass,
+        terms: Sequence[str],
+        limit: int,
+        visibility: Visibility,
+    ) -> list[ScoredId]:
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        vis, params = self._visible_sql(visibility, "i.")
+        sql = (
+            "SELECT i.id, bm25(items_fts, 1.0, 1.0) AS rank FROM items_fts "
+            "JOIN items i ON i.rowid = items_fts.rowid "
+            "WHERE items_fts MATCH ? AND i.workspace = ? AND i.class = ? AND i.indexed = 1 "
+            "AND i.tombstoned_at IS NULL" + vis + " ORDER BY rank LIMIT ?"
+        )
+        try:
+            rows = (
+                self._conn()
+                .execute(sql, [match, workspace, storage_class, *params, limit])
+                .fetchall()
+            )
+        except sqlite3.OperationalError as exc:
+            raise Unavailable(f"keyword search failed: {exc}") from exc
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def vector_search(
+        self,
+        workspace: str,
+        storage_class: StorageClass,
+        vector: Vector,
+        limit: int,
+        visibility: Visibility,
+    ) -> list[ScoredId]:
+        dim = self.embedding_dim or int(vector.shape[0])
+        index = self._vectors.get(workspace)
+        if index is None:
+            index = self._vectors.setdefault(workspace, VectorIndex(workspace, dim))
+        vec = np.asarray(vector, dtype=np.float32).reshape(-1)
+        return index.search(self._conn(), storage_class, vec, limit, visibility.scopes)
+
+    # -- edges --------------------------------------------------------------------------
+
+    def put_edge(self, edge: Edge) -> Edge:
+        with self._tx() as conn:
+            return self._put_edge(conn, edge)
+
+    def _put_edge(self, conn: sqlite3.Connection, edge: Edge) -> Edge:
+        dedupe = str(edge.props.get("dedupe", "")) if edge.props else ""
+        conn.execute(
+            "INSERT OR IGNORE INTO edges (id, workspace, type, src, dst, dedupe, props, "
+            "origin_actor, origin_source, origin_run, origin_at) VALUES (:id, :workspace, "
+            ":type, :src, :dst, :dedupe, :props, :origin_actor, :origin_source, :origin_run, "
+            ":origin_at)",
+            edge_values(edge, dedupe),
+        )
+        row = conn.execute(
+            "SELECT * FROM edges WHERE workspace = ? AND type = ? AND src = ? AND dst = ? "
+            "AND dedupe = ?",
+            (edge.workspace, edge.type, edge.src, edge.dst, dedupe),
+        ).fetchone()
+        return edge_from_row(row)
+
+    def edges_of(
+        self,
+        workspace: str,
+        item_id: str,
+        visibility: Visibility,
+        *,
+        types: Sequence[str] | None = None,
+    ) -> list[Edge]:
+        sql = "SELECT e.* FROM edges e WHERE e.workspace = ? AND (e.src = ? OR e.dst = ?)"
+        params: list[object] = [workspace, item_id, item_id]
+        if types:
+            sql += f" AND e.type IN ({', '.join('?' * len(types))})"
+            params += list(types)
+        if visibility.scopes is not None:
+            scopes = sorted(visibility.scopes)
+            marks = ", ".join("?" * len(scopes))
+            for end in ("src", "dst"):
+                sql += (
+                    f" AND EXISTS (SELECT 1 FROM items i WHERE i.workspace = e.workspace "
+                    f"AND i.id = e.{end} AND i.scope IN ({marks}))"
+                )
+                params += scopes
+        sql += " ORDER BY e.rowid"
+        return [edge_from_row(r) for r in self._conn().execute(sql, params)]
+
+    def counts(self, workspace: str) -> dict[str, int]:
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT class, indexed, count(*) FROM items WHERE workspace = ? GROUP BY 1, 2",
+                (workspace,),
+            )
+            .fetchall()
+        )
+        out: dict[str, int] = {}
+        for cls, indexed, n in rows:
+            out[cls] = out.get(cls, 0) + n
+            if indexed:
+                out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n
+        edges = (
+            self._conn()
+            .execute("SELECT count(*) FROM edges WHERE workspace = ?", (workspace,))
+            .fetchone()
+        )
+        out["edges"] = int(edges[0])
+        return out

@@ -1,0 +1,63 @@
+"""The composition root: builds a Brain from a path and settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import InvalidInput, Unavailable
+from .ports import Embedder
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .brain import Brain
+
+__all__ = ["make_embedder", "open_embedded"]
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    if settings.embedder == "minilm":
+        from .adapters.embed_minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if settings.embedder == "openai":
+        from .adapters.embed_http import OpenAIEmbedder
+
+        if not settings.embed_url or not settings.embed_model:
+            raise Unavailable(
+                "the openai embedder needs ORGBRAIN_EMBED_URL and ORGBRAIN_EMBED_MODEL"
+            )
+        return OpenAIEmbedder(
+            settings.embed_url, settings.embed_model, api_key=settings.embed_api_key
+        )
+    raise InvalidInput(f"unknown embedder {settings.embedder!r}: use minilm or openai")
+
+
+def open_embedded(
+    path: str | Path | None = None,
+    *,
+    embedder: Embedder | None = None,
+    settings: Settings | None = None,
+    workspace: str | None = None,
+) -> Brain:
+    from .adapters.blobs_local import LocalBlobStore
+    from .adapters.sqlite import SQLiteStore
+    from .brain import Brain
+
+    s = settings or Settings()
+    root = Path(path) if path is not None else s.brain
+    if root.exists() and not root.is_dir():
+        raise InvalidInput(f"{root} exists and is not a brain folder")
+    root.mkdir(parents=True, exist_ok=True)
+    store = SQLiteStore(root / "brain.sqlite")
+    try:
+        return Brain(
+            store,
+            LocalBlobStore(root / "blobs"),
+            embedder or make_embedder(s),
+            settings=s,
+            workspace=workspace,
+        )
+    except BaseException:
+        store.close()
+        raise

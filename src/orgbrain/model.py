@@ -1,0 +1,193 @@
+"""The brain's data model: items, edges, origins, citations and search results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+__all__ = [
+    "STORAGE_CLASSES",
+    "ByteRange",
+    "Canonical",
+    "Citation",
+    "Edge",
+    "Hit",
+    "Item",
+    "Locator",
+    "Origin",
+    "SearchResult",
+    "StorageClass",
+    "Verdict",
+    "storage_class_for",
+    "utcnow",
+]
+
+StorageClass = Literal["file", "section", "note", "entity", "statement"]
+STORAGE_CLASSES: tuple[StorageClass, ...] = ("file", "section", "note", "entity", "statement")
+Verdict = Literal["none", "single", "many"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def storage_class_for(kind: str) -> StorageClass:
+    """Map a free-text kind to where it is stored: anything unknown is a note."""
+    k = kind.strip().lower()
+    if k in STORAGE_CLASSES:
+        return k  # type: ignore[return-value]
+    return "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who wrote an item, through what, in which run, and when."""
+
+    actor: str
+    source: str
+    at: datetime
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Canonical:
+    """A (type, value) pair for finding the same thing again, e.g. ("person", "priya")."""
+
+    type: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ByteRange:
+    """Half-open byte range ``[start, end)`` in the text blob a section was cut from."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"bad byte range {self.start}..{self.end}")
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Locator:
+    """Where inside a file a section lives, beyond its byte range."""
+
+    page_start: int | None = None
+    page_end: int | None = None
+    sheet: str | None = None
+    heading_path: tuple[str, ...] = ()
+
+    @property
+    def breadcrumb(self) -> str:
+        return " > ".join(self.heading_path)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    id: str
+    workspace: str
+    kind: str
+    storage_class: StorageClass
+    label: str
+    body: str
+    source_key: str
+    indexed: bool
+    scope: str
+    origin: Origin
+    summary: str = ""
+    blob_key: str | None = None
+    text_key: str | None = None
+    byte_range: ByteRange | None = None
+    locator: Locator = field(default_factory=Locator)
+    canonical: Canonical | None = None
+    occurred_at: datetime | None = None
+    parent_id: str | None = None
+    ordinal: int | None = None
+    name: str | None = None
+    media_type: str | None = None
+    size: int | None = None
+    content_hash: str | None = None
+    index_error: str | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    tombstoned_at: datetime | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    embedding: tuple[float, ...] | None = None
+
+    @property
+    def when(self) -> datetime:
+        """The time freshness counts from: when it happened, else when it was written."""
+        return self.occurred_at or self.origin.at
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    id: str
+    workspace: str
+    type: str
+    src: str
+    dst: str
+    origin: Origin
+    props: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Where a hit came from: enough to stream the exact bytes back."""
+
+    item_id: str
+    file_id: str | None
+    label: str
+    blob_key: str | None
+    text_key: str | None
+    byte_range: ByteRange | None
+    locator: Locator
+
+    def describe(self) -> str:
+        parts = [self.label or self.item_id]
+        loc = self.locator
+        if loc.heading_path:
+            parts.append(loc.breadcrumb)
+        if loc.sheet:
+            parts.append(f"sheet {loc.sheet}")
+        if loc.page_start is not None:
+            pages = (
+                f"p. {loc.page_start}"
+                if loc.page_end in (None, loc.page_start)
+                else f"pp. {loc.page_start}-{loc.page_end}"
+            )
+            parts.append(pages)
+        if self.byte_range is not None:
+            parts.append(f"bytes {self.byte_range.start}-{self.byte_range.end}")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    item: Item
+    score: float
+    fused: float
+    citation: Citation
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    hits: tuple[Hit, ...]
+    verdict: Verdict
+    reason: str
+    top_score: float
+    plan: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def speak(self) -> bool:
+        return bool(self.hits)

@@ -1,0 +1,168 @@
+"""The seams between the core and the outside world, as ``typing.Protocol`` classes.
+
+Adapters live in ``orgbrain.adapters``; every adapter of a port passes the same contract
+suite in ``tests/contract``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .model import Edge, Item, StorageClass
+from .scopes import Visibility
+
+__all__ = [
+    "BlobStore",
+    "Embedder",
+    "ItemFilter",
+    "Page",
+    "Reranker",
+    "ScoredId",
+    "Store",
+    "Vector",
+]
+
+Vector = NDArray[np.float32]
+ScoredId = tuple[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFilter:
+    storage_class: StorageClass | None = None
+    kind: str | None = None
+    indexed: bool | None = None
+    name_contains: str | None = None
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: tuple[Item, ...]
+    next_cursor: str | None
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        """Return an ``(len(texts), dim)`` float32 array of L2-normalised rows."""
+        ...
+
+
+class Reranker(Protocol):
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]: ...
+
+
+class BlobStore(Protocol):
+    """Raw bytes by key. ``put`` is atomic: a failed or oversize put leaves nothing."""
+
+    def put(self, key: str, chunks: Iterable[bytes], *, max_bytes: int | None = None) -> int: ...
+
+    def read(self, key: str) -> bytes: ...
+
+    def stream(self, key: str, start: int = 0, end: int | None = None) -> Iterator[bytes]: ...
+
+    def size(self, key: str) -> int: ...
+
+    def exists(self, key: str) -> bool: ...
+
+    def delete_prefix(self, prefix: str) -> None: ...
+
+
+class Store(Protocol):
+    """Items, edges and their indexes for many workspaces.
+
+    Every method takes the workspace and filters on it; every read takes a ``Visibility``
+    and applies it inside the query, so limits are filled with visible rows. Writes commit
+    durably (fsynced) before they return.
+    """
+
+    embedding_dim: int | None
+
+    def close(self) -> None: ...
+
+    def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
+        """Insert, or update in place the item with the same (workspace, source_key)."""
+        ...
+
+    def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None: ...
+
+    def get_items(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, Item]: ...
+
+    def get_by_source_key(
+        self, workspace: str, source_key: str, visibility: Visibility
+    ) -> Item | None: ...
+
+    def list_items(
+        self,
+        workspace: str,
+        filter: ItemFilter,
+        visibility: Visibility,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page: ...
+
+    def commit_index(
+        self,
+        file: Item,
+        file_embedding: Vector | None,
+        sections: Sequence[tuple[Item, Vector]],
+        edge_origin_actor: str,
+    ) -> list[Item]:
+        """Atomically: mark the file indexed, upsert its sections by source key, link
+        ``HAS_SECTION`` edges, and drop sections of this file not in ``sections``."""
+        ...
+
+    def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None: ...
+
+    def keyword_search(
+        self,
+        workspace: str,
+        storage_class: StorageClass,
+        terms: Sequence[str],
+        limit: int,
+        visibility: Visibility,
+    ) -> list[ScoredId]:
+        """BM25 over label and body of answerable items, best first (higher is better)."""
+        ...
+
+    def vector_search(
+        self,
+        workspace: str,
+        storage_class: StorageClass,
+        vector: Vector,
+        limit: int,
+        visibility: Visibility,
+    ) -> list[ScoredId]:
+        """Cosine similarity over answerable items' embeddings, best first."""
+        ...
+
+    def put_edge(self, edge: Edge) -> Edge:
+        """Insert an edge; the same (type, src, dst, key) again returns the existing one."""
+        ...
+
+    def edges_of(
+        self,
+        workspace: str,
+        item_id: str,
+        visibility: Visibility,
+        *,
+        types: Sequence[str] | None = None,
+    ) -> list[Edge]: ...
+
+    def counts(self, workspace: str) -> dict[str, int]: ...

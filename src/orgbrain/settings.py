@@ -1,0 +1,54 @@
+"""Typed settings, read once by the CLI or server and passed down; nothing reads the
+environment at import time."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InvalidInput
+
+__all__ = ["DEFAULT_BRAIN", "Settings"]
+
+DEFAULT_BRAIN = ".orgbrain"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    brain: Path = Path(DEFAULT_BRAIN)
+    workspace: str = "default"
+    max_file_bytes: int = 100 * 1024 * 1024
+    embed_batch: int = 100
+    embedder: str = "minilm"  # "minilm" or "openai"
+    embed_url: str | None = None
+    embed_model: str | None = None
+    embed_api_key: str | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from ``ORGBRAIN_*`` variables, then explicit overrides (not None)."""
+        e = os.environ if env is None else env
+        values: dict[str, object] = {}
+        if "ORGBRAIN_BRAIN" in e:
+            values["brain"] = Path(e["ORGBRAIN_BRAIN"])
+        if "ORGBRAIN_WORKSPACE" in e:
+            values["workspace"] = e["ORGBRAIN_WORKSPACE"]
+        if "ORGBRAIN_MAX_FILE_BYTES" in e:
+            try:
+                values["max_file_bytes"] = int(e["ORGBRAIN_MAX_FILE_BYTES"])
+            except ValueError:
+                raise InvalidInput("ORGBRAIN_MAX_FILE_BYTES must be an integer") from None
+        for key, var in (
+            ("embedder", "ORGBRAIN_EMBEDDER"),
+            ("embed_url", "ORGBRAIN_EMBED_URL"),
+            ("embed_model", "ORGBRAIN_EMBED_MODEL"),
+            ("embed_api_key", "ORGBRAIN_EMBED_API_KEY"),
+        ):
+            if var in e:
+                values[key] = e[var]
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if "brain" in values:
+            values["brain"] = Path(str(values["brain"]))
+        return cls(**values)  # type: ignore[arg-type]
