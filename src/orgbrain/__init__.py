@@ -1,6 +1,6 @@
 """orgbrain: an organisation's shared memory for people and AI agents."""
 
-from .brain import Brain
+from .brain import Brain, NoteInput
 from .errors import (
     Conflict,
     CorruptFile,
@@ -35,6 +35,7 @@ __all__ = [
     "Item",
     "Locator",
     "NotFound",
+    "NoteInput",
     "OrgBrainError",
     "Origin",
     "Principal",

@@ -20,10 +20,24 @@ from .retrieve import Searcher, SearchPlan, get_plan
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
 
-__all__ = ["Brain", "IndexReport"]
+__all__ = ["Brain", "IndexReport", "NoteInput"]
 
 MAX_NOTE_CHARS = 100_000
 _BAD_NAME = re.compile(r"[\x00-\x1f/\\]")
+
+
+@dataclass(frozen=True, slots=True)
+class NoteInput:
+    """One note to write, as ``Brain.add_note`` takes it."""
+
+    body: str
+    kind: str = "note"
+    label: str | None = None
+    scope: str | None = None
+    source_key: str | None = None
+    occurred_at: datetime | None = None
+    run_id: str | None = None
+    source: str = "note"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,41 +226,55 @@ class Brain:
         source: str = "note",
     ) -> Item:
         """Write a fact straight in: embedded and answerable once this returns (fsynced)."""
-        text = body.strip()
+        note = NoteInput(body, kind, label, scope, source_key, occurred_at, run_id, source)
+        return self.add_notes([note])[0]
+
+    def add_notes(self, notes: Sequence[NoteInput]) -> list[Item]:
+        """Write many notes in one transaction (all or nothing), embedded in batches."""
+        items = [self._note_item(n) for n in notes]
+        keys = [i.source_key for i in items]
+        if len(set(keys)) != len(keys):
+            raise InvalidInput("two notes in one batch share a source key")
+        vectors = embed_texts(
+            self._parts.embedder,
+            [f"{i.label}\n{i.body}" for i in items],
+            self._parts.settings.embed_batch,
+        )
+        return self._parts.store.put_items(list(zip(items, vectors, strict=True)))
+
+    def _note_item(self, n: NoteInput) -> Item:
+        text = n.body.strip() if isinstance(n.body, str) else ""
         if not text:
             raise InvalidInput("a note needs a body")
         if len(text) > MAX_NOTE_CHARS:
             raise TooLarge(f"a note is at most {MAX_NOTE_CHARS} characters; got {len(text)}")
-        cls = storage_class_for(kind)
+        cls = storage_class_for(n.kind)
         if cls in ("file", "section"):
-            raise InvalidInput(f"kind {kind!r} is reserved for files; add the file instead")
-        scope = self._write_scope(scope)
-        label = (label or _first_line(text)).strip()
-        store, ws = self._parts.store, self.workspace
-        key = source_key or _content_key("note", f"{scope}\n{kind}\n{text}".encode())
-        existing = store.get_by_source_key(ws, key, Visibility.everything())
-        if existing is not None and (
+            raise InvalidInput(f"kind {n.kind!r} is reserved for files; add the file instead")
+        scope = self._write_scope(n.scope)
+        label = (n.label or _first_line(text)).strip()
+        ws = self.workspace
+        key = n.source_key or _content_key("note", f"{scope}\n{n.kind}\n{text}".encode())
+        existing = self._parts.store.get_by_source_key(ws, key, Visibility.everything())
+        taken = existing is not None and (
             existing.storage_class in ("file", "section")
             or not self.visibility.allows(existing.scope)
-        ):
+        )
+        if taken:
             raise InvalidInput(f"source key {key!r} is taken")
-        vector = embed_texts(self._parts.embedder, [f"{label}\n{text}"])[0]
-        return store.put_item(
-            Item(
-                id=existing.id if existing else new_id("not"),
-                workspace=ws,
-                kind=kind,
-                storage_class=cls,
-                label=label,
-                body=text,
-                source_key=key,
-                indexed=True,
-                scope=scope,
-                origin=self._origin(source, run_id),
-                occurred_at=occurred_at,
-                summary=_first_line(text),
-            ),
-            vector,
+        return Item(
+            id=existing.id if existing else new_id("not"),
+            workspace=ws,
+            kind=n.kind,
+            storage_class=cls,
+            label=label,
+            body=text,
+            source_key=key,
+            indexed=True,
+            scope=scope,
+            origin=self._origin(n.source, n.run_id),
+            occurred_at=n.occurred_at,
+            summary=_first_line(text),
         )
 
     # -- index --------------------------------------------------------------------------

@@ -97,6 +97,10 @@ class Store(Protocol):
         """Insert, or update in place the item with the same (workspace, source_key)."""
         ...
 
+    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
+        """``put_item`` for many, in one transaction: all or nothing."""
+        ...
+
     def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None: ...
 
     def get_items(

@@ -24,10 +24,6 @@ def rrf(
     scores: dict[str, float] = {}
     for i, ranked in enumerate(lists):
         w = 1.0 if weights is None else weights[i]
-        seen: set[str] = set()
-        for rank, item_id in enumerate(ranked, start=1):
-            if item_id in seen:
-                continue
-            seen.add(item_id)
+        for rank, item_id in enumerate(dict.fromkeys(ranked), start=1):
             scores[item_id] = scores.get(item_id, 0.0) + w / (k + rank)
     return dict(sorted(scores.items(), key=lambda kv: -kv[1]))

@@ -119,6 +119,10 @@ class SQLiteStore:
         with self._tx() as conn:
             return self._put(conn, item, embedding)
 
+    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
+        with self._tx() as conn:
+            return [self._put(conn, item, vec) for item, vec in items]
+
     def _put(self, conn: sqlite3.Connection, item: Item, embedding: Vector | None) -> Item:
         now = utcnow()
         values = item_values(item)

@@ -1,0 +1,198 @@
+"""The Store contract: every adapter of the port must pass this suite unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from orgbrain.adapters.sqlite import SQLiteStore
+from orgbrain.ids import new_id
+from orgbrain.model import ByteRange, Edge, Item, Origin, StorageClass, utcnow
+from orgbrain.ports import ItemFilter, Store
+from orgbrain.scopes import Visibility
+
+ALL = Visibility.everything()
+DIM = 8
+
+StoreFactory = Callable[[], Store]
+
+
+@pytest.fixture(params=["sqlite"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    made: list[Store] = []
+
+    def factory() -> Store:
+        s = SQLiteStore(tmp_path / "brain.sqlite")
+        s.bind_embedder("toy", DIM)
+        made.append(s)
+        return s
+
+    yield factory
+    for s in made:
+        s.close()
+
+
+def vec(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def item(
+    body: str,
+    *,
+    ws: str = "w1",
+    cls: StorageClass = "note",
+    scope: str = "org",
+    key: str | None = None,
+    indexed: bool = True,
+    parent: str | None = None,
+) -> Item:
+    return Item(
+        id=new_id(cls[:3]),
+        workspace=ws,
+        kind=cls,
+        storage_class=cls,
+        label=body.split()[0],
+        body=body,
+        source_key=key or f"k:{body}",
+        indexed=indexed,
+        scope=scope,
+        origin=Origin("human:test", "test", utcnow()),
+        parent_id=parent,
+    )
+
+
+def test_put_and_update_in_place_by_source_key(make_store: StoreFactory) -> None:
+    s = make_store()
+    a = s.put_item(item("alpha one", key="same"), vec(1))
+    b = s.put_item(replace(item("alpha two", key="same"), id=new_id("not")), vec(2))
+    assert b.id == a.id and b.body == "alpha two"
+    assert s.get_item("w1", a.id, ALL) == b
+    assert s.get_by_source_key("w1", "same", ALL) == b
+    assert len(s.list_items("w1", ItemFilter(), ALL).items) == 1
+    assert s.keyword_search("w1", "note", ["one"], 10, ALL) == []
+    assert [i for i, _ in s.keyword_search("w1", "note", ["two"], 10, ALL)] == [a.id]
+
+
+def test_workspaces_never_mix(make_store: StoreFactory) -> None:
+    s = make_store()
+    a = s.put_item(item("shared words here", ws="w1"), vec(1))
+    b = s.put_item(item("shared words here", ws="w2"), vec(1))
+    assert s.get_item("w2", a.id, ALL) is None
+    assert [i for i, _ in s.keyword_search("w2", "note", ["shared"], 10, ALL)] == [b.id]
+    assert [i for i, _ in s.vector_search("w2", "note", vec(1), 10, ALL)] == [b.id]
+    assert s.counts("w1")["note"] == 1
+
+
+def test_visibility_is_applied_inside_the_query(make_store: StoreFactory) -> None:
+    s = make_store()
+    hidden = [s.put_item(item(f"budget secret {i}", scope="user:bob"), vec(1)) for i in range(5)]
+    shown = [s.put_item(item(f"budget plan {i}", scope="team:eng"), vec(2)) for i in range(3)]
+    alice = Visibility(frozenset({"org", "team:eng", "user:alice"}))
+    kw = s.keyword_search("w1", "note", ["budget"], 3, alice)
+    assert {i for i, _ in kw} == {x.id for x in shown}
+    vs = s.vector_search("w1", "note", vec(1), 3, alice)
+    assert {i for i, _ in vs} == {x.id for x in shown}
+    assert s.get_item("w1", hidden[0].id, alice) is None
+    assert s.get_items("w1", [hidden[0].id, shown[0].id], alice).keys() == {shown[0].id}
+    listed = s.list_items("w1", ItemFilter(), alice).items
+    assert {x.id for x in listed} == {x.id for x in shown}
+
+
+def test_unindexed_items_are_not_answerable(make_store: StoreFactory) -> None:
+    s = make_store()
+    f = s.put_item(item("quarterly report draft", cls="file", indexed=False), vec(3))
+    assert s.keyword_search("w1", "file", ["quarterly"], 10, ALL) == []
+    assert s.vector_search("w1", "file", vec(3), 10, ALL) == []
+    page = s.list_items("w1", ItemFilter(indexed=False, name_contains="quarterly"), ALL)
+    assert [x.id for x in page.items] == [f.id]
+
+
+def test_vector_search_is_exact(make_store: StoreFactory) -> None:
+    s = make_store()
+    stored = [s.put_item(item(f"n{i} text"), vec(i)) for i in range(40)]
+    q = vec(999)
+    got = s.vector_search("w1", "note", q, 5, ALL)
+    sims = sorted(((float(vec(i) @ q), stored[i].id) for i in range(40)), reverse=True)[:5]
+    assert [i for i, _ in got] == [i for _, i in sims]
+    assert all(abs(a - b) < 1e-5 for (_, a), (b, _) in zip(got, sims, strict=True))
+
+
+def test_other_writers_are_caught_up(make_store: StoreFactory) -> None:
+    reader, writer = make_store(), make_store()
+    a = writer.put_item(item("first"), vec(1))
+    assert [i for i, _ in reader.vector_search("w1", "note", vec(1), 1, ALL)] == [a.id]
+    b = writer.put_item(item("second"), vec(2))
+    assert reader.vector_search("w1", "note", vec(2), 1, ALL)[0][0] == b.id
+    writer.put_item(replace(b, indexed=False))
+    assert b.id not in [i for i, _ in reader.vector_search("w1", "note", vec(2), 5, ALL)]
+
+
+def test_commit_index_upserts_sections_and_drops_stale(make_store: StoreFactory) -> None:
+    s = make_store()
+    f = s.put_item(item("handbook", cls="file", key="file:handbook.md", indexed=False))
+
+    def sections(n: int) -> list[tuple[Item, np.ndarray]]:
+        return [
+            (
+                replace(
+                    item(f"section {j} of handbook", cls="section", key=f"{f.source_key}#p{j}",
+                         parent=f.id),
+                    byte_range=ByteRange(j * 10, j * 10 + 10),
+                ),
+                vec(100 + j),
+            )
+            for j in range(n)
+        ]
+
+    first = s.commit_index(replace(f, indexed=True), vec(50), sections(3), "system:test")
+    again = s.commit_index(replace(f, indexed=True), vec(50), sections(3), "system:test")
+    assert [x.id for x in again] == [x.id for x in first]
+    has = [e for e in s.edges_of("w1", f.id, ALL) if e.type == "HAS_SECTION"]
+    assert len(has) == 3
+    fewer = s.commit_index(replace(f, indexed=True), vec(50), sections(2), "system:test")
+    assert [x.id for x in fewer] == [x.id for x in first[:2]]
+    assert s.get_item("w1", first[2].id, ALL) is None
+    assert len(s.edges_of("w1", f.id, ALL)) == 2
+    assert first[2].id not in [i for i, _ in s.vector_search("w1", "section", vec(102), 5, ALL)]
+    assert s.get_item("w1", f.id, ALL).indexed  # type: ignore[union-attr]
+    assert s.get_item("w1", first[0].id, ALL).byte_range == ByteRange(0, 10)  # type: ignore[union-attr]
+
+
+def test_edges_show_only_when_both_ends_are_visible(make_store: StoreFactory) -> None:
+    s = make_store()
+    a = s.put_item(item("public thing"), vec(1))
+    b = s.put_item(item("private thing", scope="user:bob"), vec(2))
+    o = Origin("agent:x", "test", utcnow())
+    e = s.put_edge(Edge(new_id("edg"), "w1", "SAME_AS", a.id, b.id, o))
+    assert s.put_edge(Edge(new_id("edg"), "w1", "SAME_AS", a.id, b.id, o)).id == e.id
+    assert [x.id for x in s.edges_of("w1", a.id, ALL)] == [e.id]
+    alice = Visibility(frozenset({"org", "user:alice"}))
+    assert s.edges_of("w1", a.id, alice) == []
+
+
+def test_list_items_paginates_with_a_cursor(make_store: StoreFactory) -> None:
+    s = make_store()
+    ids = [s.put_item(item(f"note {i}"), vec(i)).id for i in range(7)]
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = s.list_items("w1", ItemFilter(), ALL, limit=3, cursor=cursor)
+        seen += [x.id for x in page.items]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == ids
+
+
+def test_reopen_keeps_everything(make_store: StoreFactory) -> None:
+    s = make_store()
+    a = s.put_item(item("durable fact"), vec(7))
+    s.close()
+    t = make_store()
+    assert t.get_item("w1", a.id, ALL) == a
+    assert t.vector_search("w1", "note", vec(7), 1, ALL)[0][0] == a.id

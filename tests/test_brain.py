@@ -1,0 +1,210 @@
+"""The embedded brain end to end, with the real model: add, index, search, cite, read."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from orgbrain import Brain, CorruptFile, InvalidInput, NotFound, TooLarge, Unsupported
+from orgbrain.model import utcnow
+from orgbrain.ports import Embedder
+from orgbrain.settings import Settings
+from tests.filegen import make_docx, make_pdf, make_xlsx
+
+HANDBOOK = b"""---
+title: Team Handbook
+---
+Intro words before any heading.
+
+# Billing
+
+The billing service is owned by Priya Raman. It charges cards through Stripe.
+
+## Refunds
+
+Refunds over 500 EUR need approval from finance.
+
+# Search
+
+The search service indexes listings nightly; Mei Chen owns it.
+"""
+
+
+def read_all(brain: Brain, item_id: str, section: int | None = None) -> bytes:
+    return b"".join(brain.read_file(item_id, section=section))
+
+
+def test_add_is_not_index(brain: Brain) -> None:
+    item = brain.add_file(HANDBOOK, name="handbook.md")
+    assert not item.indexed and item.storage_class == "file"
+    assert [i.id for i in brain.items(name="handbook").items] == [item.id]
+    assert [i.id for i in brain.pending()] == [item.id]
+    assert brain.search("who owns billing").hits == ()
+    report = brain.index(item.id)
+    assert report.ok and report.sections == 4
+    assert brain.get(item.id).indexed
+    assert brain.pending() == []
+
+
+def test_search_answers_with_a_citation_that_streams_the_exact_bytes(brain: Brain) -> None:
+    item = brain.add_file(HANDBOOK, name="handbook.md", index=True)
+    result = brain.search("who owns the billing service?")
+    assert result.hits and result.verdict in ("single", "many")
+    top = result.hits[0]
+    assert "Priya" in top.item.body
+    cite = top.citation
+    assert cite.file_id == item.id and cite.blob_key == item.blob_key
+    assert cite.locator.heading_path == ("Billing",)
+    assert cite.byte_range is not None
+    assert HANDBOOK[cite.byte_range.start : cite.byte_range.end] == top.item.body.encode()
+    assert read_all(brain, top.item.id) == top.item.body.encode()
+    assert read_all(brain, item.id) == HANDBOOK
+    sections = brain.sections(item.id)
+    assert [s.locator.breadcrumb for s in sections] == ["", "Billing", "Billing > Refunds", "Search"]
+    assert read_all(brain, item.id, section=3).startswith(b"## Refunds")
+
+
+def test_small_talk_gets_silence(brain: Brain) -> None:
+    brain.add_file(HANDBOOK, name="handbook.md", index=True)
+    brain.add_note("Deploys freeze on Fridays after 15:00.", kind="policy")
+    for talk in ("yo", "thanks!", "ok"):
+        result = brain.search(talk)
+        assert result.hits == () and result.verdict == "none", talk
+
+
+def test_same_bytes_change_nothing_new_bytes_update_in_place(brain: Brain) -> None:
+    first = brain.add_file(HANDBOOK, name="handbook.md", index=True)
+    ids = [s.id for s in brain.sections(first.id)]
+    again = brain.add_file(HANDBOOK, name="handbook.md", index=True)
+    assert again.id == first.id and again.indexed
+    assert [s.id for s in brain.sections(first.id)] == ids
+    brain.index(first.id)
+    assert [s.id for s in brain.sections(first.id)] == ids
+
+    changed = HANDBOOK.replace(b"Mei Chen", b"Ana Ruiz").split(b"# Search")[0]
+    updated = brain.add_file(changed, name="handbook.md")
+    assert updated.id == first.id and not updated.indexed
+    assert brain.search("billing service owner").hits == ()
+    brain.index(first.id)
+    after = brain.sections(first.id)
+    assert [s.id for s in after] == ids[:3]
+    assert brain.counts()["section"] == 3
+    assert read_all(brain, first.id) == changed
+
+
+def test_different_source_keys_are_different_items(brain: Brain) -> None:
+    a = brain.add_file(HANDBOOK, name="handbook.md", source_key="drive:1")
+    b = brain.add_file(HANDBOOK, name="handbook.md", source_key="drive:2")
+    assert a.id != b.id
+
+
+def test_notes_are_answerable_at_once_and_idempotent(brain: Brain) -> None:
+    n = brain.add_note("The on-call rotation changes every Monday at 09:00 UTC.", kind="gotcha")
+    assert n.indexed and n.storage_class == "note" and n.kind == "gotcha"
+    assert brain.add_note("The on-call rotation changes every Monday at 09:00 UTC.",
+                          kind="gotcha").id == n.id
+    hits = brain.search("when does the on-call rotation change?").hits
+    assert hits and hits[0].item.id == n.id and hits[0].citation.blob_key is None
+    with pytest.raises(InvalidInput):
+        brain.add_note("   ")
+    with pytest.raises(InvalidInput):
+        brain.add_note("x", kind="file")
+
+
+def test_fresh_facts_rank_above_old_ones(brain: Brain) -> None:
+    old = brain.add_note("The VPN endpoint is vpn.example.com", label="VPN",
+                         occurred_at=utcnow() - timedelta(days=400))
+    new = brain.add_note("The VPN endpoint is vpn2.example.com", label="VPN",
+                         occurred_at=utcnow() - timedelta(days=1))
+    hits = brain.search("what is the VPN endpoint").hits
+    assert [h.item.id for h in hits[:2]] == [new.id, old.id]
+    assert hits[0].score > hits[1].score
+
+
+def test_pdf_pages_docx_headings_xlsx_sheets(brain: Brain) -> None:
+    pdf = brain.add_file(make_pdf(["Alpha page talks about onboarding laptops.",
+                                   "Beta page explains the expense policy for travel."]),
+                         name="guide.pdf", index=True)
+    hit = brain.search("expense policy for travel").hits[0]
+    assert hit.citation.file_id == pdf.id
+    assert hit.citation.locator.page_start == 2
+    assert hit.citation.text_key != pdf.blob_key  # extracted text is stored beside the raw file
+    assert read_all(brain, hit.item.id).decode() == hit.item.body
+
+    docx = brain.add_file(make_docx([(1, "Security"), (0, "Rotate API keys every 90 days."),
+                                     (2, "Laptops"), (0, "Disks are encrypted with FileVault.")]),
+                          name="policy.docx", index=True)
+    crumbs = [s.locator.breadcrumb for s in brain.sections(docx.id)]
+    assert "Security > Laptops" in crumbs
+
+    xlsx = brain.add_file(make_xlsx({"Owners": [["service", "owner"], ["billing", "Priya"]],
+                                     "Secret": [["salary", "100"]]}, hidden={"Secret"}),
+                          name="owners.xlsx", index=True)
+    sheets = [s.locator.sheet for s in brain.sections(xlsx.id)]
+    assert sheets == ["Owners"]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "error"),
+    [
+        (b"\x89PNG\r\n\x1a\nxxxx", "image.png", Unsupported),
+        (b"%PDF-1.4 not really", "notes.txt", Unsupported),
+        (b"", "empty.md", CorruptFile),
+        (b"ok \xff\xfe bad", "bad.md", Unsupported),
+    ],
+)
+def test_rejected_adds_store_nothing(
+    brain: Brain, tmp_path: Path, data: bytes, name: str, error: type[Exception]
+) -> None:
+    with pytest.raises(error):
+        brain.add_file(data, name=name)
+    assert brain.items().items == ()
+    blobs = tmp_path / "brain" / "blobs"
+    assert not blobs.exists() or not any(p.is_file() for p in blobs.rglob("*"))
+
+
+def test_size_cap(tmp_path: Path, embedder: Embedder) -> None:
+    with Brain.open(tmp_path / "b", embedder=embedder, settings=Settings(max_file_bytes=100)) as b:
+        with pytest.raises(TooLarge):
+            b.add_file(b"x" * 101, name="big.txt")
+        big = tmp_path / "big.txt"
+        big.write_bytes(b"y" * 500)
+        with pytest.raises(TooLarge):
+            b.add_file(big)
+        assert b.items().items == ()
+
+
+def test_corrupt_file_records_error_and_stays_unindexed(brain: Brain) -> None:
+    from tests.filegen import truncated_pdf, zip_bomb_docx
+
+    good = brain.add_file(b"A fine text file about lunch.", name="fine.txt")
+    bad_items = []
+    for data, name in ((truncated_pdf(), "broken.pdf"), (zip_bomb_docx(), "bomb.docx")):
+        try:
+            bad_items.append(brain.add_file(data, name=name))
+        except CorruptFile:
+            continue  # refusing at add time is just as good
+    reports = brain.index_pending()
+    by_id = {r.item_id: r for r in reports}
+    assert by_id[good.id].ok
+    for item in bad_items:
+        assert not by_id[item.id].ok and by_id[item.id].error
+        stored = brain.get(item.id)
+        assert not stored.indexed and stored.index_error
+        assert brain.sections(item.id) == []
+    assert brain.index_pending() == []  # failed files are not retried forever
+
+
+def test_unknown_ids_and_bad_reads(brain: Brain) -> None:
+    with pytest.raises(NotFound):
+        brain.get("fil_nope")
+    n = brain.add_note("A note has no file.")
+    with pytest.raises(InvalidInput):
+        brain.read_file(n.id)
+    f = brain.add_file(HANDBOOK, name="h.md", index=True)
+    with pytest.raises(NotFound):
+        brain.read_file(f.id, section=99)
+    with pytest.raises(InvalidInput):
+        brain.search("   ")

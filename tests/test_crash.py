@@ -1,0 +1,87 @@
+"""Kill an indexing process at random points; the brain must open, answer, and finish."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from orgbrain import Brain
+from tests.toy import HashEmbedder
+
+N_FILES = 12
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, {root!r})
+    from orgbrain import Brain
+    from tests.toy import HashEmbedder
+
+    brain = Brain.open(sys.argv[1], embedder=HashEmbedder())
+    print("ready", flush=True)
+    for path in sorted(Path(sys.argv[2]).iterdir()):
+        brain.add_file(path, index=True)
+    print("done", flush=True)
+    """
+)
+
+
+def _make_files(folder: Path) -> dict[str, int]:
+    folder.mkdir()
+    expected = {}
+    for i in range(N_FILES):
+        paras = [f"File {i} paragraph {j}: " + ("lorem ipsum dolor " * 20) for j in range(12)]
+        (folder / f"doc{i:02d}.txt").write_text("\n\n".join(paras))
+        expected[f"doc{i:02d}.txt"] = 0
+    return expected
+
+
+def test_kill_mid_index_then_finish(tmp_path: Path) -> None:
+    files = tmp_path / "files"
+    _make_files(files)
+    brain_dir = tmp_path / "brain"
+    root = str(Path(__file__).resolve().parent.parent)
+    rng = random.Random(7)
+    script = CHILD.format(root=root)
+    for _round in range(4):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, str(brain_dir), str(files)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.0, 0.6))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+        with Brain.open(brain_dir, embedder=HashEmbedder()) as brain:
+            brain.search("lorem ipsum paragraph")  # opens and answers after any crash
+            counts = brain.counts()
+            indexed = counts.get("file_indexed", 0)
+            assert counts.get("section_indexed", 0) >= 0 and indexed <= N_FILES
+
+    with Brain.open(brain_dir, embedder=HashEmbedder()) as brain:
+        for path in sorted(files.iterdir()):
+            brain.add_file(path)  # whatever the crashes left un-added
+        reports = brain.index_pending()
+        assert all(r.ok for r in reports)
+        files_page = brain.items(storage_class="file")
+        assert len(files_page.items) == N_FILES
+        assert all(f.indexed for f in files_page.items)
+        per_file = [brain.sections(f.id) for f in files_page.items]
+        n_sections = {len(s) for s in per_file}
+        assert len(n_sections) == 1  # same text shape => same section count, no duplicates
+        keys = [s.source_key for secs in per_file for s in secs]
+        assert len(keys) == len(set(keys))
+        assert brain.counts()["section"] == sum(len(s) for s in per_file)
+        assert brain.counts()["edges"] == sum(len(s) for s in per_file)
+        hits = brain.search("File 3 paragraph 5 lorem").hits
+        assert hits
