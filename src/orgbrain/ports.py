@@ -170,3 +170,13 @@ class Store(Protocol):
     ) -> list[Edge]: ...
 
     def counts(self, workspace: str) -> dict[str, int]: ...
+
+    def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
+        """Append a JSON record to the workspace's log (e.g. kind "turn"); returns its id."""
+        ...
+
+    def events(
+        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
+    ) -> list[dict[str, object]]:
+        """The most recent records of ``kind``, newest first, each with ``id`` and ``at``."""
+        ...

@@ -140,8 +140,12 @@ def test_commit_index_upserts_sections_and_drops_stale(make_store: StoreFactory)
         return [
             (
                 replace(
-                    item(f"section {j} of handbook", cls="section", key=f"{f.source_key}#p{j}",
-                         parent=f.id),
+                    item(
+                        f"section {j} of handbook",
+                        cls="section",
+                        key=f"{f.source_key}#p{j}",
+                        parent=f.id,
+                    ),
                     byte_range=ByteRange(j * 10, j * 10 + 10),
                 ),
                 vec(100 + j),
@@ -196,3 +200,13 @@ def test_reopen_keeps_everything(make_store: StoreFactory) -> None:
     t = make_store()
     assert t.get_item("w1", a.id, ALL) == a
     assert t.vector_search("w1", "note", vec(7), 1, ALL)[0][0] == a.id
+
+
+def test_event_log_is_per_workspace_and_newest_first(make_store: StoreFactory) -> None:
+    s = make_store()
+    s.log_event("w1", "turn", {"query": "a", "actor": "agent:x"})
+    s.log_event("w1", "turn", {"query": "b", "actor": "agent:y"})
+    s.log_event("w2", "turn", {"query": "c"})
+    assert [e["query"] for e in s.events("w1", "turn")] == ["b", "a"]
+    assert [e["query"] for e in s.events("w1", "turn", actor="agent:x")] == ["a"]
+    assert [e["query"] for e in s.events("w2", "turn", limit=1)] == ["c"]

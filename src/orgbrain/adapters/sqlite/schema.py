@@ -95,17 +95,37 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX edges_dst ON edges (workspace, dst);
         """,
     ),
+    (
+        "0002_events",
+        """
+        CREATE TABLE events (
+            rowid INTEGER PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            at TEXT NOT NULL,
+            actor TEXT,
+            record TEXT NOT NULL
+        );
+        CREATE INDEX events_ws_kind ON events (workspace, kind, rowid);
+        """,
+    ),
 )
 
 
-def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Apply pending migrations in order, each in its own transaction; return their names."""
+def migrate(
+    conn: sqlite3.Connection, migrations: tuple[tuple[str, str], ...] = MIGRATIONS
+) -> list[str]:
+    """Apply pending migrations in order, each in its own transaction; return their names.
+
+    Other modules sharing the database file (API keys, say) pass their own named list;
+    all are recorded in one ``migrations`` table.
+    """
     conn.execute(
         "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
     )
     done = {r[0] for r in conn.execute("SELECT name FROM migrations")}
     applied = []
-    for name, sql in MIGRATIONS:
+    for name, sql in migrations:
         if name in done:
             continue
         conn.execute("BEGIN IMMEDIATE")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -448,4 +449,37 @@ class SQLiteStore:
             .fetchone()
         )
         out["edges"] = int(edges[0])
+        return out
+
+    # -- events -------------------------------------------------------------------------
+
+    def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
+        actor = record.get("actor")
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT INTO events (workspace, kind, at, actor, record) VALUES (?, ?, ?, ?, ?)",
+                (
+                    workspace,
+                    kind,
+                    utcnow().isoformat(),
+                    None if actor is None else str(actor),
+                    json.dumps(record, default=str),
+                ),
+            )
+            return int(cur.lastrowid or 0)
+
+    def events(
+        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
+    ) -> list[dict[str, object]]:
+        sql = "SELECT rowid, at, record FROM events WHERE workspace = ? AND kind = ?"
+        params: list[object] = [workspace, kind]
+        if actor is not None:
+            sql += " AND actor = ?"
+            params.append(actor)
+        sql += " ORDER BY rowid DESC LIMIT ?"
+        out = []
+        for rowid, at, record in self._conn().execute(sql, [*params, limit]):
+            data = json.loads(record)
+            data.update(id=rowid, at=at)
+            out.append(data)
         return out

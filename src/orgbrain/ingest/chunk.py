@@ -1,0 +1,265 @@
+"""Cut extracted text into sections: by headings, by sheet, or in flat overlapping windows.
+
+Every chunk is an exact span of ``Extracted.text`` (character and UTF-8 byte offsets), so a
+citation can stream back precisely the bytes a section was cut from.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # extract imports the heading rules from here; only the type goes back
+    from orgbrain.ingest.extract import Extracted
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_SECTIONS",
+    "OVERLAP",
+    "Chunk",
+    "Heading",
+    "chunk",
+    "flat_windows",
+    "frontmatter_end",
+    "md_headings",
+]
+
+MAX_CHARS = 1000
+OVERLAP = 100
+MAX_SECTIONS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    ordinal: int
+    key: str
+    text: str
+    char_start: int
+    char_end: int
+    byte_start: int
+    byte_end: int
+    heading_path: tuple[str, ...] = ()
+    page_start: int | None = None
+    page_end: int | None = None
+    sheet: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """An ATX heading: where its line starts in the text, its level (1-6) and its title."""
+
+    start: int
+    level: int
+    title: str
+
+
+# CommonMark-ish: up to three spaces of indent; `#` alone (an empty heading) is no boundary.
+_LINE = re.compile(
+    r"^ {0,3}(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
+    r"|(?P<hashes>#{1,6})(?:[ \t]+(?P<title>[^\n]*))?)$",
+    re.MULTILINE,
+)
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FRONTMATTER_OPEN = re.compile(r"---[ \t]*\r?\n")
+_FRONTMATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$\n?", re.MULTILINE)
+_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t]*\r?\n)+")
+_SPACES = (" ", "\t", "\r", "\f", "\v", "\u00a0", "\u3000")
+
+
+def frontmatter_end(text: str) -> int:
+    """Offset just past a leading YAML frontmatter block (``---`` ... ``---``), else 0."""
+    opening = _FRONTMATTER_OPEN.match(text)
+    if opening is None:
+        return 0
+    closing = _FRONTMATTER_CLOSE.search(text, opening.end())
+    return 0 if closing is None else closing.end()
+
+
+def md_headings(text: str) -> list[Heading]:
+    """ATX headings outside fenced code blocks and outside the frontmatter, in order."""
+    headings: list[Heading] = []
+    fence: str | None = None
+    for m in _LINE.finditer(text, frontmatter_end(text)):
+        marker = m.group("fence")
+        if marker is not None:
+            info = m.group("info")
+            if fence is None:
+                if not (marker[0] == "`" and "`" in info):
+                    fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip():
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        title = _CLOSING_HASHES.sub("", (m.group("title") or "").rstrip("\r")).strip()
+        if title:
+            headings.append(Heading(m.start(), len(m.group("hashes")), title))
+    return headings
+
+
+def flat_windows(
+    text: str, start: int, end: int, max_chars: int, overlap: int
+) -> list[tuple[int, int]]:
+    """Pack ``text[start:end]`` into windows of at most ``max_chars`` characters.
+
+    Each window after the first starts exactly ``overlap`` characters before the end of
+    the one before it; a window ends at the last paragraph break that still moves forward,
+    else the last line break, else the last whitespace, else a hard cut. Windows holding
+    only whitespace are skipped; together the others cover every non-blank character.
+    """
+    _check_sizes(max_chars, overlap)
+    if not 0 <= start <= end <= len(text):
+        raise ValueError(f"bad span {start}..{end} for a text of {len(text)} chars")
+    breaks = [m.end() for m in _PARAGRAPH_BREAK.finditer(text, start, end)]
+    windows: list[tuple[int, int]] = []
+    s = start
+    while s < end:
+        limit = s + max_chars
+        if limit >= end:
+            e = end
+        else:
+            e = _cut(text, breaks, s + overlap, limit)
+        if not text[s:e].isspace():
+            windows.append((s, e))
+        if e >= end:
+            break
+        s = e - overlap
+    return windows
+
+
+def _cut(text: str, breaks: list[int], floor: int, limit: int) -> int:
+    """Best window end in ``(floor, limit]``; anything past ``floor`` makes progress."""
+    i = bisect_right(breaks, limit) - 1
+    if i >= 0 and breaks[i] > floor:
+        return breaks[i]
+    newline = text.rfind("\n", floor, limit)
+    if newline >= 0:
+        return newline + 1
+    space = max(text.rfind(c, floor, limit) for c in _SPACES)
+    if space >= 0:
+        return space + 1
+    return limit
+
+
+def chunk(
+    ex: Extracted,
+    *,
+    max_chars: int = MAX_CHARS,
+    overlap: int = OVERLAP,
+    max_sections: int = MAX_SECTIONS,
+) -> list[Chunk]:
+    """Sections of ``ex`` in file order, at most ``max_sections`` (the first ones)."""
+    _check_sizes(max_chars, overlap)
+    if max_sections < 0:
+        raise ValueError("max_sections must be >= 0")
+    if ex.sheets:
+        spans = _sheet_spans(ex, max_chars, overlap)
+    elif ex.structured:
+        spans = _heading_spans(ex.text, max_chars, overlap)
+    else:
+        spans = _flat_spans(ex.text, max_chars, overlap)
+    kept: list[_Span] = []
+    for span in spans:
+        if len(kept) >= max_sections:
+            break
+        if not ex.text[span.start : span.end].isspace() and span.end > span.start:
+            kept.append(span)
+    to_byte = _byte_offsets(ex.text, [o for sp in kept for o in (sp.start, sp.end)])
+    chunks: list[Chunk] = []
+    for ordinal, sp in enumerate(kept):
+        pages = _pages(ex.page_starts, sp.start, sp.end)
+        chunks.append(
+            Chunk(
+                ordinal=ordinal,
+                key=sp.key if sp.key is not None else f"p{ordinal}",
+                text=ex.text[sp.start : sp.end],
+                char_start=sp.start,
+                char_end=sp.end,
+                byte_start=to_byte[sp.start],
+                byte_end=to_byte[sp.end],
+                heading_path=sp.path,
+                page_start=pages[0],
+                page_end=pages[1],
+                sheet=sp.sheet,
+            )
+        )
+    return chunks
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    key: str | None  # None: numbered by position once blank spans are dropped
+    path: tuple[str, ...] = ()
+    sheet: str | None = None
+
+
+def _flat_spans(text: str, max_chars: int, overlap: int) -> Iterator[_Span]:
+    for s, e in flat_windows(text, 0, len(text), max_chars, overlap):
+        yield _Span(s, e, None)
+
+
+def _sheet_spans(ex: Extracted, max_chars: int, overlap: int) -> Iterator[_Span]:
+    for name, start, end in ex.sheets:
+        for part, (s, e) in enumerate(flat_windows(ex.text, start, end, max_chars, overlap)):
+            yield _Span(s, e, f"sheet:{name}#{part}", (name,), name)
+
+
+def _heading_spans(text: str, max_chars: int, overlap: int) -> Iterator[_Span]:
+    headings = md_headings(text)
+    bounds = [0] + [h.start for h in headings] + [len(text)]
+    paths: list[tuple[str, ...]] = [()]
+    stack: list[Heading] = []
+    for h in headings:
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        paths.append(tuple(x.title for x in stack))
+    seen: dict[str, int] = {}
+    for i, path in enumerate(paths):
+        start, end = bounds[i], bounds[i + 1]
+        if start == end or text[start:end].isspace():
+            continue
+        crumb = " > ".join(path)
+        # Count repeats per breadcrumb so editing one section never renames another.
+        repeat = seen.get(crumb, 0)
+        seen[crumb] = repeat + 1
+        suffix = f"~{repeat}" if repeat else ""
+        if end - start <= max_chars:
+            parts = [(start, end)]
+        else:
+            parts = flat_windows(text, start, end, max_chars, overlap)
+        for part, (s, e) in enumerate(parts):
+            yield _Span(s, e, f"{crumb}#{part}{suffix}", path)
+
+
+def _pages(page_starts: tuple[int, ...], start: int, end: int) -> tuple[int | None, int | None]:
+    if not page_starts:
+        return None, None
+    first = bisect_right(page_starts, start)
+    last = bisect_left(page_starts, end)  # the page holding char end-1
+    return max(first, 1), max(last, first, 1)
+
+
+def _byte_offsets(text: str, offsets: list[int]) -> dict[int, int]:
+    """UTF-8 byte offset of each char offset, encoding every stretch of text once."""
+    if text.isascii():
+        return {o: o for o in offsets}
+    result: dict[int, int] = {}
+    prev_char = prev_byte = 0
+    for o in sorted(set(offsets)):
+        prev_byte += len(text[prev_char:o].encode("utf-8"))
+        prev_char = o
+        result[o] = prev_byte
+    return result
+
+
+def _check_sizes(max_chars: int, overlap: int) -> None:
+    if max_chars < 1:
+        raise ValueError("max_chars must be >= 1")
+    if not 0 <= overlap < max_chars:
+        raise ValueError("overlap must be >= 0 and < max_chars")

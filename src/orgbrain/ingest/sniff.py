@@ -1,0 +1,157 @@
+"""Decide a file's format from its bytes and its name, cheaply and before any parsing.
+
+The name says what the uploader claims; the content decides. A file whose content is of
+another kind than its name claims is refused rather than guessed at, so an indexer never
+feeds a zip to the PDF reader or a PDF to the text decoder.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Literal
+
+from orgbrain.errors import CorruptFile, Unsupported
+
+__all__ = ["MEDIA_TYPES", "FileFormat", "detect_format"]
+
+FileFormat = Literal["md", "txt", "pdf", "docx", "xlsx"]
+
+MEDIA_TYPES: dict[FileFormat, str] = {
+    "md": "text/markdown",
+    "txt": "text/plain",
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+_EXTENSIONS: dict[str, FileFormat] = {
+    "md": "md",
+    "markdown": "md",
+    "txt": "txt",
+    "text": "txt",
+    "pdf": "pdf",
+    "docx": "docx",
+    "xlsx": "xlsx",
+}
+
+# Formats people will try; named so the refusal can say what to do instead.
+_KNOWN_UNSUPPORTED: dict[str, str] = {
+    "doc": "legacy Word .doc (save it as .docx)",
+    "xls": "legacy Excel .xls (save it as .xlsx)",
+    "ppt": "PowerPoint .ppt",
+    "pptx": "PowerPoint .pptx",
+    "odt": "OpenDocument text (save it as .docx)",
+    "ods": "OpenDocument spreadsheet (save it as .xlsx)",
+    "rtf": "rich text .rtf (save it as .docx)",
+    "docm": "macro-enabled Word .docm (save it as .docx)",
+    "xlsm": "macro-enabled Excel .xlsm (save it as .xlsx)",
+}
+
+_SUPPORTED = ", ".join(f".{ext}" for ext in _EXTENSIONS)
+
+# Magic numbers of common things uploaded by mistake, only to describe them in a refusal.
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy or password-protected Office file (OLE)"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"\x1f\x8b", "gzip data"),
+    (b"{\\rtf", "rich text (RTF)"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-zip archive"),
+    (b"Rar!", "a RAR archive"),
+)
+
+# A PDF may carry junk before its header; readers look in the first KiB.
+_PDF_HEADER_WINDOW = 1024
+# Enough to hold any real [Content_Types].xml; read only when the part names are unusual.
+_CONTENT_TYPES_CAP = 256 * 1024
+_DAMAGED_ZIP = "a damaged zip container"
+
+
+def detect_format(data: bytes, name: str) -> FileFormat:
+    """Return the format of ``data`` or raise ``Unsupported`` / ``CorruptFile``.
+
+    Extensions: .md/.markdown, .txt/.text, .pdf, .docx, .xlsx; a name without an extension
+    is accepted when its content is one of those formats (text counts as txt).
+    """
+    if not data:
+        raise CorruptFile(f"{name!r} is empty")
+    ext = _extension(name)
+    if ext and ext not in _EXTENSIONS:
+        what = _KNOWN_UNSUPPORTED.get(ext, f"files of type .{ext}")
+        raise Unsupported(
+            f"{name!r}: {what} is not supported (it looks like {_content(data)[1]}); "
+            f"supported: {_SUPPORTED}"
+        )
+    claimed = _EXTENSIONS.get(ext)
+    if claimed == "pdf" and b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
+        return "pdf"
+    kind, description = _content(data)
+    if description.startswith(_DAMAGED_ZIP) and claimed in ("docx", "xlsx"):
+        raise CorruptFile(f"{name!r} is {description}")
+    if claimed is None:
+        if kind is None:
+            raise Unsupported(
+                f"{name!r} has no extension and looks like {description}; supported: {_SUPPORTED}"
+            )
+        return kind
+    if kind == claimed or (kind == "txt" and claimed == "md"):
+        return claimed
+    if claimed in ("md", "txt") and kind is None and description.startswith("binary"):
+        raise Unsupported(f"{name!r} is named .{ext} but is {description}")
+    raise Unsupported(f"{name!r} is named .{ext} but looks like {description}")
+
+
+def _extension(name: str) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, ext = base.rpartition(".")
+    if not dot or not stem.strip("."):
+        return ""  # no dot, or a dotfile such as ".notes"
+    return ext.lower()
+
+
+def _content(data: bytes) -> tuple[FileFormat | None, str]:
+    """What the bytes look like: a format we read (or None) and words for a message."""
+    if data.startswith(b"%PDF-"):
+        return "pdf", "a PDF document"
+    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+        return _zip_kind(data)
+    for magic, description in _MAGIC:
+        if data.startswith(magic):
+            return None, description
+    if b"\x00" in data:
+        return None, "binary data (it contains NUL bytes)"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"binary data (not valid UTF-8 at byte {exc.start})"
+    return "txt", "UTF-8 text"
+
+
+def _zip_kind(data: bytes) -> tuple[FileFormat | None, str]:
+    # Reading the central directory only; no entry is decompressed unless the package
+    # uses unusual part names, and then only a capped read of [Content_Types].xml.
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+            if "[Content_Types].xml" not in names:
+                return None, "a zip archive"
+            if "word/document.xml" in names:
+                return "docx", "a Word document (docx)"
+            if "xl/workbook.xml" in names:
+                return "xlsx", "an Excel workbook (xlsx)"
+            if "ppt/presentation.xml" in names:
+                return None, "a PowerPoint presentation (pptx)"
+            with zf.open("[Content_Types].xml") as fh:
+                types = fh.read(_CONTENT_TYPES_CAP)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        return None, f"{_DAMAGED_ZIP} that cannot be read ({exc})"
+    if b"wordprocessingml.document.main+xml" in types:
+        return "docx", "a Word document (docx)"
+    if b"spreadsheetml.sheet.main+xml" in types:
+        return "xlsx", "an Excel workbook (xlsx)"
+    if b"presentationml" in types:
+        return None, "a PowerPoint presentation (pptx)"
+    return None, "an Office Open XML package of an unknown kind"
