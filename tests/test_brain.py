@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain, CorruptFile, InvalidInput, NotFound, TooLarge, Unsupported
+from orgbrain import PLANS, Brain, CorruptFile, InvalidInput, NotFound, TooLarge, Unsupported
 from orgbrain.model import utcnow
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
@@ -62,7 +62,12 @@ def test_search_answers_with_a_citation_that_streams_the_exact_bytes(brain: Brai
     assert read_all(brain, top.item.id) == top.item.body.encode()
     assert read_all(brain, item.id) == HANDBOOK
     sections = brain.sections(item.id)
-    assert [s.locator.breadcrumb for s in sections] == ["", "Billing", "Billing > Refunds", "Search"]
+    assert [s.locator.breadcrumb for s in sections] == [
+        "",
+        "Billing",
+        "Billing > Refunds",
+        "Search",
+    ]
     assert read_all(brain, item.id, section=3).startswith(b"## Refunds")
 
 
@@ -103,8 +108,10 @@ def test_different_source_keys_are_different_items(brain: Brain) -> None:
 def test_notes_are_answerable_at_once_and_idempotent(brain: Brain) -> None:
     n = brain.add_note("The on-call rotation changes every Monday at 09:00 UTC.", kind="gotcha")
     assert n.indexed and n.storage_class == "note" and n.kind == "gotcha"
-    assert brain.add_note("The on-call rotation changes every Monday at 09:00 UTC.",
-                          kind="gotcha").id == n.id
+    assert (
+        brain.add_note("The on-call rotation changes every Monday at 09:00 UTC.", kind="gotcha").id
+        == n.id
+    )
     hits = brain.search("when does the on-call rotation change?").hits
     assert hits and hits[0].item.id == n.id and hits[0].citation.blob_key is None
     with pytest.raises(InvalidInput):
@@ -114,34 +121,60 @@ def test_notes_are_answerable_at_once_and_idempotent(brain: Brain) -> None:
 
 
 def test_fresh_facts_rank_above_old_ones(brain: Brain) -> None:
-    old = brain.add_note("The VPN endpoint is vpn.example.com", label="VPN",
-                         occurred_at=utcnow() - timedelta(days=400))
-    new = brain.add_note("The VPN endpoint is vpn2.example.com", label="VPN",
-                         occurred_at=utcnow() - timedelta(days=1))
-    hits = brain.search("what is the VPN endpoint").hits
-    assert [h.item.id for h in hits[:2]] == [new.id, old.id]
+    old = brain.add_note(
+        "The VPN endpoint is vpn.example.com",
+        label="VPN",
+        occurred_at=utcnow() - timedelta(days=400),
+    )
+    new = brain.add_note(
+        "The VPN endpoint is vpn2.example.com",
+        label="VPN",
+        occurred_at=utcnow() - timedelta(days=1),
+    )
+    assert brain.search("what is the VPN endpoint").hits[0].item.id == new.id
+    unfloored = PLANS["hybrid"].with_limits(k_max=8, floors=False)
+    hits = brain.search("what is the VPN endpoint", plan=unfloored).hits
+    assert [h.item.id for h in hits[:2]] == [new.id, old.id]  # sinks, never disappears
     assert hits[0].score > hits[1].score
 
 
 def test_pdf_pages_docx_headings_xlsx_sheets(brain: Brain) -> None:
-    pdf = brain.add_file(make_pdf(["Alpha page talks about onboarding laptops.",
-                                   "Beta page explains the expense policy for travel."]),
-                         name="guide.pdf", index=True)
+    filler = " ".join(["Background filler sentence about nothing in particular."] * 14)
+    pages = [
+        f"Alpha page talks about onboarding laptops. {filler}",
+        f"Beta page explains the expense policy for travel. {filler}",
+    ]
+    pdf = brain.add_file(make_pdf(pages), name="guide.pdf", index=True)
     hit = brain.search("expense policy for travel").hits[0]
     assert hit.citation.file_id == pdf.id
-    assert hit.citation.locator.page_start == 2
+    loc = hit.citation.locator
+    assert loc.page_start is not None and loc.page_end == 2
     assert hit.citation.text_key != pdf.blob_key  # extracted text is stored beside the raw file
     assert read_all(brain, hit.item.id).decode() == hit.item.body
 
-    docx = brain.add_file(make_docx([(1, "Security"), (0, "Rotate API keys every 90 days."),
-                                     (2, "Laptops"), (0, "Disks are encrypted with FileVault.")]),
-                          name="policy.docx", index=True)
+    docx = brain.add_file(
+        make_docx(
+            [
+                (1, "Security"),
+                (0, "Rotate API keys every 90 days."),
+                (2, "Laptops"),
+                (0, "Disks are encrypted with FileVault."),
+            ]
+        ),
+        name="policy.docx",
+        index=True,
+    )
     crumbs = [s.locator.breadcrumb for s in brain.sections(docx.id)]
     assert "Security > Laptops" in crumbs
 
-    xlsx = brain.add_file(make_xlsx({"Owners": [["service", "owner"], ["billing", "Priya"]],
-                                     "Secret": [["salary", "100"]]}, hidden={"Secret"}),
-                          name="owners.xlsx", index=True)
+    xlsx = brain.add_file(
+        make_xlsx(
+            {"Owners": [["service", "owner"], ["billing", "Priya"]], "Secret": [["salary", "100"]]},
+            hidden={"Secret"},
+        ),
+        name="owners.xlsx",
+        index=True,
+    )
     sheets = [s.locator.sheet for s in brain.sections(xlsx.id)]
     assert sheets == ["Owners"]
 

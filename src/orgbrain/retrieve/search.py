@@ -171,20 +171,17 @@ class Searcher:
 
 
 def _fold_files_into_sections(fused: dict[str, float], items: dict[str, Item]) -> dict[str, float]:
-    """A file and its own section are one piece of evidence: the section, the precise
-    citation, takes the file's vote; the file hit itself is dropped."""
-    best_section: dict[str, str] = {}
-    for item_id in fused:
-        item = items.get(item_id)
-        if item is not None and item.storage_class == "section" and item.parent_id:
-            best_section.setdefault(item.parent_id, item_id)
-    if not best_section:
+    """A file whose own sections are candidates is dropped: a section is the precise
+    citation. Votes are not moved, so every score stays one item's own evidence and the
+    floors keep their meaning (a lone vector match can never reach 0.02)."""
+    parents = {
+        item.parent_id
+        for item_id in fused
+        if (item := items.get(item_id)) is not None and item.storage_class == "section"
+    }
+    if not parents:
         return fused
-    out = dict(fused)
-    for file_id, section_id in best_section.items():
-        if file_id in out:
-            out[section_id] += out.pop(file_id)
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+    return {i: f for i, f in fused.items() if i not in parents}
 
 
 def _cut_body(item: Item, limit: int) -> Item:
