@@ -14,7 +14,14 @@ from .errors import InvalidInput, NotFound, OrgBrainError, TooLarge
 from .ids import new_id
 from .indexer import Indexer, IndexReport, embed_texts
 from .ingest.sniff import MEDIA_TYPES, detect_format
-from .model import Item, Origin, SearchResult, storage_class_for, utcnow
+from .model import (
+    STORAGE_CLASSES,
+    Item,
+    Origin,
+    SearchResult,
+    storage_class_for,
+    utcnow,
+)
 from .ports import BlobStore, Embedder, ItemFilter, Page, Reranker, Store
 from .retrieve import Searcher, SearchPlan, get_plan
 from .scopes import Principal, Visibility, parse_scope
@@ -338,24 +345,13 @@ class Brain:
         limit: int = 100,
         cursor: str | None = None,
     ) -> Page:
-        if storage_class is not None and storage_class not in (
-            "file",
-            "section",
-            "note",
-            "entity",
-            "statement",
-        ):
+        if storage_class is not None and storage_class not in STORAGE_CLASSES:
             raise InvalidInput(f"unknown storage class {storage_class!r}")
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit must be between 1 and 1000")
         page = self._parts.store.list_items(
             self.workspace,
-            ItemFilter(
-                storage_class=storage_class,
-                kind=kind,
-                indexed=indexed,  # type: ignore[arg-type]
-                name_contains=name,
-            ),
+            ItemFilter(storage_class=storage_class, kind=kind, indexed=indexed, name_contains=name),
             self.visibility,
             limit=limit,
             cursor=cursor,

@@ -36,7 +36,7 @@ def storage_class_for(kind: str) -> StorageClass:
     """Map a free-text kind to where it is stored: anything unknown is a note."""
     k = kind.strip().lower()
     if k in STORAGE_CLASSES:
-        return k  # type: ignore[return-value]
+        return k
     return "note"
 
 

@@ -12,7 +12,7 @@ def freshness(age_in_days: float, *, half_life_days: float = 90.0, floor: float 
     if half_life_days <= 0:
         raise ValueError("half_life_days must be > 0")
     age = max(0.0, age_in_days)
-    return max(floor, 0.5 ** (age / half_life_days))
+    return max(floor, float(0.5 ** (age / half_life_days)))
 
 
 def age_days(when: datetime, now: datetime) -> float:

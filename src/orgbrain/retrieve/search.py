@@ -131,7 +131,9 @@ class Searcher:
     def _embed_query(self, query: str, plan: SearchPlan) -> Vector | None:
         if self.embedder is None:
             return None
-        return self.embedder.embed([query[: plan.embed_chars]])[0]
+        vectors: Vector = self.embedder.embed([query[: plan.embed_chars]])
+        first: Vector = vectors[0]
+        return first
 
     def _run_stream(
         self,

@@ -1,0 +1,150 @@
+"""``orgbrain eval``: measure retrieval on public benchmarks, plans side by side.
+
+Each run builds its own temporary brain; the brain named by ``--brain`` is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from ..compose import make_embedder
+from ..errors import OrgBrainError
+from ..evals import EvalReport, limit_beir, load_beir, load_locomo, run_beir, run_locomo
+from ..evals.report import render_text, to_json
+from ..ports import Embedder
+from ..retrieve import PLANS, SearchPlan, get_plan
+from ..settings import Settings
+from .app import CliState, OrgBrainGroup
+
+__all__ = ["COMMANDS", "embedder_factory", "eval_group"]
+
+DEFAULT_PLANS = "bm25,dense,hybrid"
+
+
+def _default_embedder(settings: Settings) -> Embedder:
+    return make_embedder(settings)
+
+
+# The one way an eval gets its embedder; tests replace it to share a loaded model.
+embedder_factory: Callable[[Settings], Embedder] = _default_embedder
+
+
+def _plans(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[SearchPlan, ...]:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if not names:
+        raise click.BadParameter("name at least one plan")
+    try:
+        return tuple(get_plan(n) for n in dict.fromkeys(names))
+    except OrgBrainError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
+def _settings(ctx: click.Context) -> Settings:
+    state = ctx.find_object(CliState)
+    return state.settings if state is not None else Settings.from_env()
+
+
+def _wants_json(ctx: click.Context, flag: bool) -> bool:
+    state = ctx.find_object(CliState)
+    return flag or (state is not None and state.json)
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _emit(report: EvalReport, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(to_json(report), indent=2))
+    else:
+        click.echo(render_text(report))
+
+
+plan_option = click.option(
+    "--plan",
+    "plans",
+    default=DEFAULT_PLANS,
+    show_default=True,
+    callback=_plans,
+    help=f"Comma-separated plans, run side by side over one index ({', '.join(sorted(PLANS))}).",
+)
+out_option = click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Per-query results as JSONL (default: a new temp dir; the path is printed).",
+)
+json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+@click.group("eval", cls=OrgBrainGroup)
+def eval_group() -> None:
+    """Measure retrieval quality on public benchmarks (each run uses a fresh temp brain)."""
+
+
+@eval_group.command("beir")
+@click.argument(
+    "folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option("--split", default="test", show_default=True, help="Which qrels/<split>.tsv.")
+@plan_option
+@click.option("--limit-queries", type=click.IntRange(min=1), help="Only the first N queries.")
+@click.option(
+    "--limit-docs",
+    type=click.IntRange(min=0),
+    help="Every judged doc plus the first N others (smoke runs).",
+)
+@out_option
+@json_flag
+@click.pass_context
+def beir(
+    ctx: click.Context,
+    folder: Path,
+    split: str,
+    plans: tuple[SearchPlan, ...],
+    limit_queries: int | None,
+    limit_docs: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Index a BEIR folder's corpus and report nDCG@10, recall@10/100, MRR@10."""
+    data = limit_beir(load_beir(folder, split), limit_queries=limit_queries, limit_docs=limit_docs)
+    _progress(f"{len(data.corpus)} docs, {len(data.queries)} queries; loading the embedder")
+    embedder = embedder_factory(_settings(ctx))
+    report = run_beir(
+        data, plans, embedder, source=f"{folder} ({split})", out=out, progress=_progress
+    )
+    _emit(report, _wants_json(ctx, as_json))
+
+
+@eval_group.command("locomo")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@plan_option
+@click.option(
+    "--limit-conversations", type=click.IntRange(min=1), help="Only the first N conversations."
+)
+@out_option
+@json_flag
+@click.pass_context
+def locomo(
+    ctx: click.Context,
+    file: Path,
+    plans: tuple[SearchPlan, ...],
+    limit_conversations: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Store every LoCoMo turn as a note; report evidence recall@5/@10 and silence."""
+    conversations = load_locomo(file)[:limit_conversations]
+    _progress(f"{len(conversations)} conversations; loading the embedder")
+    embedder = embedder_factory(_settings(ctx))
+    report = run_locomo(
+        conversations, plans, embedder, source=str(file), out=out, progress=_progress
+    )
+    _emit(report, _wants_json(ctx, as_json))
+
+
+COMMANDS: tuple[click.Command, ...] = (eval_group,)

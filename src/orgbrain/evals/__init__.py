@@ -1,0 +1,45 @@
+"""Retrieval evaluations on public benchmarks (BEIR folders, LoCoMo conversations).
+
+Each eval indexes its data into a fresh temporary brain through the public facade, ranks
+with one or more search plans over that one index, and returns an :class:`EvalReport`.
+"""
+
+from .beir import BeirData, BeirDoc, limit_beir, load_beir, run_beir
+from .locomo import (
+    CATEGORIES,
+    Conversation,
+    Question,
+    Turn,
+    load_locomo,
+    parse_evidence,
+    parse_session_date,
+    run_locomo,
+)
+from .metrics import mean, mrr_at_k, ndcg_at_k, percentile, recall_at_k
+from .report import EvalReport, PlanScores, render_table, render_text, to_json
+
+__all__ = [
+    "CATEGORIES",
+    "BeirData",
+    "BeirDoc",
+    "Conversation",
+    "EvalReport",
+    "PlanScores",
+    "Question",
+    "Turn",
+    "limit_beir",
+    "load_beir",
+    "load_locomo",
+    "mean",
+    "mrr_at_k",
+    "ndcg_at_k",
+    "parse_evidence",
+    "parse_session_date",
+    "percentile",
+    "recall_at_k",
+    "render_table",
+    "render_text",
+    "run_beir",
+    "run_locomo",
+    "to_json",
+]
