@@ -1,0 +1,330 @@
+"""The graph agents grow by hand: mentions of named things, custom links, neighbourhoods.
+
+Entities are items of storage class ``entity``, found again by their canonical
+``(type, normalised value)`` and a source key derived from it. An entity takes the
+narrowest scope of its sources, so a name first seen in a private note stays private: the
+same name in an org document is a different (org) entity. Nothing here ever merges items;
+``SAME_AS`` is an edge like any other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..brain import Brain
+from ..errors import Forbidden, InvalidInput
+from ..ids import new_id
+from ..model import Canonical, Edge, Item, Origin, utcnow
+from ..scopes import Visibility, narrowest_scope
+
+__all__ = [
+    "MAX_EDGES_PER_HOP",
+    "MAX_HOPS",
+    "MAX_ITEMS_PER_HOP",
+    "RESERVED_EDGE_TYPES",
+    "Hop",
+    "Link",
+    "Mention",
+    "Neighborhood",
+    "entity_for",
+    "entity_source_key",
+    "link",
+    "neighborhood",
+    "normalise_edge_type",
+    "normalise_type",
+    "normalise_value",
+    "observe_mention",
+]
+
+MAX_HOPS = 2
+MAX_ITEMS_PER_HOP = 50
+MAX_EDGES_PER_HOP = 100
+# Created by indexing alone: a hand-made one would forge a file's structure.
+RESERVED_EDGE_TYPES = frozenset({"HAS_SECTION"})
+MAX_VALUE_CHARS = 200
+MAX_SPAN_TEXT_CHARS = 1000
+MAX_NOTE_CHARS = 2000
+
+_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_EDGE_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One observed mention: the entity it names, the edge to it, and whether either is new."""
+
+    entity: Item
+    edge: Edge
+    entity_created: bool
+    edge_created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    edge: Edge
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """What one step out from the frontier reached, within the per-hop caps."""
+
+    depth: int
+    items: tuple[Item, ...]
+    edges: tuple[Edge, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Neighborhood:
+    center: Item
+    hops: tuple[Hop, ...]
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        return tuple(i for h in self.hops for i in h.items)
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        return tuple(e for h in self.hops for e in h.edges)
+
+
+# -- names ------------------------------------------------------------------------------
+
+
+def normalise_type(type_: str) -> str:
+    """``"Person"`` and ``" person "`` are one type; words join with underscores."""
+    t = re.sub(r"[\s-]+", "_", type_.strip().lower()) if isinstance(type_, str) else ""
+    if not _TYPE.match(t):
+        raise InvalidInput(
+            f"invalid entity type {type_!r}: a short word such as person, company or project"
+        )
+    return t
+
+
+def normalise_value(value: str) -> str:
+    """The form two spellings of one name share: NFKC, case-folded, single spaces."""
+    v = " ".join(unicodedata.normalize("NFKC", value).casefold().split())
+    if not v:
+        raise InvalidInput("a mention needs a value (the name it refers to)")
+    if len(v) > MAX_VALUE_CHARS:
+        raise InvalidInput(f"an entity value is at most {MAX_VALUE_CHARS} characters")
+    return v
+
+
+def entity_source_key(type_: str, value: str, scope: str) -> str:
+    """Stable identity of an entity: its canonical pair, and its scope unless org.
+
+    Hashed, so no value (which may hold any character) can collide with another's key.
+    """
+    material = f"{type_}\n{value}" if scope == "org" else f"{scope}\n{type_}\n{value}"
+    return f"entity:{type_}:{hashlib.sha256(material.encode()).hexdigest()[:24]}"
+
+
+# -- entities and mentions --------------------------------------------------------------
+
+
+def entity_for(
+    brain: Brain,
+    type_: str,
+    value: str,
+    sources: Sequence[Item],
+    *,
+    run_id: str | None = None,
+) -> tuple[Item, bool]:
+    """Find or create the entity ``(type, value)`` for ``sources``; return it and whether
+    it is new. Its scope is the narrowest of the sources'; incomparable scopes (two teams,
+    a team and a user) fail closed with ``Forbidden``."""
+    t, v = normalise_type(type_), normalise_value(value)
+    try:
+        scope = narrowest_scope([s.scope for s in sources])
+    except Forbidden as exc:
+        raise Forbidden(f"cannot place entity {t}:{v}: {exc.message}") from None
+    if brain.principal is not None:
+        scope = brain.principal.check_write_scope(scope)
+    key = entity_source_key(t, v, scope)
+    store, ws = brain.store, brain.workspace
+    existing = store.get_by_source_key(ws, key, Visibility.everything())
+    if existing is not None:
+        if existing.storage_class != "entity" or existing.scope != scope:
+            raise InvalidInput(f"source key {key!r} is taken")
+        return existing, False
+    label = " ".join(unicodedata.normalize("NFKC", value).split())
+    text = f"{label} ({t})"
+    item = Item(
+        id=new_id("ent"),
+        workspace=ws,
+        kind=t,
+        storage_class="entity",
+        label=label,
+        body=text,
+        summary=text,
+        source_key=key,
+        indexed=True,
+        scope=scope,
+        origin=Origin(brain.actor, "mention", utcnow(), run_id),
+        canonical=Canonical(t, v),
+    )
+    vector = brain.embedder.embed([text])[0]
+    saved = store.put_item(item, vector)
+    # Two writers racing on one key both land on one row; the id that row kept wins.
+    return saved, saved.id == item.id
+
+
+def observe_mention(
+    brain: Brain,
+    item_id: str,
+    type_: str,
+    value: str,
+    text: str,
+    *,
+    start: int | None = None,
+    end: int | None = None,
+    run_id: str | None = None,
+) -> Mention:
+    """Attach the name ``value`` (of ``type_``) to ``item_id`` with the span it came from.
+
+    The same mention (item, entity, span, text) observed twice is one edge.
+    """
+    item = brain.get(item_id)
+    if item.storage_class == "entity":
+        raise InvalidInput(f"{item.id} is an entity; mentions come from files, sections, notes")
+    span = text.strip() if isinstance(text, str) else ""
+    if not span:
+        raise InvalidInput("a mention needs the text it was read from")
+    if len(span) > MAX_SPAN_TEXT_CHARS:
+        raise InvalidInput(f"mention text is at most {MAX_SPAN_TEXT_CHARS} characters")
+    for name, at in (("start", start), ("end", end)):
+        if at is not None and at < 0:
+            raise InvalidInput(f"{name} must not be negative")
+    if start is not None and end is not None and end < start:
+        raise InvalidInput(f"end ({end}) is before start ({start})")
+    entity, entity_created = entity_for(brain, type_, value, [item], run_id=run_id)
+    digest = hashlib.sha256(span.encode()).hexdigest()[:16]
+    edge = Edge(
+        id=new_id("edg"),
+        workspace=brain.workspace,
+        type="MENTIONS",
+        src=item.id,
+        dst=entity.id,
+        origin=Origin(brain.actor, "mention", utcnow(), run_id),
+        props={
+            "text": span,
+            "start": start,
+            "end": end,
+            "run_id": run_id,
+            "dedupe": f"{start}:{end}:{digest}",
+        },
+    )
+    saved = brain.store.put_edge(edge)
+    return Mention(entity, saved, entity_created, saved.id == edge.id)
+
+
+# -- links ------------------------------------------------------------------------------
+
+
+def normalise_edge_type(type_: str) -> str:
+    t = re.sub(r"[\s-]+", "_", type_.strip().upper()) if isinstance(type_, str) else ""
+    if not _EDGE_TYPE.match(t):
+        raise InvalidInput(
+            f"invalid edge type {type_!r}: letters, digits and underscores, e.g. DEPENDS_ON"
+        )
+    if t in RESERVED_EDGE_TYPES:
+        raise Forbidden(f"{t} is reserved: only indexing links a file to its sections")
+    return t
+
+
+def link(
+    brain: Brain,
+    src: str,
+    dst: str,
+    type_: str,
+    *,
+    note: str | None = None,
+    run_id: str | None = None,
+) -> Link:
+    """A custom edge between two items the caller can see; the same link again is a no-op.
+
+    ``SAME_AS`` is recorded like any other type: a soft claim, never a merge.
+    """
+    t = normalise_edge_type(type_)
+    if src == dst:
+        raise InvalidInput("an item cannot be linked to itself")
+    if note is not None and len(note) > MAX_NOTE_CHARS:
+        raise InvalidInput(f"a link note is at most {MAX_NOTE_CHARS} characters")
+    a, b = brain.get(src), brain.get(dst)
+    props: dict[str, object] = {"run_id": run_id}
+    if note is not None and note.strip():
+        props["note"] = note.strip()
+    edge = Edge(
+        id=new_id("edg"),
+        workspace=brain.workspace,
+        type=t,
+        src=a.id,
+        dst=b.id,
+        origin=Origin(brain.actor, "link", utcnow(), run_id),
+        props=props,
+    )
+    saved = brain.store.put_edge(edge)
+    return Link(saved, saved.id == edge.id)
+
+
+# -- neighbourhood ----------------------------------------------------------------------
+
+
+def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
+    """Walk ``hops`` (1-2) steps out from ``item_id`` through visible items and edges.
+
+    Each hop keeps at most ``MAX_ITEMS_PER_HOP`` new items and ``MAX_EDGES_PER_HOP``
+    edges, in the store's (insertion) order; an edge is kept only when both its ends are.
+    """
+    if not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
+        raise InvalidInput(f"hops must be 1 or {MAX_HOPS}")
+    center = brain.get(item_id)
+    vis, store, ws = brain.visibility, brain.store, brain.workspace
+    seen: dict[str, Item] = {center.id: center}
+    seen_edges: set[str] = set()
+    frontier = [center.id]
+    out: list[Hop] = []
+    for depth in range(1, hops + 1):
+        candidates: list[Edge] = []
+        for node in frontier:
+            for e in store.edges_of(ws, node, vis):
+                if e.id not in seen_edges:
+                    seen_edges.add(e.id)
+                    candidates.append(e)
+        others = {e.dst if e.src in seen else e.src for e in candidates}
+        found = store.get_items(ws, sorted(others - seen.keys()), vis) if others else {}
+        new: dict[str, Item] = {}
+        kept: list[Edge] = []
+        truncated = False
+        for e in candidates:
+            if len(kept) >= MAX_EDGES_PER_HOP:
+                truncated = True
+                break
+            ends = []
+            for end in (e.src, e.dst):
+                known = seen.get(end) or new.get(end)
+                if known is None:
+                    item = found.get(end)
+                    # The store filters by scope; this is the second check, in code.
+                    if item is None or not vis.allows(item.scope) or item.tombstoned_at:
+                        break
+                    if len(new) >= MAX_ITEMS_PER_HOP:
+                        truncated = True
+                        break
+                    new[end] = item
+                    known = item
+                ends.append(known)
+            if len(ends) == 2:
+                kept.append(e)
+        seen.update(new)
+        out.append(Hop(depth, tuple(new.values()), tuple(kept), truncated))
+        frontier = list(new)
+        if not frontier:
+            break
+    return Neighborhood(center, tuple(out))

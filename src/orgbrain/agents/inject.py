@@ -1,0 +1,380 @@
+"""Read injection: once per agent turn, what the brain already knows, cited, within budget.
+
+``context_for_turn`` searches the latest message once, puts the visible anchors (linked
+issue, project, open doc) first, lets the search floors decide whether the brain speaks
+(nothing when the best hit is under 0.02, no hit under 60% of the top), keeps at most 8
+items and renders them in a block of at most ``token_budget`` tokens, counted with a real
+tokenizer. Every turn is logged in the brain (``turn`` events). It fails open: whatever
+goes wrong, the turn gets an empty context and the failure is logged, never raised.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol
+
+from ..brain import Brain
+from ..model import Item
+from ..retrieve import citation_for
+
+__all__ = [
+    "Candidate",
+    "ContextItem",
+    "InjectPolicy",
+    "Tokenizer",
+    "TurnContext",
+    "WordPieceTokenizer",
+    "context_for_turn",
+    "default_tokenizer",
+    "recent_turns",
+    "render_block",
+]
+
+log = logging.getLogger(__name__)
+
+Decision = Literal["injected", "nothing", "failed"]
+Provenance = Literal["anchor", "search"]
+
+HEADER = (
+    "<brain-context>\n"
+    "What the organisation's brain already knows that may bear on this turn. "
+    "Cite an item by its [n] and source when you rely on it."
+)
+FOOTER = "</brain-context>"
+ELLIPSIS = " …"
+
+
+class Tokenizer(Protocol):
+    """Counts and cuts text in tokens."""
+
+    def count(self, text: str) -> int: ...
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` of at most ``max_tokens`` tokens."""
+        ...
+
+
+class WordPieceTokenizer:
+    """The bundled all-MiniLM-L6-v2 tokenizer, loaded from its ``tokenizer.json``.
+
+    Offline by construction (tiktoken's encodings need a download). WordPiece splits
+    English into slightly more pieces than the BPE vocabularies of chat models, so a
+    budget counted here is a safe upper bound for them.
+    """
+
+    def __init__(self, path: str | None = None) -> None:
+        from tokenizers import Tokenizer as HFTokenizer
+
+        if path is None:
+            from ..adapters.embed_minilm import bundled_model_dir
+
+            path = str(bundled_model_dir() / "tokenizer.json")
+        tok = HFTokenizer.from_file(path)
+        # The file is set up for the encoder: 128-token truncation and padding.
+        tok.no_truncation()
+        tok.no_padding()
+        self._tok = tok
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        if max_tokens <= 0 or not text:
+            return ""
+        offsets = self._tok.encode(text, add_special_tokens=False).offsets
+        if len(offsets) <= max_tokens:
+            return text
+        return text[: offsets[max_tokens - 1][1]]
+
+
+@functools.cache
+def default_tokenizer() -> Tokenizer:
+    return WordPieceTokenizer()
+
+
+@dataclass(frozen=True, slots=True)
+class InjectPolicy:
+    """The limits of one turn's injection."""
+
+    max_items: int = 8
+    max_anchors: int = 4
+    token_budget: int = 1400
+    body_chars: int = 4000
+    query_log_chars: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    """One injected item as the model sees it: where it came from and what was kept."""
+
+    id: str
+    label: str
+    kind: str
+    storage_class: str
+    scope: str
+    origin: Provenance
+    score: float | None
+    citation: str
+    body: str
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What one turn gets: the block to prepend (empty when the brain stays quiet)."""
+
+    text: str
+    items: tuple[ContextItem, ...]
+    tokens: int
+    decision: Decision
+    reason: str
+    top_score: float = 0.0
+    scores: tuple[float, ...] = ()
+    dropped_anchors: tuple[str, ...] = ()
+    latency_ms: float = 0.0
+    event_id: int | None = None
+    budget: int = 0
+    error: str | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision,
+            "reason": self.reason,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "top_score": self.top_score,
+            "scores": list(self.scores),
+            "items": [
+                {
+                    "id": i.id,
+                    "label": i.label,
+                    "kind": i.kind,
+                    "storage_class": i.storage_class,
+                    "scope": i.scope,
+                    "origin": i.origin,
+                    "score": i.score,
+                    "citation": i.citation,
+                    "truncated": i.truncated,
+                }
+                for i in self.items
+            ],
+            "dropped_anchors": list(self.dropped_anchors),
+            "latency_ms": self.latency_ms,
+            "event_id": self.event_id,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An item on its way into the block: an anchor, or a search hit with its score."""
+
+    item: Item
+    origin: Provenance
+    score: float | None
+
+
+def context_for_turn(
+    brain: Brain,
+    message: str,
+    anchors: Sequence[str] = (),
+    *,
+    policy: InjectPolicy | None = None,
+    tokenizer: Tokenizer | None = None,
+) -> TurnContext:
+    """The context block for one turn, as seen by ``brain``'s principal. Never raises."""
+    p = policy or InjectPolicy()
+    t0 = time.perf_counter()
+    query = message.strip() if isinstance(message, str) else ""
+    # Ids, not anything else a caller's bug might pass; a string is not a list of ids.
+    given = () if isinstance(anchors, str) or not isinstance(anchors, Sequence) else anchors
+    wanted = list(dict.fromkeys(a for a in given if isinstance(a, str) and 0 < len(a) <= 200))
+    dropped: list[dict[str, str]] = [
+        {"id": a, "why": f"over the {p.max_anchors}-anchor cap"} for a in wanted[p.max_anchors :]
+    ]
+    try:
+        visible, missing = _resolve_anchors(brain, wanted[: p.max_anchors])
+        dropped += [{"id": a, "why": "unknown or not visible"} for a in missing]
+        candidates = [Candidate(i, "anchor", None) for i in visible]
+        scores: tuple[float, ...] = ()
+        top, verdict = 0.0, "none"
+        if query:
+            result = brain.search(query, k=p.max_items)
+            scores = tuple(round(h.score, 6) for h in result.hits)
+            top, verdict, reason = result.top_score, result.verdict, result.reason
+            taken = {c.item.id for c in candidates}
+            candidates += [
+                Candidate(h.item, "search", h.score) for h in result.hits if h.item.id not in taken
+            ]
+        else:
+            reason = "empty message: no search"
+        candidates = candidates[: p.max_items]
+        text, items, tokens = render_block(
+            candidates, p.token_budget, tokenizer or default_tokenizer(), p.body_chars
+        )
+        decision: Decision = "injected" if items else "nothing"
+        n_anchors = sum(1 for i in items if i.origin == "anchor")
+        if items:
+            reason = f"anchors: {n_anchors}, hits: {len(items) - n_anchors}; search: {reason}"
+        ctx = TurnContext(
+            text=text,
+            items=items,
+            tokens=tokens,
+            decision=decision,
+            reason=reason,
+            top_score=round(top, 6),
+            scores=scores,
+            dropped_anchors=tuple(d["id"] for d in dropped),
+            budget=p.token_budget,
+        )
+    except Exception as exc:  # fail open: a memory must never break the turn
+        log.warning("read injection failed; the turn goes on without memories", exc_info=True)
+        ctx = TurnContext(
+            text="",
+            items=(),
+            tokens=0,
+            decision="failed",
+            reason=f"failed: {type(exc).__name__}: {exc}",
+            dropped_anchors=tuple(d["id"] for d in dropped),
+            budget=p.token_budget,
+            error=f"{type(exc).__name__}: {exc}",
+        )
+        verdict = "none"
+    latency = round((time.perf_counter() - t0) * 1000.0, 3)
+    record: dict[str, object] = {
+        "actor": brain.actor,
+        "query": query[: p.query_log_chars],
+        "anchors": wanted,
+        "dropped_anchors": dropped,
+        "decision": ctx.decision,
+        "reason": ctx.reason,
+        "verdict": verdict,
+        "top_score": ctx.top_score,
+        "scores": list(ctx.scores),
+        "injected": [{"id": i.id, "origin": i.origin, "score": i.score} for i in ctx.items],
+        "tokens": ctx.tokens,
+        "budget": p.token_budget,
+        "latency_ms": latency,
+        "error": ctx.error,
+    }
+    event_id: int | None = None
+    try:
+        event_id = brain.store.log_event(brain.workspace, "turn", record)
+    except Exception:
+        log.warning("could not log turn %s", record, exc_info=True)
+    return replace(ctx, latency_ms=latency, event_id=event_id)
+
+
+def _resolve_anchors(brain: Brain, ids: list[str]) -> tuple[list[Item], list[str]]:
+    if not ids:
+        return [], []
+    found = brain.store.get_items(brain.workspace, ids, brain.visibility)
+    visible, missing = [], []
+    for item_id in ids:
+        item = found.get(item_id)
+        # Second check, in code: the store already filtered by scope.
+        if item is None or not brain.visibility.allows(item.scope) or item.tombstoned_at:
+            missing.append(item_id)
+        else:
+            visible.append(item)
+    return visible, missing
+
+
+def _head(n: int, item: Item, cite: str) -> str:
+    # A citation's text starts with the item's label: one line names and cites it.
+    where = cite if cite.startswith(item.label) else f"{item.label} · {cite}"
+    return f"[{n}] {where} ({item.kind}, {item.scope}, id {item.id})"
+
+
+def render_block(
+    candidates: Sequence[Candidate],
+    budget: int,
+    tokenizer: Tokenizer,
+    body_chars: int = 4000,
+) -> tuple[str, tuple[ContextItem, ...], int]:
+    """Render ``candidates`` in order within ``budget`` tokens, bodies trimmed fairly.
+
+    Returns the block, the items it holds and its token count; the block is empty when
+    nothing fits. Headings (label, kind, scope, id, citation) are never cut; bodies share
+    what is left, short ones whole and long ones evenly.
+    """
+    entries = list(candidates)
+    cites = [citation_for(c.item).describe() for c in entries]
+    heads = [
+        _head(n, c.item, cite) for n, (c, cite) in enumerate(zip(entries, cites, strict=True), 1)
+    ]
+    bodies = [c.item.body[:body_chars].strip() for c in entries]
+    fixed = tokenizer.count(_join(heads, [""] * len(heads)))
+    while entries and fixed > budget:
+        entries.pop(), cites.pop(), heads.pop(), bodies.pop()
+        fixed = tokenizer.count(_join(heads, [""] * len(heads)))
+    if not entries:
+        return "", (), 0
+    wants = [tokenizer.count(b) for b in bodies]
+    room = budget - fixed
+    for _ in range(4):
+        allowed = _share(wants, room)
+        cut = [
+            b if a >= w else _cut(tokenizer, b, a)
+            for b, w, a in zip(bodies, wants, allowed, strict=True)
+        ]
+        text = _join(heads, cut)
+        tokens = tokenizer.count(text)
+        if tokens <= budget:
+            items = tuple(
+                ContextItem(
+                    id=c.item.id,
+                    label=c.item.label,
+                    kind=c.item.kind,
+                    storage_class=c.item.storage_class,
+                    scope=c.item.scope,
+                    origin=c.origin,
+                    score=None if c.score is None else round(c.score, 6),
+                    citation=cite,
+                    body=body,
+                    truncated=body != full,
+                )
+                for c, cite, body, full in zip(entries, cites, cut, bodies, strict=True)
+            )
+            return text, items, tokens
+        # Pieces joined can tokenize a little longer than apart: give back the excess.
+        room -= tokens - budget + 4
+    return render_block(entries[:-1], budget, tokenizer, body_chars)
+
+
+def _share(wants: list[int], room: int) -> list[int]:
+    """Water-filling: each body gets what it wants or an equal share of what is left."""
+    allowed = [0] * len(wants)
+    left = max(room, 0)
+    order = sorted(range(len(wants)), key=lambda i: wants[i])
+    for n, i in enumerate(order):
+        share = left // (len(order) - n)
+        allowed[i] = min(wants[i], share)
+        left -= allowed[i]
+    return allowed
+
+
+def _cut(tokenizer: Tokenizer, body: str, tokens: int) -> str:
+    keep = tokenizer.truncate(body, tokens - 2)
+    return (keep.rstrip() + ELLIPSIS) if keep.strip() else ""
+
+
+def _join(heads: list[str], bodies: list[str]) -> str:
+    parts = [HEADER]
+    for head, body in zip(heads, bodies, strict=True):
+        parts.append(f"{head}\n{body}" if body else head)
+    parts.append(FOOTER)
+    return "\n\n".join(parts)
+
+
+def recent_turns(brain: Brain, limit: int = 20) -> list[dict[str, object]]:
+    """The latest logged turns, newest first: all of them for the local owner, only the
+    caller's own for a principal (a turn log holds other people's questions)."""
+    actor = None if brain.principal is None else brain.actor
+    return brain.store.events(brain.workspace, "turn", limit=limit, actor=actor)
