@@ -151,11 +151,16 @@ class Citation:
     locator: Locator
 
     def describe(self) -> str:
-        parts = [self.label or self.item_id]
+        """One line a person can follow: file, where in it, and the exact bytes."""
         loc = self.locator
+        parts = []
+        if self.blob_key:
+            parts.append(self.blob_key.rsplit("/", 1)[-1])
         if loc.heading_path:
             parts.append(loc.breadcrumb)
-        if loc.sheet:
+        elif not self.blob_key or self.item_id != self.file_id:
+            parts.append(self.label or self.item_id)
+        if loc.sheet and loc.heading_path != (loc.sheet,):
             parts.append(f"sheet {loc.sheet}")
         if loc.page_start is not None:
             pages = (

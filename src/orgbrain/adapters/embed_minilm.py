@@ -134,6 +134,9 @@ class MiniLMEmbedder:
         try:
             with _offline():
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
                 model = SentenceTransformer(str(folder), device=self.device, local_files_only=True)
         except ImportError as exc:

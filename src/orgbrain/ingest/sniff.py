@@ -80,7 +80,7 @@ def detect_format(data: bytes, name: str) -> FileFormat:
         raise CorruptFile(f"{name!r} is empty")
     ext = _extension(name)
     if ext and ext not in _EXTENSIONS:
-        what = _KNOWN_UNSUPPORTED.get(ext, f"files of type .{ext}")
+        what = _KNOWN_UNSUPPORTED.get(ext, f"the .{ext} format")
         raise Unsupported(
             f"{name!r}: {what} is not supported (it looks like {_content(data)[1]}); "
             f"supported: {_SUPPORTED}"

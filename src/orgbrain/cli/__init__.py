@@ -1,0 +1,28 @@
+"""The ``orgbrain`` command line: a thin client of :class:`orgbrain.Brain`.
+
+Each module holds one group of commands and lists them in ``COMMANDS``; all are
+registered here, on the one group defined in ``app``.
+"""
+
+from __future__ import annotations
+
+from . import add, agent, demo, items, search
+from . import eval as eval_commands
+from .app import cli
+
+__all__ = ["cli", "main"]
+
+for _command in (
+    *add.COMMANDS,
+    *items.COMMANDS,
+    *search.COMMANDS,
+    *demo.COMMANDS,
+    *eval_commands.COMMANDS,
+    *agent.COMMANDS,
+):
+    cli.add_command(_command)
+
+
+def main() -> None:
+    """Entry point of the ``orgbrain`` script."""
+    cli.main(prog_name="orgbrain")

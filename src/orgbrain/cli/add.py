@@ -1,0 +1,219 @@
+"""``orgbrain add`` and ``orgbrain index``: the two moments, storing and knowing."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..brain import Brain
+from ..errors import InvalidInput, OrgBrainError
+from ..indexer import IndexReport
+from ..model import Item
+from ..scopes import parse_scope
+from .app import CliState, error_for_code, json_option
+from .progress import progress
+from .render import console, echo_json, report_line
+
+__all__ = ["COMMANDS", "add", "index"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    path: Path
+    source_key: str | None
+    explicit: bool
+
+    @property
+    def shown(self) -> str:
+        return str(self.path)
+
+
+@dataclass
+class _Added:
+    items: list[tuple[_Target, Item]]
+    skipped: list[tuple[_Target, OrgBrainError]]
+    failed: list[tuple[_Target, OrgBrainError]]
+
+
+def _walk(root: Path, scope: str) -> Iterator[_Target]:
+    """Every visible file under ``root``, keyed by its path from ``root``'s parent so that
+    same-named files in different folders (or different added folders) stay distinct."""
+    base = root.resolve()
+    top = base.parent if base.name else base
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if name.startswith(".") or not path.is_file():
+                continue
+            rel = path.relative_to(top).as_posix()
+            key = f"file:{rel}" if scope == "org" else f"file:{scope}:{rel}"
+            yield _Target(root / path.relative_to(base), key, explicit=False)
+
+
+def _targets(paths: Sequence[Path], scope: str, source_key: str | None) -> list[_Target]:
+    out: list[_Target] = []
+    for p in paths:
+        if p.is_dir():
+            out += _walk(p, scope)
+        else:
+            out.append(_Target(p, source_key, explicit=True))
+    return out
+
+
+def _with_path(target: _Target, exc: OrgBrainError) -> str:
+    return exc.message if target.path.name in exc.message else f"{target.shown}: {exc.message}"
+
+
+def _add_all(
+    brain: Brain, targets: list[_Target], fields: dict[str, Any], *, quiet: bool
+) -> _Added:
+    done = _Added([], [], [])
+    with progress(len(targets), "adding", enabled=not quiet) as step:
+        for t in targets:
+            try:
+                item = brain.add_file(t.path, source_key=t.source_key, **fields)
+            except InvalidInput as exc:
+                (done.failed if t.explicit else done.skipped).append((t, exc))
+            except OrgBrainError as exc:
+                if not t.explicit:
+                    raise
+                done.failed.append((t, exc))
+            else:
+                done.items.append((t, item))
+            step(t.path.name)
+    return done
+
+
+def _index_all(brain: Brain, ids: Sequence[str], *, quiet: bool) -> list[IndexReport]:
+    with progress(len(ids), "indexing", enabled=not quiet) as step:
+        return brain.index_pending(list(ids), progress=lambda r: step(r.label))
+
+
+def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
+    failed = [r for r in reports if not r.ok]
+    if failed:
+        first = failed[0]
+        which = (
+            first.item_id if first.label == first.item_id else f"{first.item_id} ({first.label})"
+        )
+        raise error_for_code(
+            first.error_code,
+            f"{len(failed)} of {len(reports)} files failed to index; {which}: {first.error}",
+        )
+
+
+def _status(item: Item) -> str:
+    if item.indexed:
+        return "indexed"
+    if item.index_error:
+        return "failed to index"
+    return "added (not indexed)"
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--index", "index_now", is_flag=True, help="Index right after adding.")
+@click.option("--kind", default="file", show_default=True, help="Free-text kind of the files.")
+@click.option("--scope", help="org (default), team:<id> or user:<id>.")
+@click.option("--label", help="Label for the file (one file only; default: its name).")
+@click.option("--source-key", help="Identity to update in place (one file only).")
+@json_option
+@click.pass_obj
+def add(
+    state: CliState,
+    paths: tuple[Path, ...],
+    index_now: bool,
+    kind: str,
+    scope: str | None,
+    label: str | None,
+    source_key: str | None,
+) -> None:
+    """Store files (and folders, recursively): findable by name, not yet answerable."""
+    scope = parse_scope(scope)
+    targets = _targets(paths, scope, source_key)
+    if (source_key or label) and (len(targets) != 1 or not targets[0].explicit):
+        raise InvalidInput("--source-key and --label need exactly one file")
+    brain = state.brain()
+    fields: dict[str, Any] = {"kind": kind, "label": label, "scope": scope}
+    done = _add_all(brain, targets, fields, quiet=state.json)
+    reports: list[IndexReport] = []
+    if index_now:
+        todo = [item.id for _, item in done.items if not item.indexed]
+        reports = _index_all(brain, todo, quiet=state.json)
+        done.items = [(t, brain.get(item.id)) for t, item in done.items]
+    _show_added(state, done, reports)
+    if done.failed:
+        target, exc = done.failed[0]
+        more = f" (and {len(done.failed) - 1} more not added)" if len(done.failed) > 1 else ""
+        raise type(exc)(_with_path(target, exc) + more)
+    if not done.items:
+        what = f"all {len(done.skipped)} files were skipped" if done.skipped else "no files found"
+        raise InvalidInput(f"nothing added: {what}")
+    _raise_index_failures(reports)
+
+
+def _show_added(state: CliState, done: _Added, reports: Sequence[IndexReport]) -> None:
+    if state.json:
+        echo_json(
+            {
+                "added": [{"path": t.shown, "item": item} for t, item in done.items],
+                "skipped": [_problem(t, e) for t, e in done.skipped],
+                "failed": [_problem(t, e) for t, e in done.failed],
+                "index_reports": list(reports),
+            }
+        )
+        return
+    out = console()
+    for t, item in done.items:
+        out.print(f"{_status(item):<20} {item.id}  {t.shown}", markup=False)
+    for t, exc in done.skipped:
+        out.print(f"{'skipped':<20} {_with_path(t, exc)}", markup=False)
+    waiting = sum(1 for _, item in done.items if not item.indexed and not item.index_error)
+    if waiting:
+        out.print(
+            f"{waiting} added, not indexed yet: run `orgbrain index --pending` to make "
+            "them answerable",
+            markup=False,
+        )
+
+
+def _problem(target: _Target, exc: OrgBrainError) -> dict[str, str]:
+    return {"path": target.shown, "error": exc.message, "code": exc.code}
+
+
+@click.command()
+@click.argument("ids", nargs=-1)
+@click.option("--pending", is_flag=True, help="Index every pending file (the default).")
+@json_option
+@click.pass_obj
+def index(state: CliState, ids: tuple[str, ...], pending: bool) -> None:
+    """Make added files answerable: extract, chunk, embed. One bad file never stops the rest."""
+    if ids and pending:
+        raise InvalidInput("give ids or --pending, not both")
+    brain = state.brain()
+    targets = list(ids) or [item.id for item in brain.pending()]
+    reports = _index_all(brain, targets, quiet=state.json)
+    if state.json:
+        echo_json(
+            {
+                "reports": reports,
+                "indexed": sum(1 for r in reports if r.ok),
+                "failed": sum(1 for r in reports if not r.ok),
+            }
+        )
+    elif not reports:
+        click.echo("nothing to index: no pending files")
+    else:
+        out = console()
+        for report in reports:
+            out.print(report_line(report))
+    _raise_index_failures(reports)
+
+
+COMMANDS: tuple[click.Command, ...] = (add, index)

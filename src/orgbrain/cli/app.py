@@ -1,0 +1,169 @@
+"""The ``orgbrain`` click group: global options, the lazily opened brain, and the one place
+where errors become an exit code and a single line on stderr."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from ..errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    OrgBrainError,
+    Unauthenticated,
+    Unavailable,
+)
+from ..settings import DEFAULT_BRAIN, Settings
+
+if TYPE_CHECKING:
+    from ..brain import Brain
+
+__all__ = [
+    "EXIT_CODES",
+    "EXIT_INTERNAL",
+    "CliState",
+    "cli",
+    "error_for_code",
+    "exit_code_for",
+    "json_option",
+    "open_brain",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Checked in order: the first class an error is an instance of decides. Unsupported,
+# TooLarge and CorruptFile are InvalidInput, so they exit 2 too.
+EXIT_CODES: tuple[tuple[type[OrgBrainError], int], ...] = (
+    (InvalidInput, 2),
+    (NotFound, 3),
+    (Forbidden, 4),
+    (Unauthenticated, 4),
+    (Conflict, 5),
+    (Unavailable, 6),
+)
+EXIT_INTERNAL = 1
+
+
+def exit_code_for(exc: OrgBrainError) -> int:
+    for cls, code in EXIT_CODES:
+        if isinstance(exc, cls):
+            return code
+    return EXIT_INTERNAL
+
+
+def error_for_code(code: str | None, message: str) -> OrgBrainError:
+    """Rebuild the error a stable ``code`` (as recorded in an IndexReport) stands for."""
+    pending: list[type[OrgBrainError]] = [OrgBrainError]
+    while pending:
+        cls = pending.pop()
+        if cls.code == code:
+            return cls(message)
+        pending += cls.__subclasses__()
+    return OrgBrainError(message)
+
+
+def open_brain(settings: Settings) -> Brain:
+    """The CLI's one way to a brain; tests replace it to share an embedder."""
+    from ..brain import Brain
+
+    return Brain.open(settings.brain, settings=settings)
+
+
+@dataclass
+class CliState:
+    """What every command gets: settings, the output mode, and the brain once asked for."""
+
+    settings: Settings
+    json: bool = False
+    _brain: Brain | None = field(default=None, repr=False)
+
+    def brain(self) -> Brain:
+        if self._brain is None:
+            self._brain = open_brain(self.settings)
+        return self._brain
+
+    def close(self) -> None:
+        if self._brain is not None:
+            brain, self._brain = self._brain, None
+            brain.close()
+
+
+class OrgBrainGroup(click.Group):
+    """A group that closes the brain and maps every error, whatever the command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                if isinstance(ctx.obj, CliState):
+                    ctx.obj.close()
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except OrgBrainError as exc:
+            _fail(exc.message, exit_code_for(exc))
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise  # click quiets a closed pipe (`orgbrain read ... | head`)
+            _internal(exc)
+        except Exception as exc:
+            _internal(exc)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split()) or "unknown error"
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(f"error: {_one_line(message)}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+def _internal(exc: Exception) -> NoReturn:
+    if os.environ.get("ORGBRAIN_DEBUG") == "1":
+        raise exc
+    _fail(f"internal: {type(exc).__name__}: {exc} (ORGBRAIN_DEBUG=1 shows the traceback)", 1)
+
+
+def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    state = ctx.find_object(CliState)
+    if value and state is not None:
+        state.json = True
+
+
+def json_option(f: F) -> F:
+    """``--json`` on a command, the same switch as ``orgbrain --json``."""
+    option = click.option(
+        "--json",
+        is_flag=True,
+        expose_value=False,
+        callback=_set_json,
+        help="Print JSON instead of text.",
+    )
+    return option(f)
+
+
+@click.group(cls=OrgBrainGroup)
+@click.option(
+    "--brain",
+    "brain_path",
+    type=click.Path(path_type=Path),
+    envvar="ORGBRAIN_BRAIN",
+    default=DEFAULT_BRAIN,
+    show_default=True,
+    help="The brain folder (also ORGBRAIN_BRAIN).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.version_option(package_name="orgbrain")
+@click.pass_context
+def cli(ctx: click.Context, brain_path: Path, as_json: bool) -> None:
+    """orgbrain: an organisation's shared memory. Add files, index them, search, cite."""
+    ctx.obj = CliState(Settings.from_env(brain=brain_path), json=as_json)

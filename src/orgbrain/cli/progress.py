@@ -1,0 +1,45 @@
+"""A progress bar on stderr for long work, only when a person is watching."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+__all__ = ["progress"]
+
+Step = Callable[[str], None]
+
+
+def _quiet(_label: str) -> None:
+    return None
+
+
+@contextmanager
+def progress(total: int, description: str, *, enabled: bool = True) -> Iterator[Step]:
+    """Yield ``step(label)``, to call once per unit of work done.
+
+    Draws a transient bar when stderr is a terminal and ``enabled``; otherwise (piped,
+    ``--json``) does nothing, so output stays clean for programs.
+    """
+    if not enabled or total < 1 or not sys.stderr.isatty():
+        yield _quiet
+        return
+    bar = Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task(description, total=total)
+
+        def step(label: str) -> None:
+            bar.update(task, advance=1, description=f"{description} {label}"[:60])
+
+        yield step

@@ -1,0 +1,174 @@
+"""How the CLI shows things: rich tables and panels for people, ``to_json`` for programs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from pathlib import PurePath
+from typing import Any
+
+import click
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..indexer import IndexReport
+from ..model import Citation, Item, SearchResult
+
+__all__ = [
+    "console",
+    "echo_json",
+    "item_panel",
+    "items_table",
+    "report_line",
+    "search_text",
+    "sections_table",
+    "snippet",
+    "to_json",
+]
+
+SNIPPET_CHARS = 240
+BODY_CHARS = 2000
+
+
+def to_json(obj: object) -> Any:
+    """Plain JSON data for any model object: dataclasses, datetimes, tuples, paths."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        out.update(_derived(obj))
+        return out
+    if isinstance(obj, datetime | date):
+        return obj.isoformat()
+    if isinstance(obj, PurePath):
+        return str(obj)
+    if isinstance(obj, np.generic):
+        return to_json(obj.item())
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if obj is None or isinstance(obj, str | int | bool):
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, set | frozenset):
+        return sorted(to_json(v) for v in obj)
+    if isinstance(obj, list | tuple):
+        return [to_json(v) for v in obj]
+    raise TypeError(f"cannot show a {type(obj).__name__} as JSON")
+
+
+def _derived(obj: object) -> dict[str, Any]:
+    """The computed properties a reader of the JSON needs as much as the fields."""
+    if isinstance(obj, Citation):
+        return {"text": obj.describe()}
+    if isinstance(obj, IndexReport):
+        return {"ok": obj.ok}
+    if isinstance(obj, SearchResult):
+        return {"speak": obj.speak}
+    return {}
+
+
+def echo_json(obj: object) -> None:
+    click.echo(json.dumps(to_json(obj), indent=2, ensure_ascii=False))
+
+
+def console() -> Console:
+    # Built per call so it writes to whatever stdout is now (click's test runner swaps it).
+    return Console(highlight=False, soft_wrap=True)
+
+
+def yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _id_column(table: Table, ids: Iterable[str]) -> None:
+    table.add_column("id", no_wrap=True, min_width=max((len(i) for i in ids), default=2))
+
+
+def items_table(items: Sequence[Item], title: str | None = None) -> Table:
+    table = Table(title=title)
+    _id_column(table, (i.id for i in items))
+    for name in ("class", "kind", "label", "indexed", "scope"):
+        table.add_column(name, overflow="fold")
+    errors = any(i.index_error for i in items)
+    if errors:
+        table.add_column("error", overflow="fold")
+    for i in items:
+        name = i.label if not i.name or i.name == i.label else f"{i.label} ({i.name})"
+        row = [i.id, i.storage_class, i.kind, name, yes_no(i.indexed), i.scope]
+        if errors:
+            row.append(i.index_error or "")
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def _locator_text(item: Item) -> str:
+    loc = item.locator
+    parts = []
+    if loc.page_start is not None:
+        same = loc.page_end in (None, loc.page_start)
+        parts.append(f"p. {loc.page_start}" if same else f"pp. {loc.page_start}-{loc.page_end}")
+    if loc.sheet:
+        parts.append(f"sheet {loc.sheet}")
+    return ", ".join(parts)
+
+
+def sections_table(sections: Sequence[Item]) -> Table:
+    table = Table(title="sections")
+    table.add_column("#", justify="right")
+    _id_column(table, (s.id for s in sections))
+    table.add_column("label", overflow="fold")
+    table.add_column("bytes", no_wrap=True)
+    table.add_column("pages/sheet", overflow="fold")
+    for n, s in enumerate(sections, start=1):
+        rng = f"{s.byte_range.start}-{s.byte_range.end}" if s.byte_range else ""
+        table.add_row(str(n), s.id, Text(s.label), rng, Text(_locator_text(s)))
+    return table
+
+
+def item_panel(item: Item) -> Table:
+    """Every field of an item that has a value, one per row."""
+    table = Table(show_header=False, box=None, title=f"{item.storage_class} {item.id}")
+    table.add_column("field", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    data = to_json(item)
+    data.pop("embedding", None)
+    body = str(data.pop("body", "")).rstrip()
+    for key, value in data.items():
+        if key == "indexed":
+            value = yes_no(bool(value))
+        elif isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items() if v not in (None, "", []))
+        if value not in (None, "", []):
+            table.add_row(key, Text(str(value)))
+    if body:
+        cut = body if len(body) <= BODY_CHARS else body[: BODY_CHARS - 1] + "…"
+        table.add_row("body", Text(cut))
+    return table
+
+
+def report_line(report: IndexReport) -> Text:
+    label = "" if report.label == report.item_id else f"  {report.label}"
+    if report.ok:
+        return Text(f"indexed  {report.item_id}{label}  ({report.sections} sections)")
+    return Text(f"failed   {report.item_id}{label}: {report.error}")
+
+
+def search_text(result: SearchResult) -> list[Text]:
+    if not result.hits:
+        return [Text(f"nothing to say: {result.reason}")]
+    lines: list[Text] = []
+    for n, hit in enumerate(result.hits, start=1):
+        lines.append(Text(f"{n}. {hit.item.label}  (score {hit.score:.4f})", style="bold"))
+        lines.append(Text(f"   {hit.citation.describe()}  [{hit.item.id}]"))
+        lines.append(Text(f"   {snippet(hit.item.body)}"))
+    lines.append(Text(f"{result.verdict}: {result.reason} ({result.plan})", style="dim"))
+    return lines
