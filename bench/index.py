@@ -1,6 +1,6 @@
 """Index throughput: the full add+index path vs the raw embedder on the same texts.
 
-    python bench/index.py [--files 60] [--rounds 2] [--no-write]
+    python -m bench.index [--files 60] [--rounds 2] [--no-write]
 
 Prints sections/s of both and their ratio (target >= 0.85) and appends to
 docs/benchmarks.md. Real SciFact abstracts are packed into text files so the flat chunker
@@ -16,11 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __package__ in (None, ""):  # run as a file: bench/ must not shadow the stdlib `http`
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from _common import append_results, peak_rss_mb, scifact_texts
+from bench._common import append_results, peak_rss_mb, scifact_texts
 from orgbrain import Brain
 from orgbrain.adapters.embed_minilm import MiniLMEmbedder
 from orgbrain.indexer import embed_texts
@@ -86,7 +87,7 @@ def main() -> None:
         f"| full add + index (sniff, extract, chunk, embed, commit) | {full:.1f} |",
         f"| **ratio** (target >= 0.85) | **{ratio:.3f}** |",
         "",
-        f"Peak RSS {peak_rss_mb():.0f} MB. Command: `python bench/index.py --files {args.files}`.",
+        f"Peak RSS {peak_rss_mb():.0f} MB. Command: `python -m bench.index --files {args.files}`.",
     ]
     print("\n".join(lines))
     if not args.no_write:

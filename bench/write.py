@@ -1,6 +1,6 @@
 """Acknowledged note writes: latency of `Brain.add_note` until fsynced, 1 and 4 writers.
 
-    python bench/write.py [--notes 200] [--no-write]
+    python -m bench.write [--notes 200] [--no-write]
 
 Two embedders: the real MiniLM (what a user waits for) and a constant one (storage
 only: the SQLite WAL commit with synchronous=FULL).
@@ -19,11 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if __package__ in (None, ""):  # run as a file: bench/ must not shadow the stdlib `http`
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from _common import append_results, percentile, scifact_texts
+from bench._common import append_results, percentile, scifact_texts
 from orgbrain import Brain
 from orgbrain.adapters.embed_minilm import MiniLMEmbedder
 from orgbrain.ports import Embedder, Vector
@@ -89,7 +90,7 @@ def main() -> None:
             "",
             *rows,
             "",
-            f"Command: `python bench/write.py --notes {args.notes}`.",
+            f"Command: `python -m bench.write --notes {args.notes}`.",
         ]
     )
     if not args.no_write:

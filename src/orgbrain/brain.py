@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .errors import InvalidInput, NotFound, OrgBrainError, TooLarge
 from .ids import new_id
@@ -26,6 +27,9 @@ from .ports import BlobStore, Embedder, ItemFilter, Page, Reranker, Store
 from .retrieve import Searcher, SearchPlan, get_plan
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .agents.inject import InjectPolicy, TurnContext
 
 __all__ = ["Brain", "IndexReport", "NoteInput"]
 
@@ -425,6 +429,41 @@ class Brain:
 
     def counts(self) -> dict[str, int]:
         return self._parts.store.counts(self.workspace)
+
+    # -- agents -------------------------------------------------------------------------
+
+    def context_for_turn(
+        self, message: str, anchors: Sequence[str] = (), *, policy: InjectPolicy | None = None
+    ) -> TurnContext:
+        """Read injection for one agent turn: cited items within the token budget, or
+        nothing. Never raises: a failing search gives an empty context, logged."""
+        from .agents.inject import context_for_turn
+
+        return context_for_turn(self, message, anchors, policy=policy)
+
+    def recent_turns(self, limit: int = 20) -> list[dict[str, object]]:
+        """The latest logged injection turns, newest first (a principal sees only its own)."""
+        from .agents.inject import recent_turns
+
+        return recent_turns(self, limit)
+
+    def acting_as(self, actor: str) -> Brain:
+        """The same brain and reader, writing with another origin actor (e.g. an agent)."""
+        if not actor or ":" not in actor:
+            raise InvalidInput("an actor looks like agent:<name> or human:<name>")
+        p = self._parts
+        twin = Brain(
+            p.store,
+            p.blobs,
+            p.embedder,
+            settings=p.settings,
+            reranker=p.reranker,
+            workspace=self.workspace,
+            principal=self.principal,
+            actor=actor,
+        )
+        twin.actor = actor
+        return twin
 
     # -- helpers ------------------------------------------------------------------------
 
