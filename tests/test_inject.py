@@ -87,7 +87,7 @@ def test_a_relevant_question_injects_cited_items_within_budget(seeded: Brain) ->
     labels = [i.label for i in ctx.items]
     assert any("ADR-007" in label or "Billing" in label for label in labels[:3]), labels
     for n, item in enumerate(ctx.items, start=1):
-        assert f"[{n}] {item.citation} (" in ctx.text and item.citation.startswith(item.label)
+        assert f"[{n}] {item.citation} (" in ctx.text
         assert item.origin == "search"
         assert item.score is not None and item.score >= 0.6 * ctx.items[0].score  # type: ignore[operator]
     section = next(i for i in ctx.items if i.storage_class == "section")

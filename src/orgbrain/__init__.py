@@ -1,6 +1,7 @@
 """orgbrain: an organisation's shared memory for people and AI agents."""
 
 from .brain import Brain, NoteInput
+from .client import Client
 from .errors import (
     Conflict,
     CorruptFile,
@@ -25,6 +26,7 @@ __all__ = [
     "ByteRange",
     "Canonical",
     "Citation",
+    "Client",
     "Conflict",
     "CorruptFile",
     "Edge",

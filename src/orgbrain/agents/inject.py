@@ -287,9 +287,8 @@ def _resolve_anchors(brain: Brain, ids: list[str]) -> tuple[list[Item], list[str
 
 
 def _head(n: int, item: Item, cite: str) -> str:
-    # A citation's text starts with the item's label: one line names and cites it.
-    where = cite if cite.startswith(item.label) else f"{item.label} · {cite}"
-    return f"[{n}] {where} ({item.kind}, {item.scope}, id {item.id})"
+    # The citation names the file (or the note's label), where in it, and the bytes.
+    return f"[{n}] {cite} ({item.kind}, {item.scope}, id {item.id})"
 
 
 def render_block(

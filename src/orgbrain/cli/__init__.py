@@ -6,7 +6,7 @@ registered here, on the one group defined in ``app``.
 
 from __future__ import annotations
 
-from . import add, agent, demo, items, search
+from . import add, agent, demo, items, keys, search, serve
 from . import eval as eval_commands
 from .app import cli
 
@@ -19,6 +19,8 @@ for _command in (
     *demo.COMMANDS,
     *eval_commands.COMMANDS,
     *agent.COMMANDS,
+    *keys.COMMANDS,
+    *serve.COMMANDS,
 ):
     cli.add_command(_command)
 

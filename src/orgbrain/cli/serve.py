@@ -1,0 +1,128 @@
+"""``orgbrain serve``: the HTTP API (and anything mounted beside it) under uvicorn."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import Unavailable
+from ..settings import Settings
+from . import app as cli_app
+from .app import CliState
+
+__all__ = ["COMMANDS", "configure_logging", "serve"]
+
+
+def configure_logging(level: str) -> None:
+    """Access logs as bare JSON lines on stderr; everything else with a short prefix."""
+    lvl = getattr(logging, level.upper(), logging.INFO)
+    access = logging.getLogger("orgbrain.http.access")
+    if not access.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        access.addHandler(handler)
+    access.propagate = False
+    access.setLevel(lvl)
+    logging.basicConfig(
+        level=lvl, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port."
+)
+@click.option(
+    "--brain",
+    "brain_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The brain folder (default: orgbrain --brain / ORGBRAIN_BRAIN).",
+)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    envvar="ORGBRAIN_DEADLINE_S",
+    help="Seconds a request may take before a 503 (0: none; also ORGBRAIN_DEADLINE_S).",
+)
+@click.option(
+    "--index-threads",
+    type=click.IntRange(1, 16),
+    default=1,
+    show_default=True,
+    help="Threads indexing files in the background.",
+)
+@click.option("--log-level", default="info", show_default=True, help="debug, info, warning...")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Announce the address as one JSON line on stdout."
+)
+@click.pass_context
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    brain_path: Path | None,
+    deadline: float,
+    index_threads: int,
+    log_level: str,
+    as_json: bool,
+) -> None:
+    """Serve the HTTP API: /v1 (API keys), /openapi.json, /healthz, /readyz."""
+    from ..adapters.sqlite.keys import SQLiteKeyStore
+    from ..server import ServerConfig, create_app
+
+    try:
+        import uvicorn
+    except ImportError as exc:
+        hint = f"orgbrain serve needs uvicorn: pip install 'orgbrain[server]' ({exc})"
+        raise Unavailable(hint) from exc
+
+    state = ctx.find_object(CliState)
+    base = state.settings if state is not None else Settings.from_env()
+    settings = Settings.from_env(brain=brain_path or base.brain)
+    configure_logging(log_level)
+    brain = cli_app.open_brain(settings)
+    try:
+        keys = SQLiteKeyStore.for_brain(settings.brain)
+        try:
+            if not keys.list_keys():
+                click.echo(
+                    "no API keys yet: orgbrain keys create --workspace default "
+                    "--principal user:<you> --perm read,write,admin",
+                    err=True,
+                )
+            config = ServerConfig.from_settings(
+                settings, deadline_s=deadline, index_threads=index_threads
+            )
+            from ..server.mcp import McpHttpApp
+
+            mcp_app = McpHttpApp()
+            app = create_app(
+                brain,
+                keys,
+                config=config,
+                extra_mounts={"/mcp": mcp_app},
+                lifespans=[lambda _app: mcp_app.running()],
+            )
+            url = f"http://{host}:{port}"
+            if as_json or (state is not None and state.json):
+                click.echo(json.dumps({"url": url, "brain": str(settings.brain.resolve())}))
+            else:
+                click.echo(f"orgbrain serving {settings.brain} on {url}", err=True)
+            uvicorn.run(
+                app, host=host, port=port, log_config=None, access_log=False, log_level=log_level
+            )
+        finally:
+            keys.close()
+    finally:
+        brain.close()
+
+
+COMMANDS: tuple[click.Command, ...] = (serve,)

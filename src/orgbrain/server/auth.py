@@ -1,0 +1,129 @@
+"""Bearer API keys to a caller: the key decides the workspace, the principal and what it
+may do; a client never sends a scope to read with.
+
+Routes take ``Reader``, ``Writer`` or ``Admin``: each authenticates the key, checks its
+permission, and hands the route ``caller.brain`` — the shared brain seen and written
+through the key's principal. Other transports mounted in the app (MCP) authenticate with
+``caller_for(context, authorization_header)``.
+
+``ServerContext`` (``app.state.orgbrain``) is what requests are served from: the shared
+brain, the key store, the index worker and the ``ServerConfig``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ..brain import Brain
+from ..keys import ApiKey, KeyStore, Permission, authenticate
+from ..settings import Settings
+from .worker import IndexWorker
+
+__all__ = [
+    "Admin",
+    "Authenticated",
+    "Caller",
+    "Reader",
+    "ServerConfig",
+    "ServerContext",
+    "Writer",
+    "bearer_token",
+    "caller_for",
+    "context_of",
+    "require",
+]
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="ApiKey",
+    bearerFormat="ob_<id>_<secret>",
+    description="An orgbrain API key: `Authorization: Bearer ob_...`",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """How the server behaves; read once by ``orgbrain serve`` and passed in."""
+
+    deadline_s: float = 30.0
+    max_file_bytes: int = Settings().max_file_bytes
+    max_json_bytes: int = 2 * 1024 * 1024
+    index_threads: int = 1
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: object) -> ServerConfig:
+        values: dict[str, object] = {"max_file_bytes": settings.max_file_bytes}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+
+@dataclass(slots=True)
+class ServerContext:
+    """What every request is served from: one brain for all workspaces, the key store,
+    the index worker and the config."""
+
+    brain: Brain
+    keys: KeyStore
+    worker: IndexWorker
+    config: ServerConfig = field(default_factory=ServerConfig)
+    ready: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    key: ApiKey
+    brain: Brain
+
+
+def context_of(request: Request) -> ServerContext:
+    ctx = request.app.state.orgbrain
+    assert isinstance(ctx, ServerContext)
+    return ctx
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header value, else None."""
+    if not authorization:
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+def caller_for(
+    ctx: ServerContext, authorization: str | None, permission: Permission = "read"
+) -> Caller:
+    """Authenticate a header value and check one permission (for non-FastAPI transports)."""
+    key = authenticate(ctx.keys, bearer_token(authorization))
+    key.require(permission)
+    return Caller(key, ctx.brain.for_principal(key.principal))
+
+
+def require(permission: Permission | None) -> Any:
+    """A dependency: the caller of a valid key holding ``permission`` (None: any key)."""
+
+    def dependency(
+        request: Request,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    ) -> Caller:
+        ctx = context_of(request)
+        key = authenticate(ctx.keys, credentials.credentials if credentials else None)
+        # For the access log: who, never what they sent.
+        request.state.key_id = key.id
+        request.state.workspace = key.workspace
+        if permission is not None:
+            key.require(permission)
+        return Caller(key, ctx.brain.for_principal(key.principal))
+
+    return Depends(dependency)
+
+
+Authenticated = Annotated[Caller, require(None)]
+Reader = Annotated[Caller, require("read")]
+Writer = Annotated[Caller, require("write")]
+Admin = Annotated[Caller, require("admin")]

@@ -1,0 +1,23 @@
+"""The HTTP routes, one module per concern; each route parses, authenticates and calls the
+Brain facade, nothing more."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from .. import routes_context
+from . import admin, content, files, health, items, notes, search
+
+__all__ = ["ROUTERS"]
+
+ROUTERS: tuple[APIRouter, ...] = (
+    health.router,
+    admin.me_router,
+    files.router,
+    notes.router,
+    items.router,
+    content.router,
+    search.router,
+    routes_context.router,
+    admin.router,
+)

@@ -1,0 +1,95 @@
+"""``/v1/me`` (any key) and the admin routes: keys and the workspace, always within the
+admin key's own workspace."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request, Response
+
+from ...keys import issue_key, revoke_key
+from ..auth import Admin, Authenticated, context_of
+from ..problems import problem_responses
+from ..schemas import KeyCreated, KeyCreateIn, KeyList, KeyOut, Me, WorkspaceOut, key_out
+
+__all__ = ["me_router", "router"]
+
+router = APIRouter(prefix="/v1/admin", tags=["admin"])
+me_router = APIRouter(prefix="/v1", tags=["identity"])
+
+KeyId = Annotated[str, Path(min_length=1, max_length=100, description="A key id")]
+_ADMIN_ERRORS = problem_responses(400, 401, 403, 422, 503)
+
+
+@me_router.get(
+    "/me",
+    response_model=Me,
+    summary="Who this key is: workspace, principal, permissions, readable scopes",
+    responses=problem_responses(401, 422, 503),
+)
+def me(caller: Authenticated) -> Me:
+    k = caller.key
+    return Me(
+        key_id=k.id,
+        workspace=k.workspace,
+        principal=f"user:{k.user_id}",
+        teams=sorted(k.team_ids),
+        agent=k.agent,
+        permissions=sorted(k.permissions),
+        scopes=sorted(k.principal.visibility.scopes or ()),
+    )
+
+
+@router.post(
+    "/keys",
+    status_code=201,
+    response_model=KeyCreated,
+    summary="Create a key in this workspace; its token is shown once",
+    responses=_ADMIN_ERRORS,
+)
+def create_key(
+    request: Request, response: Response, caller: Admin, body: KeyCreateIn
+) -> KeyCreated:
+    issued = issue_key(
+        context_of(request).keys,
+        caller.key.workspace,
+        body.principal,
+        body.permissions,
+        teams=body.teams,
+        agent=body.agent,
+        label=body.label,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return KeyCreated(key=key_out(issued.key), token=issued.token)
+
+
+@router.get(
+    "/keys",
+    response_model=KeyList,
+    summary="This workspace's keys (never their secrets)",
+    responses=_ADMIN_ERRORS,
+)
+def list_keys(request: Request, caller: Admin) -> KeyList:
+    keys = context_of(request).keys.list_keys(caller.key.workspace)
+    return KeyList(keys=[key_out(k) for k in keys])
+
+
+@router.delete(
+    "/keys/{key_id}",
+    response_model=KeyOut,
+    summary="Revoke a key of this workspace (idempotent)",
+    responses=problem_responses(400, 401, 403, 404, 422, 503),
+)
+def revoke(request: Request, caller: Admin, key_id: KeyId) -> KeyOut:
+    key = revoke_key(context_of(request).keys, key_id, workspace=caller.key.workspace)
+    return key_out(key)
+
+
+@router.get(
+    "/workspace",
+    response_model=WorkspaceOut,
+    summary="This workspace and what it holds",
+    responses=_ADMIN_ERRORS,
+)
+def workspace(caller: Admin) -> WorkspaceOut:
+    return WorkspaceOut(workspace=caller.key.workspace, counts=caller.brain.counts())

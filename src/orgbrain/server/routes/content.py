@@ -1,0 +1,131 @@
+"""``GET /v1/items/{id}/content``: a file's bytes, or one section's exact text range.
+
+A single ``Range: bytes=a-b`` (or ``a-`` or ``-n``) is honoured with 206; one starting at
+or past the end is 416. Anything else in a Range header (other units, several ranges,
+bad syntax) is ignored, as RFC 9110 allows, and the whole content is sent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query
+from starlette.responses import StreamingResponse
+
+from ...ingest.sniff import MEDIA_TYPES
+from ..auth import Reader
+from ..problems import RangeNotSatisfiable, problem_responses
+from .items import ItemId
+
+__all__ = ["parse_range", "router"]
+
+router = APIRouter(prefix="/v1", tags=["items"])
+
+TEXT_PLAIN = "text/plain; charset=utf-8"
+_DIGITS = re.compile(r"[0-9]{1,19}")
+_BINARY: dict[str, Any] = {"schema": {"type": "string", "format": "binary"}}
+_CONTENT_TYPES = sorted({"text/plain", "application/octet-stream", *MEDIA_TYPES.values()})
+
+
+def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """``[start, end)`` of a single byte range, None to send everything; 416 if it starts
+    past the end."""
+    if header is None:
+        return None
+    unit, sep, spec = header.partition("=")
+    if not sep or unit.strip().lower() != "bytes" or "," in spec:
+        return None
+    first, dash, last = (p.strip() for p in spec.partition("-"))
+    if (
+        not dash
+        or (first and not _DIGITS.fullmatch(first))
+        or (last and not _DIGITS.fullmatch(last))
+    ):
+        return None
+    if not first:
+        if not last:
+            return None
+        n = int(last)
+        if n == 0 or size == 0:
+            raise RangeNotSatisfiable(f"range {header!r} is empty", size)
+        return max(0, size - n), size
+    start = int(first)
+    if last and int(last) < start:
+        return None
+    if start >= size:
+        raise RangeNotSatisfiable(f"range {header!r} starts past the end ({size} bytes)", size)
+    end = min(size, int(last) + 1) if last else size
+    return start, end
+
+
+def _slice(chunks: Iterator[bytes], start: int, end: int) -> Iterator[bytes]:
+    pos = 0
+    try:
+        for chunk in chunks:
+            lo, hi = max(start - pos, 0), min(end - pos, len(chunk))
+            pos += len(chunk)
+            if lo < hi:
+                yield chunk[lo:hi]
+            if pos >= end:
+                return
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+
+
+@router.get(
+    "/items/{item_id}/content",
+    summary="A file's raw bytes, or a section's exact text",
+    response_class=StreamingResponse,
+    responses={
+        200: {"description": "The content", "content": {t: _BINARY for t in _CONTENT_TYPES}},
+        206: {"description": "One byte range", "content": {t: _BINARY for t in _CONTENT_TYPES}},
+        **problem_responses(400, 401, 403, 404, 416, 422, 503),
+    },
+)
+def read_content(
+    caller: Reader,
+    item_id: ItemId,
+    section: Annotated[
+        str | None,
+        Query(max_length=200, description="A section's ordinal (1-based) or id within the file"),
+    ] = None,
+    range_header: Annotated[str | None, Header(alias="Range", max_length=200)] = None,
+) -> StreamingResponse:
+    brain = caller.brain
+    item = brain.get(item_id)
+    whole_file = item.storage_class == "file" and section is None and item.size is not None
+    if whole_file:
+        assert item.size is not None
+        size, media = item.size, item.media_type or "application/octet-stream"
+        # The range is checked before the blob is opened, so a 416 leaves nothing open.
+        wanted = parse_range(range_header, size)
+        chunks = brain.read_file(item.id)
+    else:
+        # A section is a few kilobytes of extracted text: read it, then cut the range.
+        data = b"".join(brain.read_file(item.id, section=section))
+        size, media = len(data), TEXT_PLAIN
+        wanted = parse_range(range_header, size)
+        chunks = iter([data])
+    headers = {"Accept-Ranges": "bytes"}
+    if item.storage_class == "file" and item.name and whole_file:
+        headers["Content-Disposition"] = _inline(item.name)
+    if wanted is None:
+        headers["Content-Length"] = str(size)
+        return StreamingResponse(chunks, media_type=media, headers=headers)
+    start, end = wanted
+    headers["Content-Length"] = str(end - start)
+    headers["Content-Range"] = f"bytes {start}-{end - 1}/{size}"
+    return StreamingResponse(
+        _slice(chunks, start, end), status_code=206, media_type=media, headers=headers
+    )
+
+
+def _inline(name: str) -> str:
+    from urllib.parse import quote
+
+    ascii_name = name.encode("ascii", "replace").decode().replace('"', "_").replace("?", "_")
+    return f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"

@@ -1,0 +1,56 @@
+"""``/healthz`` (the process answers) and ``/readyz`` (the store answers and the embedder
+loads); neither needs a key."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import OrgBrainError, Unavailable
+from ...scopes import Visibility
+from ..auth import context_of
+from ..problems import problem_responses
+from ..schemas import Ready, Status
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", response_model=Status, summary="The process is up")
+async def healthz() -> Status:
+    return Status(status="ok")
+
+
+@router.get(
+    "/readyz",
+    response_model=Ready,
+    summary="The store answers and the embedder loads",
+    responses=problem_responses(503),
+)
+async def readyz(request: Request) -> Ready:
+    ctx = context_of(request)
+    checks: dict[str, str] = {}
+    try:
+        await run_in_threadpool(
+            ctx.brain.store.get_item, "readyz", "readyz", Visibility.everything()
+        )
+    except OrgBrainError as exc:
+        raise Unavailable(f"store: {exc.message}") from exc
+    except Exception as exc:
+        raise Unavailable(f"store: {type(exc).__name__}") from exc
+    checks["store"] = "ok"
+    if not ctx.ready:
+        try:
+            # The first embed loads the model; after that it stays loaded.
+            await run_in_threadpool(ctx.brain.embedder.embed, ["ready"])
+        except OrgBrainError as exc:
+            raise Unavailable(f"embedder: {exc.message}") from exc
+        except Exception as exc:
+            raise Unavailable(f"embedder: {type(exc).__name__}: {exc}") from exc
+        ctx.ready = True
+    checks["embedder"] = "ok"
+    checks["index_worker"] = "ok" if ctx.worker.alive else "stopped"
+    if not ctx.worker.alive:
+        raise Unavailable("the index worker is not running")
+    return Ready(status="ready", checks=checks)

@@ -1,0 +1,35 @@
+"""``POST /v1/notes``: a fact written straight in, answerable once this returns."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from ..auth import Writer
+from ..problems import problem_responses
+from ..schemas import ItemOut, NoteIn
+from .items import shown
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["notes"])
+
+
+@router.post(
+    "/notes",
+    status_code=201,
+    response_model=ItemOut,
+    summary="Write a note: embedded, fsynced and answerable when this returns",
+    responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
+)
+def add_note(request: Request, response: Response, caller: Writer, note: NoteIn) -> ItemOut:
+    item = caller.brain.add_note(
+        note.body,
+        kind=note.kind,
+        label=note.label,
+        scope=note.scope,
+        source_key=note.source_key,
+        occurred_at=note.occurred_at,
+        source="http",
+    )
+    response.headers["Location"] = f"/v1/items/{item.id}"
+    return shown(request, item)

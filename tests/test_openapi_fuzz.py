@@ -1,0 +1,113 @@
+"""schemathesis against the served OpenAPI: generated requests (valid and invalid) to every
+operation, with a real key, on a brain holding real items. No 5xx, and every response
+matches the spec: its status is documented, its content type too, its body validates.
+
+Bounded for CI: ``MAX_EXAMPLES`` per operation (about a minute on two cores).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.test_server import HANDBOOK, Served, serve, wait_state
+
+MAX_EXAMPLES = 50
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
+]
+CALLS = {"n": 0, "5xx": 0}
+STATUSES: Counter[int] = Counter()
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str, list[str]]]:
+    folder: Path = tmp_path_factory.mktemp("fuzz") / "brain"
+    with serve(folder, max_file_bytes=64 * 1024) as s:
+        token = s.key(perms="read,write,admin", teams=["eng"])
+        with s.http(token) as c:
+            note = c.post("/v1/notes", json={"body": "Deploys freeze on Fridays"}).json()["id"]
+            r = c.post("/v1/files", files={"file": ("handbook.md", HANDBOOK)})
+            fid = r.json()["id"]
+            c.post(f"/v1/files/{fid}/index")
+            assert wait_state(c, fid, {"indexed", "failed"})["state"] == "indexed"
+            sections = [x["id"] for x in c.get(f"/v1/items/{fid}/sections").json()["sections"]]
+        yield s, token, [note, fid, *sections]
+
+
+@pytest.fixture(scope="module")
+def api_schema(api: tuple[Served, str, list[str]]) -> Any:
+    served, token, ids = api
+    loaded = schemathesis.openapi.from_url(f"{served.url}/openapi.json")
+    # The key as configured auth: schemathesis then knows the header is supplied, and its
+    # negative cases (a missing or broken header) are judged with that in mind.
+    loaded.config.update(headers={"Authorization": f"Bearer {token}"})
+
+    @loaded.hook
+    def before_generate_path_parameters(_context: Any, strategy: Any) -> Any:
+        # Half the time, aim at an item that exists, so 200s get validated too.
+        def real(params: dict[str, Any]) -> Any:
+            if isinstance(params, dict) and "item_id" in params:
+                return st.sampled_from(ids).map(lambda i: {**params, "item_id": i})
+            return st.just(params)
+
+        return st.one_of(strategy, strategy.flatmap(real))
+
+    return loaded
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
+
+
+@schema.parametrize()
+@settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_the_api_matches_its_openapi(case: Any, api: tuple[Served, str, list[str]]) -> None:
+    response = case.call(timeout=30)
+    CALLS["n"] += 1
+    CALLS["5xx"] += response.status_code >= 500
+    STATUSES[response.status_code] += 1
+    case.validate_response(response, checks=CHECKS)
+
+
+def test_the_fuzzer_really_called(api: tuple[Served, str, list[str]]) -> None:
+    assert CALLS["n"] >= 100, CALLS
+    assert CALLS["5xx"] == 0
+    assert {200, 401, 404, 422} <= set(STATUSES), STATUSES
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_calls(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    line = f"schemathesis: {CALLS['n']} calls, statuses {dict(sorted(STATUSES.items()))}"
+    if reporter is None or capture is None:  # pragma: no cover - plugins turned off
+        print(line)
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line("")
+        reporter.write_line(line)

@@ -1,0 +1,269 @@
+"""Property: nothing reaches a principal that may not see it, through any read endpoint.
+
+Each example builds a fresh world on one shared server: one to three workspaces, users in
+random teams, notes and files written in random scopes by random authors, and random
+edges between items (some across scopes). Then every principal, human or agent, reads
+through search (every plan), items (every filter, every page size), one item, sections,
+content and edges, asking for every id of the world. The expected visibility is computed
+here from first principles (same workspace; org, the reader's teams, the reader itself)
+and compared both ways: nothing invisible is ever returned, and everything visible is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orgbrain import NoteInput, Principal
+from orgbrain.ids import new_id
+from orgbrain.model import Edge, Origin, utcnow
+from tests.test_server import Served, serve, wait_state
+
+VOCAB = (
+    "billing refunds deploy freeze friday stripe oncall rotation search index "
+    "listings finance approval owner priya mei launch budget roadmap incident"
+).split()
+TEAMS = ("eng", "ops", "sales")
+PLANS = ("hybrid", "bm25", "dense")
+EXAMPLES = 50
+
+COUNTS = {"examples": 0, "principals": 0, "requests": 0, "items": 0, "edges": 0}
+_worlds = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serve(tmp_path_factory.mktemp("scopes") / "brain") as s:
+        yield s
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    line = (
+        f"scope properties: {COUNTS['examples']} examples, {COUNTS['principals']} principals, "
+        f"{COUNTS['items']} items, {COUNTS['edges']} edges, {COUNTS['requests']} read requests"
+    )
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is None or capture is None:  # pragma: no cover - plugins turned off
+        print(line)
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line("")
+        reporter.write_line(line)
+
+
+@dataclass(frozen=True)
+class User:
+    workspace: str
+    user_id: str
+    teams: frozenset[str]
+    agent: bool
+
+    @property
+    def principal(self) -> Principal:
+        return Principal(self.workspace, self.user_id, self.teams, self.agent)
+
+    def sees(self, workspace: str, scope: str) -> bool:
+        allowed = {"org", f"user:{self.user_id}"} | {f"team:{t}" for t in self.teams}
+        return workspace == self.workspace and scope in allowed
+
+
+@dataclass
+class World:
+    users: list[User]
+    notes: list[tuple[int, str, str, str]]  # author, scope, kind, body
+    files: list[tuple[int, str, str, bool]]  # author, scope, body, index it
+    edges: list[tuple[int, int]]  # indexes into all items
+    queries: list[tuple[str, str, int]]  # query, plan, k
+    page_sizes: list[int]
+    # Filled in as the world is written: id -> (workspace, scope, class).
+    where: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+
+
+@st.composite
+def worlds(draw: st.DrawFn) -> World:
+    n = next(_worlds)
+    workspaces = [f"w{n}x{i}" for i in range(draw(st.integers(1, 3)))]
+    users: list[User] = []
+    for ws in workspaces:
+        for u in range(draw(st.integers(1, 3))):
+            teams = draw(st.frozensets(st.sampled_from(TEAMS), max_size=2))
+            users.append(User(ws, f"u{u}", teams, draw(st.booleans())))
+    # The same user id in another workspace must see nothing of this one.
+    users.append(User(workspaces[0] + "other", "u0", frozenset(TEAMS), False))
+    authors = st.integers(0, len(users) - 2)
+
+    def scope_for(author: int) -> str:
+        u = users[author]
+        return draw(
+            st.sampled_from(["org", f"user:{u.user_id}", *(f"team:{t}" for t in sorted(u.teams))])
+        )
+
+    words = st.lists(st.sampled_from(VOCAB), min_size=2, max_size=8).map(" ".join)
+    notes = []
+    for _ in range(draw(st.integers(2, 10))):
+        a = draw(authors)
+        notes.append((a, scope_for(a), draw(st.sampled_from(["note", "policy"])), draw(words)))
+    files = []
+    for _ in range(draw(st.integers(0, 2))):
+        a = draw(authors)
+        files.append((a, scope_for(a), draw(words), draw(st.booleans())))
+    n_items = len(notes) + len(files)
+    pairs = st.tuples(st.integers(0, n_items - 1), st.integers(0, n_items - 1))
+    edges = draw(st.lists(pairs, max_size=6))
+    queries = draw(
+        st.lists(
+            st.tuples(words, st.sampled_from(PLANS), st.integers(1, 8)), min_size=1, max_size=3
+        )
+    )
+    page_sizes = draw(st.lists(st.integers(1, 7), min_size=1, max_size=2))
+    return World(users, notes, files, edges, queries, page_sizes)
+
+
+def _build(s: Served, world: World) -> list[str]:
+    """Write the world; return every item id in creation order (notes, then files)."""
+    ids: list[str] = []
+    for i, (author, scope, kind, body) in enumerate(world.notes):
+        u = world.users[author]
+        note = NoteInput(f"{body} n{i}", kind=kind, scope=scope)
+        item = s.brain.for_principal(u.principal).add_notes([note])[0]
+        world.where[item.id] = (u.workspace, item.scope, "note")
+        ids.append(item.id)
+    for j, (author, scope, body, index) in enumerate(world.files):
+        u = world.users[author]
+        token = s.key(u.workspace, u.user_id, "read,write", sorted(u.teams), u.agent)
+        with s.http(token) as c:
+            text = f"# {body}\n\n{body} file {j}\n\n## more\n\n{body[::-1]}\n".encode()
+            r = c.post("/v1/files", files={"file": (f"f{j}.md", text)}, data={"scope": scope})
+            assert r.status_code == 201, r.text
+            fid = r.json()["id"]
+            world.where[fid] = (u.workspace, scope, "file")
+            ids.append(fid)
+            if index:
+                assert c.post(f"/v1/files/{fid}/index").status_code == 202
+                assert wait_state(c, fid, {"indexed", "failed"})["state"] == "indexed"
+                for sec in s.brain.for_principal(u.principal).sections(fid):
+                    world.where[sec.id] = (u.workspace, sec.scope, "section")
+    for a, b in world.edges:
+        src, dst = ids[a], ids[b]
+        if world.where[src][0] != world.where[dst][0] or src == dst:
+            continue
+        s.brain.store.put_edge(
+            Edge(
+                new_id("edg"),
+                world.where[src][0],
+                "RELATES_TO",
+                src,
+                dst,
+                Origin("test", "test", utcnow()),
+            )
+        )
+        COUNTS["edges"] += 1
+    return ids
+
+
+def _get(c: httpx.Client, path: str, **kw: Any) -> httpx.Response:
+    COUNTS["requests"] += 1
+    return c.get(path, **kw)
+
+
+def _check_reader(s: Served, world: World, u: User, missing_body: str) -> None:
+    visible = {i for i, (ws, scope, _) in world.where.items() if u.sees(ws, scope)}
+    token = s.key(u.workspace, u.user_id, "read", sorted(u.teams), u.agent)
+    with s.http(token) as c:
+        # search, every plan drawn
+        for query, plan, k in world.queries:
+            COUNTS["requests"] += 1
+            r = c.post("/v1/search", json={"query": query, "plan": plan, "k": k})
+            assert r.status_code == 200, r.text
+            for hit in r.json()["hits"]:
+                item = hit["item"]
+                assert item["workspace"] == u.workspace
+                assert u.sees(item["workspace"], item["scope"]), (u, item["scope"])
+                assert item["id"] in visible or item["id"] not in world.where
+                cited = hit["citation"]["file_id"]
+                assert cited is None or cited in visible
+
+        # items: every page, with and without filters
+        for size in world.page_sizes:
+            for params in ({}, {"class": "note"}, {"class": "file", "indexed": "true"}):
+                seen: list[str] = []
+                cursor = None
+                while True:
+                    more: dict[str, str] = {"cursor": cursor} if cursor else {}
+                    page = _get(c, "/v1/items", params={**params, "limit": size, **more})
+                    assert page.status_code == 200, page.text
+                    body = page.json()
+                    for item in body["items"]:
+                        assert u.sees(item["workspace"], item["scope"])
+                    seen += [i["id"] for i in body["items"]]
+                    cursor = body["next_cursor"]
+                    if cursor is None:
+                        break
+                assert len(seen) == len(set(seen))
+                if not params:
+                    mine = {i for i in visible if world.where[i][0] == u.workspace}
+                    assert set(seen) == mine
+
+        # one item, sections, content and edges, for every id in the world
+        for item_id, (_, _, cls) in world.where.items():
+            r = _get(c, f"/v1/items/{item_id}")
+            if item_id in visible:
+                assert r.status_code == 200 and r.json()["id"] == item_id
+            else:
+                assert r.status_code == 404
+                assert r.text == missing_body.replace("MISSING", item_id)
+            paths = ["edges"] + (["sections", "content"] if cls == "file" else [])
+            if cls == "section":
+                paths.append("content")
+            for sub in paths:
+                r = _get(c, f"/v1/items/{item_id}/{sub}")
+                if item_id not in visible:
+                    assert r.status_code == 404, (sub, r.text)
+                    assert r.text == missing_body.replace("MISSING", item_id)
+                    continue
+                assert r.status_code == 200, (sub, r.text)
+                if sub == "sections":
+                    for sec in r.json()["sections"]:
+                        assert sec["id"] in visible and u.sees(sec["workspace"], sec["scope"])
+                if sub == "edges":
+                    for e in r.json()["edges"]:
+                        assert e["src"] in visible and e["dst"] in visible, (u, e)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(world=worlds())
+def test_no_read_endpoint_leaks_across_scopes_or_workspaces(shared: Served, world: World) -> None:
+    t0 = time.monotonic()
+    _build(shared, world)
+    COUNTS["items"] += len(world.where)
+    probe = shared.http(shared.key(world.users[0].workspace, "probe"))
+    missing = probe.get("/v1/items/MISSING")
+    assert missing.status_code == 404
+    for u in world.users:
+        _check_reader(shared, world, u, missing.text)
+        COUNTS["principals"] += 1
+    probe.close()
+    COUNTS["examples"] += 1
+    assert time.monotonic() - t0 < 60
+
+
+def test_the_property_ran() -> None:
+    # Runs after the property in file order; a property that silently ran no examples
+    # (a broken strategy, say) should not pass quietly.
+    assert COUNTS["examples"] >= 1
+    assert COUNTS["requests"] > COUNTS["examples"]
