@@ -20,15 +20,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# This file is named http.py: its folder, first on sys.path when run as a script, would
-# shadow the standard library's http package. Move the folder to the end.
+# This file is named http.py: run as a file, its folder would be first on sys.path and
+# shadow the standard library's http package; put the repository root there instead.
 _HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE] + [str(_HERE)]
+if __package__ in (None, ""):
+    sys.path[0] = str(_HERE.parent)
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import os  # noqa: E402
-import re  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
@@ -44,143 +43,12 @@ ROOT = _HERE.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from _common import DATA, append_results, percentile  # noqa: E402
-from orgbrain.adapters.sqlite import SQLiteStore  # noqa: E402
+from bench._common import append_results, percentile  # noqa: E402
+from bench._synth import WORKSPACE, build, queries, real_vectors  # noqa: E402
 from orgbrain.adapters.sqlite.keys import SQLiteKeyStore  # noqa: E402
-from orgbrain.ids import new_id  # noqa: E402
 from orgbrain.keys import issue_key  # noqa: E402
-from orgbrain.model import ByteRange, Item, Origin, utcnow  # noqa: E402
 
 F32 = NDArray[np.float32]
-CACHE = ROOT / "bench" / "out" / "http_sentences.npz"
-MODEL = "all-MiniLM-L6-v2"
-DIM = 384
-PER_FILE = 20
-WORKSPACE = "bench"
-
-
-# -- data ---------------------------------------------------------------------------------
-
-
-def sentences(n: int) -> list[str]:
-    out: list[str] = []
-    with (DATA / "scifact" / "corpus.jsonl").open() as f:
-        for line in f:
-            for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", json.loads(line)["text"]):
-                if 40 <= len(s) <= 400:
-                    out.append(s)
-    pick = np.random.default_rng(0).choice(len(out), min(n, len(out)), replace=False)
-    return [out[i] for i in sorted(pick)]
-
-
-def real_vectors(n: int) -> tuple[list[str], F32]:
-    """``n`` SciFact sentences and their MiniLM vectors, embedded once and cached."""
-    if CACHE.exists():
-        z = np.load(CACHE, allow_pickle=False)
-        if len(z["texts"]) >= n:
-            return [str(t) for t in z["texts"][:n]], z["vectors"][:n]
-    from orgbrain.adapters.embed_minilm import MiniLMEmbedder
-
-    texts = sentences(n)
-    t0 = time.perf_counter()
-    vectors = np.asarray(MiniLMEmbedder().embed(texts), dtype=np.float32)
-    print(f"embedded {len(texts)} sentences in {time.perf_counter() - t0:.0f} s", flush=True)
-    CACHE.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(CACHE, texts=np.array(texts), vectors=vectors)
-    return texts, vectors
-
-
-def queries() -> list[str]:
-    with (DATA / "scifact" / "queries.jsonl").open() as f:
-        return [json.loads(line)["text"] for line in f]
-
-
-# -- the brain ----------------------------------------------------------------------------
-
-
-def build(folder: Path, n_sections: int, texts: list[str], base: F32) -> float:
-    """Write ``n_sections`` sections (and their files) straight through the store."""
-    rng = np.random.default_rng(1)
-    t0 = time.perf_counter()
-    store = SQLiteStore(folder / "brain.sqlite")
-    store.bind_embedder(MODEL, DIM)
-    origin = Origin("bench:http", "bench", utcnow())
-    batch: list[tuple[Item, F32 | None]] = []
-    file_id = ""
-    file_vecs: list[F32] = []
-    scope_of_file = "org"
-    for i in range(n_sections):
-        if i < len(texts):
-            body, vec = texts[i], base[i]
-        else:
-            a, b = rng.integers(0, len(texts), 2)
-            w = float(rng.uniform(0.6, 1.0))
-            noise = rng.standard_normal(DIM).astype(np.float32) * np.float32(0.25 / DIM**0.5)
-            mixed = w * base[a] + (1 - w) * base[b] + noise
-            body, vec = f"{texts[a]} {texts[b]}", mixed / np.linalg.norm(mixed)
-        roll = rng.random()
-        scope = "org" if roll < 0.8 else ("team:eng" if roll < 0.9 else "user:someone")
-        if i % PER_FILE == 0:
-            if file_vecs:
-                batch.append(_file(file_id, scope_of_file, file_vecs, origin))
-            file_id, scope_of_file, file_vecs = new_id("fil"), scope, []
-        file_vecs.append(vec)
-        batch.append((_section(file_id, scope_of_file, i, body, origin), vec.astype(np.float32)))
-        if len(batch) >= 2000:
-            store.put_items(batch)
-            batch = []
-    if file_vecs:
-        batch.append(_file(file_id, scope_of_file, file_vecs, origin))
-    if batch:
-        store.put_items(batch)
-    counts = store.counts(WORKSPACE)
-    store.close()
-    assert counts.get("section") == n_sections, counts
-    return time.perf_counter() - t0
-
-
-def _section(file_id: str, scope: str, i: int, body: str, origin: Origin) -> Item:
-    ordinal = i % PER_FILE
-    return Item(
-        id=new_id("sec"),
-        workspace=WORKSPACE,
-        kind="section",
-        storage_class="section",
-        label=f"paper {i // PER_FILE} §{ordinal + 1}",
-        body=body,
-        source_key=f"file:paper{i // PER_FILE}.md#{ordinal}",
-        indexed=True,
-        scope=scope,
-        origin=origin,
-        blob_key=f"workspaces/{WORKSPACE}/{file_id}/paper{i // PER_FILE}.md",
-        text_key=f"workspaces/{WORKSPACE}/{file_id}/paper{i // PER_FILE}.md",
-        byte_range=ByteRange(0, len(body.encode())),
-        parent_id=file_id,
-        ordinal=ordinal,
-        name=f"paper{i // PER_FILE}.md",
-        media_type="text/markdown",
-    )
-
-
-def _file(file_id: str, scope: str, vecs: list[F32], origin: Origin) -> tuple[Item, F32]:
-    mean = np.mean(vecs, axis=0)
-    n = file_id
-    item = Item(
-        id=file_id,
-        workspace=WORKSPACE,
-        kind="file",
-        storage_class="file",
-        label=f"paper {n}",
-        body="",
-        source_key=f"file:{n}.md",
-        indexed=True,
-        scope=scope,
-        origin=origin,
-        blob_key=f"workspaces/{WORKSPACE}/{file_id}/{n}.md",
-        name=f"{n}.md",
-        media_type="text/markdown",
-    )
-    return item, (mean / np.linalg.norm(mean)).astype(np.float32)
 
 
 # -- the server and the load --------------------------------------------------------------

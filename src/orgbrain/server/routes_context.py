@@ -91,7 +91,7 @@ def context_out(ctx: TurnContext) -> ContextOut:
     "/context",
     response_model=ContextOut,
     summary="What the brain knows for this turn: cited, floored, within a token budget",
-    responses=problem_responses(401, 403, 422),
+    responses=problem_responses(400, 401, 403, 422, 503),
 )
 def context(caller: Reader, body: ContextIn) -> ContextOut:
     policy = InjectPolicy(token_budget=body.budget)

@@ -194,7 +194,9 @@ class SQLiteStore:
         for i in range(0, len(unique), 500):
             batch = unique[i : i + 500]
             sql = (
-                f"SELECT * FROM items WHERE workspace = ? AND id IN ({', '.join('?' * len(batch))})"
+                # `+workspace`: look rows up by id, never by scanning the workspace's index.
+                f"SELECT * FROM items WHERE +workspace = ? "
+                f"AND id IN ({', '.join('?' * len(batch))})"
                 + vis
             )
             for row in conn.execute(sql, [workspace, *batch, *params]):
