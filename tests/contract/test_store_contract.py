@@ -210,3 +210,20 @@ def test_event_log_is_per_workspace_and_newest_first(make_store: StoreFactory) -
     assert [e["query"] for e in s.events("w1", "turn")] == ["b", "a"]
     assert [e["query"] for e in s.events("w1", "turn", actor="agent:x")] == ["a"]
     assert [e["query"] for e in s.events("w2", "turn", limit=1)] == ["c"]
+
+
+def test_keyword_index_follows_every_change(make_store: StoreFactory) -> None:
+    s = make_store()
+    alice = Visibility(frozenset({"org", "user:alice"}))
+    a = s.put_item(item("quokka migration notes"), vec(1))
+    assert [i for i, _ in s.keyword_search("w1", "note", ["quokka"], 5, alice)] == [a.id]
+    s.put_item(replace(a, scope="user:bob"), vec(1))
+    assert s.keyword_search("w1", "note", ["quokka"], 5, alice) == []
+    assert [i for i, _ in s.keyword_search("w1", "note", ["quokka"], 5, ALL)] == [a.id]
+    s.put_item(replace(a, scope="org", indexed=False))
+    assert s.keyword_search("w1", "note", ["quokka"], 5, ALL) == []
+    s.put_item(replace(a, scope="org", body="wombat plan"), vec(1))
+    assert s.keyword_search("w1", "note", ["quokka"], 5, ALL) == []
+    assert [i for i, _ in s.keyword_search("w1", "note", ["wombat"], 5, ALL)] == [a.id]
+    assert s.keyword_search("w1", "file", ["wombat"], 5, ALL) == []
+    assert s.keyword_search("w1", "note", ["wombat"], 5, Visibility(frozenset())) == []

@@ -109,6 +109,55 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX events_ws_kind ON events (workspace, kind, rowid);
         """,
     ),
+    (
+        # Keyword search filters inside FTS5: workspace, class and scope are indexed as
+        # opaque tokens ('x' + hex of the value), and only answerable rows are indexed, so
+        # a stream's top-k is found by the full-text engine itself, with no join to filter.
+        "0003_fts_filtered",
+        """
+        DROP TRIGGER items_fts_insert;
+        DROP TRIGGER items_fts_delete;
+        DROP TRIGGER items_fts_update;
+        DROP TABLE items_fts;
+        CREATE VIRTUAL TABLE items_fts USING fts5 (
+            ws, cls, sc, label, body, content='',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO items_fts (rowid, ws, cls, sc, label, body)
+            SELECT rowid,
+                'x' || hex(items.workspace), 'x' || hex(items.class), 'x' || hex(items.scope),
+                items.label, items.body
+            FROM items WHERE indexed = 1 AND tombstoned_at IS NULL;
+        CREATE TRIGGER items_fts_insert AFTER INSERT ON items BEGIN
+            INSERT INTO items_fts (rowid, ws, cls, sc, label, body)
+            SELECT new.rowid,
+                'x' || hex(new.workspace), 'x' || hex(new.class), 'x' || hex(new.scope),
+                new.label, new.body
+            WHERE new.indexed = 1 AND new.tombstoned_at IS NULL;
+        END;
+        CREATE TRIGGER items_fts_delete AFTER DELETE ON items BEGIN
+            INSERT INTO items_fts (items_fts, rowid, ws, cls, sc, label, body)
+            SELECT 'delete', old.rowid,
+                'x' || hex(old.workspace), 'x' || hex(old.class), 'x' || hex(old.scope),
+                old.label, old.body
+            WHERE old.indexed = 1 AND old.tombstoned_at IS NULL;
+        END;
+        CREATE TRIGGER items_fts_update
+        AFTER UPDATE OF workspace, class, scope, label, body, indexed, tombstoned_at ON items
+        BEGIN
+            INSERT INTO items_fts (items_fts, rowid, ws, cls, sc, label, body)
+            SELECT 'delete', old.rowid,
+                'x' || hex(old.workspace), 'x' || hex(old.class), 'x' || hex(old.scope),
+                old.label, old.body
+            WHERE old.indexed = 1 AND old.tombstoned_at IS NULL;
+            INSERT INTO items_fts (rowid, ws, cls, sc, label, body)
+            SELECT new.rowid,
+                'x' || hex(new.workspace), 'x' || hex(new.class), 'x' || hex(new.scope),
+                new.label, new.body
+            WHERE new.indexed = 1 AND new.tombstoned_at IS NULL;
+        END;
+        """,
+    ),
 )
 
 

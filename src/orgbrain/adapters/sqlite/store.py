@@ -196,8 +196,7 @@ class SQLiteStore:
             sql = (
                 # `+workspace`: look rows up by id, never by scanning the workspace's index.
                 f"SELECT * FROM items WHERE +workspace = ? "
-                f"AND id IN ({', '.join('?' * len(batch))})"
-                + vis
+                f"AND id IN ({', '.join('?' * len(batch))})" + vis
             )
             for row in conn.execute(sql, [workspace, *batch, *params]):
                 out[row["id"]] = item_from_row(row)
@@ -351,20 +350,20 @@ class SQLiteStore:
     ) -> list[ScoredId]:
         if not terms:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        vis, params = self._visible_sql(visibility, "i.")
+        phrases = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        match = f"ws:{_token(workspace)} AND cls:{_token(storage_class)} AND ({phrases})"
+        if visibility.scopes is not None:
+            if not visibility.scopes:
+                return []
+            match += f" AND sc:({' OR '.join(_token(s) for s in sorted(visibility.scopes))})"
         sql = (
-            "SELECT i.id, bm25(items_fts, 1.0, 1.0) AS rank FROM items_fts "
-            "JOIN items i ON i.rowid = items_fts.rowid "
-            "WHERE items_fts MATCH ? AND i.workspace = ? AND i.class = ? AND i.indexed = 1 "
-            "AND i.tombstoned_at IS NULL" + vis + " ORDER BY rank LIMIT ?"
+            "SELECT i.id, f.rank FROM ("
+            "SELECT rowid, bm25(items_fts, 0, 0, 0, 1.0, 1.0) AS rank FROM items_fts "
+            "WHERE items_fts MATCH ? ORDER BY rank LIMIT ?"
+            ") f JOIN items i ON i.rowid = f.rowid ORDER BY f.rank"
         )
         try:
-            rows = (
-                self._conn()
-                .execute(sql, [match, workspace, storage_class, *params, limit])
-                .fetchall()
-            )
+            rows = self._conn().execute(sql, [match, limit]).fetchall()
         except sqlite3.OperationalError as exc:
             raise Unavailable(f"keyword search failed: {exc}") from exc
         return [(r[0], -float(r[1])) for r in rows]
@@ -485,3 +484,8 @@ class SQLiteStore:
             data.update(id=rowid, at=at)
             out.append(data)
         return out
+
+
+def _token(value: str) -> str:
+    """The opaque FTS token for a workspace, class or scope (see migration 0003)."""
+    return "x" + value.encode().hex()
