@@ -222,7 +222,7 @@ def test_keyword_index_follows_every_change(make_store: StoreFactory) -> None:
     assert [i for i, _ in s.keyword_search("w1", "note", ["quokka"], 5, ALL)] == [a.id]
     s.put_item(replace(a, scope="org", indexed=False))
     assert s.keyword_search("w1", "note", ["quokka"], 5, ALL) == []
-    s.put_item(replace(a, scope="org", body="wombat plan"), vec(1))
+    s.put_item(replace(a, scope="org", label="wombat", body="wombat plan"), vec(1))
     assert s.keyword_search("w1", "note", ["quokka"], 5, ALL) == []
     assert [i for i, _ in s.keyword_search("w1", "note", ["wombat"], 5, ALL)] == [a.id]
     assert s.keyword_search("w1", "file", ["wombat"], 5, ALL) == []
