@@ -1,42 +1,50 @@
-"""An exact in-memory cosine index over one workspace's answerable embeddings.
+"""A cosine index over one workspace's answerable embeddings, caught up from SQLite rows.
 
-SQLite rows are the source of truth; this is a cache caught up from them. Every write that
-changes an embedding stamps the row with a fresh ``vec_seq`` (and a removal is logged in
-``vec_deleted``), so catching up reads only what changed since the last look, including
-what other processes wrote. After a crash there is nothing to repair: the cache is rebuilt.
+SQLite rows are the source of truth; this is a cache. Every write that changes an embedding
+stamps the row with a fresh ``vec_seq`` (and a removal is logged in ``vec_deleted``), so
+catching up reads only what changed since the last look, including what other processes
+wrote. Nothing is persisted beside the database: after a crash or a restart the cache is
+rebuilt from the rows on the first search, so there is nothing to repair.
+
+The rows of each storage class live on their own ``Shelf`` (``shelf.py``, which also says
+how a shelf is searched), so a search never scans or masks another class.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ...errors import InvalidInput
 from ...model import STORAGE_CLASSES
+from .shelf import EXACT_BELOW, Shelf
 
 __all__ = ["VectorIndex"]
 
-_CLASS_CODE = {c: i for i, c in enumerate(STORAGE_CLASSES)}
+Mask = NDArray[np.bool_]
 
 
 class VectorIndex:
-    def __init__(self, workspace: str, dim: int) -> None:
+    """Cosine search over one workspace's indexed embeddings, one shelf per storage class."""
+
+    def __init__(self, workspace: str, dim: int, *, exact_below: int = EXACT_BELOW) -> None:
         self.workspace = workspace
         self.dim = dim
         self._lock = threading.Lock()
         self._seq = -1
-        self._n = 0
-        self._matrix: NDArray[np.float32] = np.zeros((0, dim), dtype=np.float32)
-        self._rowids: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        self._classes: NDArray[np.int8] = np.zeros(0, dtype=np.int8)
-        self._scopes: NDArray[np.int32] = np.zeros(0, dtype=np.int32)
-        self._alive: NDArray[np.bool_] = np.zeros(0, dtype=bool)
-        self._pos: dict[int, int] = {}
-        self._ids: list[str] = []
+        self._exact_below = exact_below
+        self._shelves = [Shelf(dim, exact_below) for _ in STORAGE_CLASSES]
+        self._class_code: dict[str, int] = {c: i for i, c in enumerate(STORAGE_CLASSES)}
+        self._shelf_of: dict[int, int] = {}
+        self._item_ids: dict[int, str] = {}
         self._scope_codes: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return sum(s.live for s in self._shelves)
 
     def search(
         self,
@@ -46,93 +54,106 @@ class VectorIndex:
         limit: int,
         scopes: Collection[str] | None,
     ) -> list[tuple[str, float]]:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.dim:
+            raise InvalidInput(f"query has {query.shape[0]} dims, the index has {self.dim}")
         with self._lock:
             self._catch_up(conn)
-            n = self._n
-            if n == 0 or limit <= 0:
+            code = self._class_code.get(storage_class)
+            if code is None or limit <= 0:
                 return []
-            mask = self._alive[:n] & (self._classes[:n] == _CLASS_CODE[storage_class])
+            allowed: Mask | None = None
             if scopes is not None:
-                codes = [self._scope_codes[s] for s in scopes if s in self._scope_codes]
-                mask &= np.isin(self._scopes[:n], np.asarray(codes, dtype=np.int32))
-            candidates = np.flatnonzero(mask)
-            if candidates.size == 0:
-                return []
-            if candidates.size * 4 < n:
-                scores = self._matrix[candidates] @ vector
-            else:
-                scores = (self._matrix[:n] @ vector)[candidates]
-            take = min(limit, candidates.size)
-            top = np.argpartition(-scores, take - 1)[:take]
-            top = top[np.argsort(-scores[top], kind="stable")]
-            return [(self._ids[int(candidates[i])], float(scores[i])) for i in top]
+                allowed = np.zeros(max(len(self._scope_codes), 1), dtype=bool)
+                known = [self._scope_codes[s] for s in scopes if s in self._scope_codes]
+                if not known:
+                    return []
+                allowed[known] = True
+            keys, scores = self._shelves[code].top(query, limit, allowed)
+            return [(self._item_ids[int(k)], float(s)) for k, s in zip(keys, scores, strict=True)]
+
+    # -- catching up from SQLite ---------------------------------------------------------
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'vec_seq'").fetchone()
-        seq = int(row[0]) if row else 0
-        if seq == self._seq:
-            return
-        since = max(self._seq, 0) if self._seq >= 0 else -1
-        for (rowid,) in conn.execute(
-            "SELECT item_rowid FROM vec_deleted WHERE workspace = ? AND seq > ?",
-            (self.workspace, since),
-        ):
-            self._remove(int(rowid))
-        rows = conn.execute(
-            "SELECT rowid, id, class, scope, embedding FROM items "
-            "WHERE workspace = ? AND vec_seq > ? AND embedding IS NOT NULL AND indexed = 1",
-            (self.workspace, since),
-        ).fetchall()
-        self._reserve(self._n + len(rows))
-        for rowid, item_id, cls, scope, blob in rows:
-            self._upsert(int(rowid), item_id, cls, scope, blob)
+        # One read transaction, so that the watermark and the rows are one snapshot.
+        own_tx = not conn.in_transaction
+        if own_tx:
+            conn.execute("BEGIN")
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'vec_seq'").fetchone()
+            seq = int(row[0]) if row else 0
+            if seq == self._seq:
+                return
+            if seq < self._seq:  # the file was replaced by an older one: start again
+                self._reset()
+            since = self._seq
+            if since >= 0:
+                deleted = conn.execute(
+                    "SELECT item_rowid FROM vec_deleted WHERE workspace = ? AND seq > ?",
+                    (self.workspace, since),
+                ).fetchall()
+                for (rowid,) in deleted:
+                    self._remove(int(rowid))
+            # The unary + keeps SQLite off the workspace indexes: a catch-up walks the
+            # items_vec_seq index from the watermark, and the first load scans the table.
+            changed = "+workspace = ? AND embedding IS NOT NULL AND indexed = 1"
+            params: tuple[object, ...] = (self.workspace,)
+            if since >= 0:
+                changed += " AND vec_seq > ?"
+                params += (since,)
+            counts = conn.execute(
+                f"SELECT class, count(*) FROM items WHERE {changed} GROUP BY class", params
+            ).fetchall()
+            for cls, count in counts:  # grow each shelf once, not once per batch
+                code = self._class_code.get(cls)
+                if code is not None:
+                    self._shelves[code].reserve(self._shelves[code].n + int(count))
+            cursor = conn.execute(
+                f"SELECT rowid, id, class, scope, embedding FROM items WHERE {changed}", params
+            )
+            while batch := cursor.fetchmany(8192):
+                self._upsert(batch)
+        finally:
+            if own_tx and conn.in_transaction:
+                conn.execute("COMMIT")
         self._seq = seq
-        if self._n > 1024 and int(self._alive[: self._n].sum()) * 4 < self._n * 3:
-            self._compact()
+        for shelf in self._shelves:
+            shelf.compact_if_sparse()
 
-    def _reserve(self, size: int) -> None:
-        cap = self._matrix.shape[0]
-        if size <= cap:
-            return
-        new_cap = max(size, cap * 2, 256)
-        grow = new_cap - cap
-        self._matrix = np.vstack([self._matrix, np.zeros((grow, self.dim), dtype=np.float32)])
-        self._rowids = np.concatenate([self._rowids, np.zeros(grow, dtype=np.int64)])
-        self._classes = np.concatenate([self._classes, np.zeros(grow, dtype=np.int8)])
-        self._scopes = np.concatenate([self._scopes, np.zeros(grow, dtype=np.int32)])
-        self._alive = np.concatenate([self._alive, np.zeros(grow, dtype=bool)])
+    def _upsert(self, rows: Iterable[tuple[int, str, str, str, bytes]]) -> None:
+        by_class: dict[int, tuple[list[int], list[bytes], list[int]]] = {}
+        expected = self.dim * 4
+        for rowid, item_id, cls, scope, blob in rows:
+            rowid = int(rowid)
+            code = self._class_code.get(cls)
+            if code is None or len(blob) != expected:
+                self._remove(rowid)
+                continue
+            old = self._shelf_of.get(rowid)
+            if old is not None and old != code:
+                self._shelves[old].drop(rowid)
+            self._shelf_of[rowid] = code
+            self._item_ids[rowid] = item_id
+            scope_code = self._scope_codes.setdefault(scope, len(self._scope_codes))
+            keys, blobs, scopes = by_class.setdefault(code, ([], [], []))
+            keys.append(rowid)
+            blobs.append(blob)
+            scopes.append(scope_code)
+        for code, (keys, blobs, scopes) in by_class.items():
+            vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, self.dim)
+            self._shelves[code].load(
+                np.asarray(keys, dtype=np.int64), vectors, np.asarray(scopes, dtype=np.int32)
+            )
 
-    def _upsert(self, rowid: int, item_id: str, cls: str, scope: str, blob: bytes) -> None:
-        vec = np.frombuffer(blob, dtype=np.float32)
-        if vec.shape[0] != self.dim:
-            return
-        pos = self._pos.get(rowid)
-        if pos is None:
-            pos = self._n
-            self._n += 1
-            self._pos[rowid] = pos
-            self._ids.append(item_id)
-        else:
-            self._ids[pos] = item_id
-        code = self._scope_codes.setdefault(scope, len(self._scope_codes))
-        self._matrix[pos] = vec
-        self._rowids[pos] = rowid
-        self._classes[pos] = _CLASS_CODE.get(cls, 0)
-        self._scopes[pos] = code
-        self._alive[pos] = True
+    def _reset(self) -> None:
+        self._seq = -1
+        self._shelves = [Shelf(self.dim, self._exact_below) for _ in STORAGE_CLASSES]
+        self._shelf_of.clear()
+        self._item_ids.clear()
+        self._scope_codes.clear()
 
     def _remove(self, rowid: int) -> None:
-        pos = self._pos.pop(rowid, None)
-        if pos is not None:
-            self._alive[pos] = False
-
-    def _compact(self) -> None:
-        keep = np.flatnonzero(self._alive[: self._n])
-        self._matrix = self._matrix[keep].copy()
-        self._rowids = self._rowids[keep].copy()
-        self._classes = self._classes[keep].copy()
-        self._scopes = self._scopes[keep].copy()
-        self._alive = np.ones(keep.size, dtype=bool)
-        self._ids = [self._ids[int(i)] for i in keep]
-        self._n = int(keep.size)
-        self._pos = {int(r): i for i, r in enumerate(self._rowids)}
+        code = self._shelf_of.pop(rowid, None)
+        self._item_ids.pop(rowid, None)
+        if code is not None:
+            self._shelves[code].drop(rowid)
