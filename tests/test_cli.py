@@ -475,3 +475,17 @@ def test_the_installed_entry_point_end_to_end(tmp_path: Path) -> None:
     missing = _process(sys.executable, "-m", "orgbrain", "show", "fil_nope", brain=brain)
     assert missing.returncode == 3
     assert missing.stderr.decode().strip() == "error: no item fil_nope"
+
+
+def test_demo_adds_indexes_and_answers_with_a_citation(run: Invoke, tmp_path: Path) -> None:
+    target = tmp_path / "demo"
+    report = as_json(run("demo", "--brain", str(target), "--json"))
+    assert all(not item["indexed"] for item in report["added"])
+    assert report["before_index"]["hits"] == []  # added is not known
+    assert all(r["error"] is None for r in report["indexed"])
+    hits = report["answer"]["hits"]
+    assert hits and any("Priya" in h["item"]["body"] for h in hits)
+    assert hits[0]["citation"]["byte_range"] is not None
+    assert report["small_talk"]["hits"] == []
+    text = ok(run("demo", "--brain", str(target))).stdout  # again: same bytes change nothing
+    assert "1. add" in text and "decisions.md" in text

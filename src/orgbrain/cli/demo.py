@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import click
 
-from ..brain import Brain
 from ..settings import Settings
+from . import app
 from .app import CliState, json_option
 from .render import console, echo_json
 
@@ -37,7 +38,7 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
     say = (lambda *_a, **_k: None) if as_json else out.print
     settings = state.settings if state is not None else Settings.from_env()
     sample = resources.files("orgbrain") / "sample"
-    with Brain.open(path, settings=settings) as brain:
+    with app.open_brain(replace(settings, brain=path)) as brain:
         say(f"[bold]1. add[/bold] the sample documents to {path}/")
         added = []
         for entry in sorted(sample.iterdir(), key=lambda e: e.name):
