@@ -77,6 +77,12 @@ out_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Per-query results as JSONL (default: a new temp dir; the path is printed).",
 )
+cache_option = click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep built indexes in DIR and reuse one whose key (corpus, embedder, indexing "
+    "recipe) matches: query-side changes then run without re-embedding.",
+)
 json_flag = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
@@ -98,6 +104,7 @@ def eval_group() -> None:
     help="Every judged doc plus the first N others (smoke runs).",
 )
 @out_option
+@cache_option
 @json_flag
 @click.pass_context
 def beir(
@@ -108,6 +115,7 @@ def beir(
     limit_queries: int | None,
     limit_docs: int | None,
     out: Path | None,
+    cache: Path | None,
     as_json: bool,
 ) -> None:
     """Index a BEIR folder's corpus and report nDCG@10, recall@10/100, MRR@10."""
@@ -115,7 +123,13 @@ def beir(
     _progress(f"{len(data.corpus)} docs, {len(data.queries)} queries; loading the embedder")
     embedder = embedder_factory(_settings(ctx))
     report = run_beir(
-        data, plans, embedder, source=f"{folder} ({split})", out=out, progress=_progress
+        data,
+        plans,
+        embedder,
+        source=f"{folder} ({split})",
+        out=out,
+        cache=cache,
+        progress=_progress,
     )
     _emit(report, _wants_json(ctx, as_json))
 
@@ -127,6 +141,7 @@ def beir(
     "--limit-conversations", type=click.IntRange(min=1), help="Only the first N conversations."
 )
 @out_option
+@cache_option
 @json_flag
 @click.pass_context
 def locomo(
@@ -135,6 +150,7 @@ def locomo(
     plans: tuple[SearchPlan, ...],
     limit_conversations: int | None,
     out: Path | None,
+    cache: Path | None,
     as_json: bool,
 ) -> None:
     """Store every LoCoMo turn as a note; report evidence recall@5/@10 and silence."""
@@ -142,7 +158,13 @@ def locomo(
     _progress(f"{len(conversations)} conversations; loading the embedder")
     embedder = embedder_factory(_settings(ctx))
     report = run_locomo(
-        conversations, plans, embedder, source=str(file), out=out, progress=_progress
+        conversations,
+        plans,
+        embedder,
+        source=str(file),
+        out=out,
+        cache=cache,
+        progress=_progress,
     )
     _emit(report, _wants_json(ctx, as_json))
 

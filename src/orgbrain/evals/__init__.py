@@ -5,7 +5,8 @@ with one or more search plans over that one index, and returns an :class:`EvalRe
 """
 
 from .beir import BeirData, BeirDoc, limit_beir, load_beir, run_beir
-from .locomo import (
+from .locomo import run_locomo
+from .locomo_data import (
     CATEGORIES,
     Conversation,
     Question,
@@ -13,7 +14,6 @@ from .locomo import (
     load_locomo,
     parse_evidence,
     parse_session_date,
-    run_locomo,
 )
 from .metrics import mean, mrr_at_k, ndcg_at_k, percentile, recall_at_k
 from .report import EvalReport, PlanScores, render_table, render_text, to_json

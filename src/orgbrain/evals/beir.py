@@ -7,7 +7,6 @@ what a user of the brain gets, not what a bespoke index could do.
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,6 +16,8 @@ from ..brain import MAX_NOTE_CHARS, Brain, NoteInput
 from ..errors import InvalidInput, NotFound
 from ..ports import Embedder
 from ..retrieve import SearchPlan
+from .cache import index_key, indexed_brain
+from .memo import QueryMemo
 from .metrics import mean, mrr_at_k, ndcg_at_k, percentile, recall_at_k
 from .report import EvalReport, PlanScores, default_results_path, write_jsonl
 
@@ -155,28 +156,33 @@ def limit_beir(
 
 
 def _note(doc: BeirDoc) -> NoteInput:
-    body = f"{doc.title}\n{doc.text}".strip() if doc.title else doc.text.strip()
+    """Title as the label, text as the body: each said once, both searched and embedded
+    (``label + newline + body``). A title-less doc's label is its first line."""
+    title, text = doc.title.strip(), doc.text.strip()
     return NoteInput(
-        body=body[:MAX_NOTE_CHARS],
-        label=doc.title.strip() or None,
+        body=(text or title)[:MAX_NOTE_CHARS],
+        label=title or None,
         source_key=KEY_PREFIX + doc.id,
     )
 
 
-def _index(brain: Brain, corpus: Sequence[BeirDoc], progress: Progress | None) -> float:
-    t0 = time.perf_counter()
-    for start in range(0, len(corpus), BATCH):
-        brain.add_notes([_note(d) for d in corpus[start : start + BATCH]])
-        if progress is not None:
-            done = min(start + BATCH, len(corpus))
-            progress(f"indexed {done}/{len(corpus)} docs ({time.perf_counter() - t0:.0f} s)")
-    return time.perf_counter() - t0
+def _writer(notes: Sequence[NoteInput], progress: Progress | None) -> Callable[[Brain], None]:
+    def write(brain: Brain) -> None:
+        t0 = time.perf_counter()
+        for start in range(0, len(notes), BATCH):
+            brain.add_notes(notes[start : start + BATCH])
+            if progress is not None:
+                done = min(start + BATCH, len(notes))
+                progress(f"indexed {done}/{len(notes)} docs ({time.perf_counter() - t0:.0f} s)")
+
+    return write
 
 
-def _ranked(brain: Brain, query: str, plan: SearchPlan) -> tuple[list[str], float]:
+def _ranked(brain: Brain, memo: QueryMemo, query: str, plan: SearchPlan) -> tuple[list[str], float]:
+    memo.reset_clock()
     t0 = time.perf_counter()
     result = brain.search(query, k=DEPTH, plan=plan)
-    ms = (time.perf_counter() - t0) * 1000.0
+    ms = (time.perf_counter() - t0) * 1000.0 + memo.charge_ms()
     ids = [
         h.item.source_key[len(KEY_PREFIX) :]
         for h in result.hits
@@ -195,6 +201,26 @@ def _score(ranked: list[str], qrels: dict[str, int]) -> dict[str, float]:
     }
 
 
+def _run_plan(
+    brain: Brain, memo: QueryMemo, data: BeirData, plan: SearchPlan, rows: list[dict[str, object]]
+) -> PlanScores:
+    deep = plan.with_limits(k_max=DEPTH, floors=False)
+    per_query: list[dict[str, float]] = []
+    latencies: list[float] = []
+    for qid, text in data.queries.items():
+        ranked, ms = _ranked(brain, memo, text, deep)
+        scores = _score(ranked, data.qrels[qid])
+        per_query.append(scores)
+        latencies.append(ms)
+        rows.append(
+            {"query_id": qid, "plan": plan.name, **scores, "latency_ms": ms, "ranked": ranked}
+        )
+    metrics = {c: mean(q[c] for q in per_query) for c in BEIR_COLUMNS[:4]}
+    metrics["search_p50_ms"] = percentile(latencies, 50)
+    metrics["search_p95_ms"] = percentile(latencies, 95)
+    return PlanScores(plan.name, metrics)
+
+
 def run_beir(
     data: BeirData,
     plans: Sequence[SearchPlan],
@@ -202,10 +228,12 @@ def run_beir(
     *,
     source: str = "",
     out: Path | None = None,
+    cache: Path | None = None,
     progress: Progress | None = None,
 ) -> EvalReport:
-    """Index ``data`` once into a fresh temporary brain and rank every query with every
-    plan, deep (top 100) and unfloored; per-query rows go to ``out`` as JSONL."""
+    """Index ``data`` once (into ``cache``, reused while its key matches, else a temporary
+    brain) and rank every query with every plan, deep (top 100) and unfloored; per-query
+    rows go to ``out`` as JSONL."""
     if not plans:
         raise InvalidInput("name at least one plan")
     if not data.queries:
@@ -213,33 +241,16 @@ def run_beir(
     out = out or default_results_path("beir")
     rows: list[dict[str, object]] = []
     summaries: list[PlanScores] = []
-    with tempfile.TemporaryDirectory(prefix="orgbrain-eval-") as tmp:
-        with Brain.open(Path(tmp) / "brain", embedder=embedder) as brain:
-            index_s = _index(brain, data.corpus, progress)
-            for plan in plans:
-                deep = plan.with_limits(k_max=DEPTH, floors=False)
-                per_query: list[dict[str, float]] = []
-                latencies: list[float] = []
-                for qid, text in data.queries.items():
-                    ranked, ms = _ranked(brain, text, deep)
-                    scores = _score(ranked, data.qrels[qid])
-                    per_query.append(scores)
-                    latencies.append(ms)
-                    rows.append(
-                        {
-                            "query_id": qid,
-                            "plan": plan.name,
-                            **scores,
-                            "latency_ms": ms,
-                            "ranked": ranked,
-                        }
-                    )
-                if progress is not None:
-                    progress(f"searched {len(per_query)} queries with {plan.name}")
-                metrics = {c: mean(q[c] for q in per_query) for c in BEIR_COLUMNS[:4]}
-                metrics["search_p50_ms"] = percentile(latencies, 50)
-                metrics["search_p95_ms"] = percentile(latencies, 95)
-                summaries.append(PlanScores(plan.name, metrics))
+    memo = QueryMemo(embedder)
+    notes = [_note(d) for d in data.corpus]
+    key = index_key("beir", embedder, notes)
+    with indexed_brain(cache, key, memo, _writer(notes, progress)) as (brain, built):
+        if built.cached and progress is not None:
+            progress(f"reusing the index in {cache}/{key}")
+        for plan in plans:
+            summaries.append(_run_plan(brain, memo, data, plan, rows))
+            if progress is not None:
+                progress(f"searched {len(data.queries)} queries with {plan.name}")
     write_jsonl(out, rows)
     corpus_ids = {d.id for d in data.corpus}
     missing = sum(1 for q in data.qrels.values() for d in q if d not in corpus_ids)
@@ -247,8 +258,9 @@ def run_beir(
         "split": data.split,
         "docs": len(data.corpus),
         "queries": len(data.queries),
-        "index_s": index_s,
-        "index_docs_per_s": len(data.corpus) / index_s if index_s > 0 else 0.0,
+        "index_s": built.index_s,
+        "index_docs_per_s": len(data.corpus) / built.index_s if built.index_s > 0 else 0.0,
+        "index_cached": int(built.cached),
         "judged_docs_not_in_corpus": missing,
         **{k: v for k, v in data.skipped.items() if v},
     }

@@ -1,52 +1,44 @@
 """LoCoMo memory eval: every conversation turn a note, every question a search.
 
 Evidence recall@k is the share of a question's evidence turns in the top k of the deep,
-unfloored ranking. Silence is measured with the plan as shipped (its floors, its default k):
-category 5 questions (adversarial: the answer is not in the conversation) should get none;
-silence on categories 1-4 is the floors' cost.
+unfloored ranking. Silence is measured with the plan as shipped (its floors, its gate, its
+default k): category 5 questions (adversarial: the answer is not in the conversation)
+should get none; silence on categories 1-4 is the floors' cost. Each row also keeps what
+the gate saw (``evidence``), so ``sweep_gate`` can replay other gate settings without
+searching again.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from ..brain import Brain, NoteInput
-from ..errors import InvalidInput, NotFound
-from ..ports import Embedder, Vector
-from ..retrieve import SearchPlan
+from ..errors import InvalidInput
+from ..ids import new_id
+from ..model import Edge, Item, Origin, utcnow
+from ..ports import Embedder
+from ..retrieve import Searcher, SearchPlan
+from .cache import index_key, indexed_brain
+from .locomo_data import (
+    ANSWERABLE,
+    CATEGORIES,
+    Conversation,
+    Question,
+    Turn,
+)
+from .memo import QueryMemo
 from .metrics import mean, percentile, recall_at_k
 from .report import EvalReport, PlanScores, default_results_path, write_jsonl
 
-__all__ = [
-    "CATEGORIES",
-    "LOCOMO_COLUMNS",
-    "Conversation",
-    "Question",
-    "Turn",
-    "load_locomo",
-    "parse_evidence",
-    "parse_session_date",
-    "run_locomo",
-]
+__all__ = ["LOCOMO_COLUMNS", "NEXT_TURN", "run_locomo"]
 
-CATEGORIES: dict[int, str] = {
-    1: "multi-hop",
-    2: "temporal",
-    3: "open-domain",
-    4: "single-hop",
-    5: "adversarial",
-}
-ANSWERABLE = (1, 2, 3, 4)
 DEPTH = 50
 BATCH = 500
+EVIDENCE_DEPTH = 5
+NEXT_TURN = "FOLLOWED_BY"
 LOCOMO_COLUMNS = (
     "recall@5",
     "recall@10",
@@ -59,154 +51,6 @@ LOCOMO_COLUMNS = (
 
 Progress = Callable[[str], None]
 
-_DIA_ID = re.compile(r"D(\d+):(\d+)")
-_SESSION = re.compile(r"session_(\d+)")
-_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %d %B %Y")
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    dia_id: str
-    speaker: str
-    text: str
-    caption: str | None
-    session: int
-    date_text: str
-    occurred_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    number: int
-    question: str
-    category: int
-    evidence: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    sample_id: str
-    turns: tuple[Turn, ...]
-    questions: tuple[Question, ...]
-    # What the loader could not use, by reason (reported, never silently dropped).
-    skipped: dict[str, int] = field(default_factory=dict)
-
-
-def parse_session_date(text: str) -> datetime | None:
-    """``"1:56 pm on 8 May, 2023"`` as a UTC datetime; None when it does not parse."""
-    cleaned = " ".join(text.split())
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
-
-
-def _dia_id(text: str) -> str | None:
-    m = _DIA_ID.fullmatch(text.strip())
-    return f"D{int(m.group(1))}:{int(m.group(2))}" if m else None
-
-
-def parse_evidence(raw: object) -> tuple[tuple[str, ...], int]:
-    """Evidence dia_ids, normalised (``D1:3``), and the number of entries that were not ids.
-
-    Some entries pack several ids (``"D8:6; D9:17"``); those are split. Entries such as
-    ``"D"`` or ``"D:11:26"`` are skipped and counted.
-    """
-    entries = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
-    ids: dict[str, None] = {}
-    skipped = 0
-    for entry in entries:
-        text = entry.strip() if isinstance(entry, str) else repr(entry)
-        for token in [t for t in re.split(r"[;,\s]+", text) if t] or [text]:
-            dia_id = _dia_id(token)
-            if dia_id is None:
-                skipped += 1
-            else:
-                ids.setdefault(dia_id, None)
-    return tuple(ids), skipped
-
-
-def _turns(conv: dict[str, object], skipped: Counter[str]) -> list[Turn]:
-    sessions = sorted(
-        (int(m.group(1)), key)
-        for key in conv
-        if (m := _SESSION.fullmatch(key)) and isinstance(conv[key], list)
-    )
-    turns: list[Turn] = []
-    for number, key in sessions:
-        date_text = str(conv.get(f"{key}_date_time") or "")
-        when = parse_session_date(date_text)
-        for raw in conv[key]:  # type: ignore[attr-defined]
-            dia_id = _dia_id(str(raw.get("dia_id", ""))) if isinstance(raw, dict) else None
-            if dia_id is None:
-                skipped["turns_malformed"] += 1
-                continue
-            if when is None:
-                skipped["turns_without_date"] += 1
-            caption = raw.get("blip_caption")
-            turns.append(
-                Turn(
-                    dia_id=dia_id,
-                    speaker=str(raw.get("speaker") or "?"),
-                    text=str(raw.get("text") or ""),
-                    caption=str(caption) if caption else None,
-                    session=number,
-                    date_text=date_text,
-                    occurred_at=when,
-                )
-            )
-    return turns
-
-
-def _category(raw: object) -> int | None:
-    try:
-        category = int(str(raw))
-    except ValueError:
-        return None
-    return category if category in CATEGORIES else None
-
-
-def _questions(qa: object, known: set[str], skipped: Counter[str]) -> list[Question]:
-    out: list[Question] = []
-    for number, raw in enumerate(qa if isinstance(qa, list) else [], start=1):
-        category = _category(raw.get("category")) if isinstance(raw, dict) else None
-        if category is None or not str(raw.get("question") or "").strip():
-            skipped["questions_malformed"] += 1
-            continue
-        ids, bad = parse_evidence(raw.get("evidence"))
-        unknown = sum(1 for i in ids if i not in known)
-        if bad:
-            skipped["evidence_entries_skipped"] += bad
-        if unknown:
-            skipped["evidence_not_in_conversation"] += unknown
-        evidence = tuple(i for i in ids if i in known)
-        out.append(Question(number, str(raw["question"]).strip(), category, evidence))
-    return out
-
-
-def load_locomo(path: Path) -> list[Conversation]:
-    """Read a LoCoMo file (a list of conversations in the published layout)."""
-    if not path.is_file():
-        raise NotFound(f"no such file: {path}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, list):
-        raise InvalidInput(f"{path}: expected a list of conversations")
-    out: list[Conversation] = []
-    for n, sample in enumerate(data, start=1):
-        if not isinstance(sample, dict) or not isinstance(sample.get("conversation"), dict):
-            raise InvalidInput(f"{path}: entry {n} has no conversation")
-        skipped: Counter[str] = Counter()
-        turns = _turns(sample["conversation"], skipped)
-        questions = _questions(sample.get("qa"), {t.dia_id for t in turns}, skipped)
-        sample_id = str(sample.get("sample_id") or f"sample-{n}")
-        out.append(Conversation(sample_id, tuple(turns), tuple(questions), dict(skipped)))
-    return out
-
 
 def _note(sample_id: str, turn: Turn) -> NoteInput:
     body = f"{turn.speaker}: {turn.text}"
@@ -215,7 +59,7 @@ def _note(sample_id: str, turn: Turn) -> NoteInput:
     return NoteInput(
         body=body,
         label=f"{turn.speaker} ({turn.date_text or 'undated'})",
-        source_key=f"locomo:{sample_id}:{turn.dia_id}",
+        source_key=_turn_key(sample_id, turn),
         occurred_at=turn.occurred_at,
         run_id=f"{sample_id}:session_{turn.session}",
     )
@@ -263,46 +107,106 @@ class _Tally:
         return m
 
 
-class _RepeatCache:
-    """The embedder, remembering its last single-text call: each question is searched
-    twice (deep, then as shipped) and the second search need not embed it again."""
+@dataclass
+class _Asker:
+    """Asks one conversation's brain: deep and unfloored through ``Brain.search`` (for
+    recall), then as shipped through the same searcher, traced (for silence)."""
 
-    def __init__(self, inner: Embedder) -> None:
-        self._inner = inner
-        self._last: tuple[str, Vector] | None = None
+    brain: Brain
+    memo: QueryMemo
+    prefix: str
+    searcher: Searcher = field(init=False)
 
-    @property
-    def name(self) -> str:
-        return self._inner.name
+    def __post_init__(self) -> None:
+        self.searcher = Searcher(self.brain.store, self.brain.embedder)
 
-    @property
-    def dim(self) -> int:
-        return self._inner.dim
+    def ask(
+        self, q: Question, plan: SearchPlan, deep: SearchPlan
+    ) -> tuple[list[str], float, bool, dict[str, object]]:
+        self.memo.reset_clock()
+        t0 = time.perf_counter()
+        result = self.brain.search(q.question, k=DEPTH, plan=deep)
+        ms = (time.perf_counter() - t0) * 1000.0 + self.memo.charge_ms()
+        ranked = [
+            h.item.source_key[len(self.prefix) :]
+            for h in result.hits
+            if h.item.source_key.startswith(self.prefix)
+        ]
+        shipped, trace = self.searcher.search_traced(
+            self.brain.workspace,
+            q.question.strip(),
+            plan,
+            self.brain.visibility,
+            evidence_depth=EVIDENCE_DEPTH,
+        )
+        gate = {
+            "floored": trace.floored,
+            "evidence": [[e.names, e.coverage, e.cosine] for e in trace.evidence],
+            "reason": shipped.reason,
+        }
+        return ranked, ms, not shipped.hits, gate
 
-    def embed(self, texts: Sequence[str]) -> Vector:
-        if len(texts) != 1:
-            return self._inner.embed(texts)
-        if self._last is not None and self._last[0] == texts[0]:
-            return self._last[1].copy()
-        vectors = self._inner.embed(texts)
-        self._last = (texts[0], vectors.copy())
-        return vectors
+
+def _turn_key(sample_id: str, turn: Turn) -> str:
+    return f"locomo:{sample_id}:{turn.dia_id}"
 
 
-def _ask(
-    brain: Brain, conv: Conversation, q: Question, plan: SearchPlan, deep: SearchPlan
-) -> tuple[list[str], float, bool]:
-    prefix = f"locomo:{conv.sample_id}:"
-    t0 = time.perf_counter()
-    result = brain.search(q.question, k=DEPTH, plan=deep)
-    ms = (time.perf_counter() - t0) * 1000.0
-    ranked = [
-        h.item.source_key[len(prefix) :]
-        for h in result.hits
-        if h.item.source_key.startswith(prefix)
-    ]
-    silent = not brain.search(q.question, plan=plan).hits
-    return ranked, ms, silent
+def _next_turns(conv: Conversation) -> list[tuple[str, str, str]]:
+    """``FOLLOWED_BY`` from each turn to the next one of its session, by source key."""
+    out: list[tuple[str, str, str]] = []
+    for a, b in zip(conv.turns, conv.turns[1:], strict=False):
+        if a.session == b.session:
+            out.append((NEXT_TURN, _turn_key(conv.sample_id, a), _turn_key(conv.sample_id, b)))
+    return out
+
+
+def _writer(
+    notes: Sequence[NoteInput], edges: Sequence[tuple[str, str, str]]
+) -> Callable[[Brain], None]:
+    def write(brain: Brain) -> None:
+        written: list[Item] = []
+        for start in range(0, len(notes), BATCH):
+            written += brain.add_notes(notes[start : start + BATCH])
+        ids = {item.source_key: item.id for item in written}
+        origin = Origin("system:eval", "locomo", utcnow())
+        for type_, src, dst in edges:
+            brain.store.put_edge(
+                Edge(new_id("edg"), brain.workspace, type_, ids[src], ids[dst], origin)
+            )
+
+    return write
+
+
+def _run_plan(
+    asker: _Asker,
+    conv: Conversation,
+    plan: SearchPlan,
+    tally: _Tally,
+    rows: list[dict[str, object]],
+) -> None:
+    deep = plan.with_limits(k_max=100, floors=False)
+    for q in conv.questions:
+        ranked, ms, silent, gate = asker.ask(q, plan, deep)
+        tally.latencies.append(ms)
+        scored = bool(q.evidence) and q.category in ANSWERABLE
+        r5 = recall_at_k(ranked, q.evidence, 5) if scored else None
+        r10 = recall_at_k(ranked, q.evidence, 10) if scored else None
+        tally.add(q, r5, r10, silent)
+        rows.append(
+            {
+                "sample_id": conv.sample_id,
+                "question": q.number,
+                "category": q.category,
+                "plan": plan.name,
+                "evidence": list(q.evidence),
+                "recall@5": r5,
+                "recall@10": r10,
+                "silent": silent,
+                "gate": gate,
+                "latency_ms": ms,
+                "ranked": ranked,
+            }
+        )
 
 
 def run_locomo(
@@ -312,9 +216,11 @@ def run_locomo(
     *,
     source: str = "",
     out: Path | None = None,
+    cache: Path | None = None,
     progress: Progress | None = None,
 ) -> EvalReport:
-    """One fresh brain per conversation; every question asked with every plan."""
+    """One brain per conversation (from ``cache`` when built before, else fresh); every
+    question asked with every plan."""
     if not plans:
         raise InvalidInput("name at least one plan")
     if not conversations:
@@ -323,41 +229,21 @@ def run_locomo(
     tallies = {p.name: _Tally() for p in plans}
     rows: list[dict[str, object]] = []
     index_s = 0.0
-    cached = _RepeatCache(embedder)
-    with tempfile.TemporaryDirectory(prefix="orgbrain-eval-") as tmp:
-        for n, conv in enumerate(conversations, start=1):
-            with Brain.open(Path(tmp) / f"conv-{n}", embedder=cached) as brain:
-                t0 = time.perf_counter()
-                notes = [_note(conv.sample_id, t) for t in conv.turns]
-                for start in range(0, len(notes), BATCH):
-                    brain.add_notes(notes[start : start + BATCH])
-                index_s += time.perf_counter() - t0
-                for plan in plans:
-                    deep = plan.with_limits(k_max=100, floors=False)
-                    tally = tallies[plan.name]
-                    for q in conv.questions:
-                        ranked, ms, silent = _ask(brain, conv, q, plan, deep)
-                        tally.latencies.append(ms)
-                        scored = bool(q.evidence) and q.category in ANSWERABLE
-                        r5 = recall_at_k(ranked, q.evidence, 5) if scored else None
-                        r10 = recall_at_k(ranked, q.evidence, 10) if scored else None
-                        tally.add(q, r5, r10, silent)
-                        rows.append(
-                            {
-                                "sample_id": conv.sample_id,
-                                "question": q.number,
-                                "category": q.category,
-                                "plan": plan.name,
-                                "evidence": list(q.evidence),
-                                "recall@5": r5,
-                                "recall@10": r10,
-                                "silent": silent,
-                                "latency_ms": ms,
-                                "ranked": ranked,
-                            }
-                        )
-            if progress is not None:
-                progress(f"conversation {n}/{len(conversations)} ({conv.sample_id}) done")
+    reused = 0
+    memo = QueryMemo(embedder)
+    for n, conv in enumerate(conversations, start=1):
+        notes = [_note(conv.sample_id, t) for t in conv.turns]
+        edges = _next_turns(conv)
+        key = index_key("locomo", memo, notes, edges)
+        with indexed_brain(cache, key, memo, _writer(notes, edges)) as (brain, built):
+            index_s += built.index_s
+            reused += built.cached
+            asker = _Asker(brain, memo, f"locomo:{conv.sample_id}:")
+            for plan in plans:
+                _run_plan(asker, conv, plan, tallies[plan.name], rows)
+        if progress is not None:
+            state = "reused index" if built.cached else "indexed"
+            progress(f"conversation {n}/{len(conversations)} ({conv.sample_id}) done ({state})")
     write_jsonl(out, rows)
     skipped: dict[str, int] = {}
     for conv in conversations:
@@ -375,6 +261,7 @@ def run_locomo(
         **skipped,
         "index_s": index_s,
         "index_turns_per_s": turns / index_s if index_s > 0 else 0.0,
+        "index_cached": reused,
     }
     return EvalReport(
         "locomo",

@@ -8,9 +8,19 @@ from typing import Literal
 from ..errors import InvalidInput
 from ..model import StorageClass
 
-__all__ = ["PLANS", "SearchPlan", "Stream", "StreamKind", "get_plan"]
+__all__ = [
+    "DEFAULT_PLAN",
+    "PLANS",
+    "Fusion",
+    "Gate",
+    "SearchPlan",
+    "Stream",
+    "StreamKind",
+    "get_plan",
+]
 
 StreamKind = Literal["vector", "keyword"]
+Fusion = Literal["rrf", "convex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +40,31 @@ def _streams(*kinds: StreamKind) -> tuple[Stream, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class Gate:
+    """The membership verdict: speak only if one of the top ``depth`` hits really matches.
+
+    A hit matches when it names every proper name of the query (``query_names``) and
+    either its cosine to the query is at least ``min_cosine`` or it holds at least
+    ``min_coverage`` of the query's other terms. Rank fusion scores say how a hit compares
+    with the others, not whether any of them is about the question; these signals do.
+    """
+
+    depth: int = 3
+    min_cosine: float = 0.5
+    min_coverage: float = 0.67
+
+
+@dataclass(frozen=True, slots=True)
 class SearchPlan:
-    """Everything that decides what a search returns, and nothing else."""
+    """Everything that decides what a search returns, and nothing else.
+
+    ``fusion`` is ``rrf`` (ranks only) or ``convex`` (min-max normalised scores, the keyword
+    kind weighing ``keyword_share``); both score in RRF's units, so ``floor_abs`` means the
+    same under either. ``neighbour_weight`` > 0 adds that share of a hit's best neighbour's
+    score, neighbours being the ``neighbour_edge`` edges of the top ``neighbour_depth``
+    candidates (``FOLLOWED_BY``: one conversation turn to the next). ``gate`` is the
+    membership verdict applied after the floors.
+    """
 
     name: str
     streams: tuple[Stream, ...] = field(default_factory=lambda: _streams("vector", "keyword"))
@@ -45,6 +78,12 @@ class SearchPlan:
     floor_rel: float = 0.6
     body_chars: int = 4000
     embed_chars: int = 2000
+    fusion: Fusion = "rrf"
+    keyword_share: float = 0.5
+    neighbour_weight: float = 0.0
+    neighbour_depth: int = 20
+    neighbour_edge: str = "FOLLOWED_BY"
+    gate: Gate | None = None
 
     def with_limits(self, *, k_max: int, floors: bool) -> SearchPlan:
         """The same ranking with other output limits (evaluation wants deep, unfloored lists)."""
@@ -60,15 +99,36 @@ class SearchPlan:
     def uses_vectors(self) -> bool:
         return any(s.kind == "vector" for s in self.streams)
 
+    @property
+    def kinds(self) -> int:
+        """How many kinds of stream (vector, keyword) the plan fuses."""
+        return len({s.kind for s in self.streams})
+
+
+# One kind of stream can give a hit at most 1/61 (rank 1, k 60): its floor is half the
+# two-kind floor, so that a top hit of the one kind can clear it.
+_ONE_KIND_FLOOR = 0.01
+# Tuned on LoCoMo dev (docs/eval.md, "Floors"): about one answerable question in ten
+# falls silent.
+_GATE = Gate(depth=3, min_cosine=0.5, min_coverage=0.67)
+_CONVEX = SearchPlan("convex", fusion="convex", keyword_share=0.5, per_stream=100)
 
 PLANS: dict[str, SearchPlan] = {
+    # Plain six-stream RRF: the ablation baseline.
     "hybrid": SearchPlan("hybrid"),
-    "bm25": SearchPlan("bm25", streams=_streams("keyword")),
-    "dense": SearchPlan("dense", streams=_streams("vector")),
+    "bm25": SearchPlan("bm25", streams=_streams("keyword"), floor_abs=_ONE_KIND_FLOOR),
+    "dense": SearchPlan("dense", streams=_streams("vector"), floor_abs=_ONE_KIND_FLOOR),
+    # Each later improvement, one plan each, every one adding to the one before.
+    "convex": _CONVEX,
+    "convex-next": replace(_CONVEX, name="convex-next", neighbour_weight=0.3),
+    "tuned": replace(_CONVEX, name="tuned", neighbour_weight=0.3, gate=_GATE),
 }
 
+DEFAULT_PLAN = "tuned"
+"""The plan ``Brain.search`` uses when none is named."""
 
-def get_plan(name: str) -> SearchPlan:
+
+def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:
     try:
         return PLANS[name]
     except KeyError:

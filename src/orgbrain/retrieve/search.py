@@ -11,12 +11,12 @@ from ..model import Citation, Hit, Item, SearchResult, utcnow
 from ..ports import Embedder, Reranker, ScoredId, Store, Vector
 from ..scopes import Visibility
 from .freshness import age_days, freshness
-from .fuse import rrf
+from .fuse import convex, neighbour_boost, rrf
 from .plan import SearchPlan, Stream
-from .terms import query_terms
-from .verdict import apply_floors
+from .terms import content_terms, coverage, query_names, query_terms, text_stems
+from .verdict import HitEvidence, apply_floors, membership
 
-__all__ = ["Searcher", "citation_for"]
+__all__ = ["Searcher", "Trace", "citation_for"]
 
 
 def citation_for(item: Item) -> Citation:
@@ -31,6 +31,18 @@ def citation_for(item: Item) -> Citation:
         byte_range=item.byte_range,
         locator=item.locator,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """What a search saw on the way to its verdict, for evaluations and logs.
+
+    ``floored``: the score floors alone said nothing; ``evidence``: the gate's view of the
+    first ranked hits (before the floors cut any), whether or not the plan has a gate.
+    """
+
+    floored: bool
+    evidence: tuple[HitEvidence, ...]
 
 
 @dataclass
@@ -50,6 +62,21 @@ class Searcher:
         k: int | None = None,
         kind: str | None = None,
     ) -> SearchResult:
+        return self.search_traced(workspace, query, plan, visibility, k=k, kind=kind)[0]
+
+    def search_traced(
+        self,
+        workspace: str,
+        query: str,
+        plan: SearchPlan,
+        visibility: Visibility,
+        *,
+        k: int | None = None,
+        kind: str | None = None,
+        evidence_depth: int | None = None,
+    ) -> tuple[SearchResult, Trace]:
+        """``search``, and the evidence for the first ``evidence_depth`` hits (default:
+        what the plan's gate reads)."""
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         limit = max(1, min(k or plan.k_default, plan.k_max))
@@ -57,25 +84,27 @@ class Searcher:
         vector = self._embed_query(query, plan) if plan.uses_vectors else None
         timings["embed"] = _ms(t0)
 
-        lists: list[list[str]] = []
-        weights: list[float] = []
-        stream_names: list[str] = []
+        rows: list[list[ScoredId]] = []
         for stream in plan.streams:
             t = time.perf_counter()
-            rows = self._run_stream(workspace, stream, terms, vector, plan, visibility)
+            rows.append(self._run_stream(workspace, stream, terms, vector, plan, visibility))
             timings[stream.name] = _ms(t)
-            lists.append([item_id for item_id, _ in rows])
-            weights.append(stream.weight)
-            stream_names.append(stream.name)
 
         t = time.perf_counter()
-        fused = rrf(lists, k=plan.rrf_k, weights=weights)
+        fused = self._fuse(plan, rows)
         ranks: dict[str, dict[str, int]] = {}
-        for name, ids in zip(stream_names, lists, strict=True):
-            for r, item_id in enumerate(ids, start=1):
-                ranks.setdefault(item_id, {})[name] = r
+        cosines: dict[str, float] = {}
+        for stream, found in zip(plan.streams, rows, strict=True):
+            for r, (item_id, score) in enumerate(found, start=1):
+                ranks.setdefault(item_id, {})[stream.name] = r
+                if stream.kind == "vector":
+                    cosines[item_id] = max(score, cosines.get(item_id, -1.0))
         items = self.store.get_items(workspace, list(fused), visibility)
         fused = _fold_files_into_sections(fused, items)
+        if plan.neighbour_weight > 0 and fused:
+            fused = neighbour_boost(
+                fused, self._neighbours(workspace, fused, plan, visibility), plan.neighbour_weight
+            )
         now = self.clock()
         scored: list[tuple[str, float, float]] = []
         for item_id, f in fused.items():
@@ -107,6 +136,19 @@ class Searcher:
             floor_rel=plan.floor_rel,
             k=limit,
         )
+        depth = (
+            evidence_depth if evidence_depth is not None else (plan.gate.depth if plan.gate else 0)
+        )
+        evidence = _evidence(query, terms, [items[i] for i, _, _ in scored[:depth]], cosines)
+        keep, verdict, reason = floored.keep, floored.verdict, floored.reason
+        if plan.gate is not None and keep > 0:
+            t = time.perf_counter()
+            speak, why = membership(evidence, plan.gate)
+            timings["gate"] = _ms(t)
+            if speak:
+                reason = f"{reason}; {why}"
+            else:
+                keep, verdict, reason = 0, "none", why
         hits = tuple(
             Hit(
                 item=_cut_body(items[item_id], plan.body_chars),
@@ -115,18 +157,41 @@ class Searcher:
                 citation=citation_for(items[item_id]),
                 ranks=ranks.get(item_id, {}),
             )
-            for item_id, score, f in scored[: floored.keep]
+            for item_id, score, f in scored[:keep]
         )
         timings["total"] = _ms(t0)
-        return SearchResult(
+        result = SearchResult(
             query=query,
             hits=hits,
-            verdict=floored.verdict,
-            reason=floored.reason,
+            verdict=verdict,
+            reason=reason,
             top_score=scored[0][1] if scored else 0.0,
             plan=plan.name,
             timings_ms=timings,
         )
+        return result, Trace(floored=floored.keep == 0, evidence=tuple(evidence))
+
+    @staticmethod
+    def _fuse(plan: SearchPlan, rows: list[list[ScoredId]]) -> dict[str, float]:
+        weights = [s.weight for s in plan.streams]
+        if plan.fusion == "convex":
+            shares = {"keyword": plan.keyword_share, "vector": 1.0 - plan.keyword_share}
+            kinds = [s.kind for s in plan.streams]
+            return convex(rows, kinds, shares, k=plan.rrf_k, weights=weights)
+        return rrf([[i for i, _ in r] for r in rows], k=plan.rrf_k, weights=weights)
+
+    def _neighbours(
+        self, workspace: str, fused: dict[str, float], plan: SearchPlan, visibility: Visibility
+    ) -> list[tuple[str, str]]:
+        """Adjacent pairs around the best ``neighbour_depth`` candidates: one edge lookup
+        each, so the cost is bounded however deep the streams go."""
+        pairs: list[tuple[str, str]] = []
+        for item_id in list(fused)[: plan.neighbour_depth]:
+            for edge in self.store.edges_of(
+                workspace, item_id, visibility, types=[plan.neighbour_edge]
+            ):
+                pairs.append((edge.src, edge.dst))
+        return pairs
 
     def _embed_query(self, query: str, plan: SearchPlan) -> Vector | None:
         if self.embedder is None:
@@ -170,6 +235,26 @@ class Searcher:
         values = sorted((s for _, s, _ in head), reverse=True)
         reranked = [(head[j][0], values[n], head[j][2]) for n, j in enumerate(order)]
         return reranked + scored[plan.per_stream :]
+
+
+def _evidence(
+    query: str, terms: list[str], items: list[Item], cosines: dict[str, float]
+) -> list[HitEvidence]:
+    if not items:
+        return []
+    names = query_names(query)
+    content = content_terms(terms, names)
+    out: list[HitEvidence] = []
+    for item in items:
+        stems = text_stems(f"{item.label}\n{item.body}")
+        out.append(
+            HitEvidence(
+                names=coverage(names, stems) == 1.0,
+                coverage=coverage(content, stems) if content else 0.0,
+                cosine=cosines.get(item.id),
+            )
+        )
+    return out
 
 
 def _fold_files_into_sections(fused: dict[str, float], items: dict[str, Item]) -> dict[str, float]:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOPWORDS", "query_terms"]
+__all__ = [
+    "STOPWORDS",
+    "content_terms",
+    "coverage",
+    "query_names",
+    "query_terms",
+    "stem",
+    "text_stems",
+]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?", re.UNICODE)
 
@@ -35,3 +43,80 @@ def query_terms(query: str, *, max_terms: int = 32) -> list[str]:
         if len(seen) >= max_terms:
             break
     return list(seen)
+
+
+# Capitalised, but dates rather than names: a question's "in May" is a time constraint.
+_CALENDAR = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(]\s*)$")
+
+
+def query_names(query: str, *, max_names: int = 8) -> list[str]:
+    """Lower-cased proper names in ``query``: capitalised words not opening a sentence,
+    not stopwords or calendar words, possessives dropped ("Caroline's" -> "caroline").
+
+    A question about a named thing is only answered by text that names it.
+    """
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(query):
+        word = match.group(0)
+        if not word[0].isupper() or _SENTENCE_START.search(query[: match.start()]):
+            continue
+        name = re.sub(r"['\u2019]s$", "", word.lower())
+        if name in STOPWORDS or name in _CALENDAR or len(name) < 2:
+            continue
+        seen.setdefault(name, None)
+        if len(seen) >= max_names:
+            break
+    return list(seen)
+
+
+def content_terms(terms: list[str], names: list[str]) -> list[str]:
+    """``terms`` less the names (possessive or not): what the question asks about them."""
+    named = set(names)
+    return [t for t in terms if re.sub(r"['\u2019]s$", "", t) not in named]
+
+
+_SUFFIXES = (
+    ("ations", ""),
+    ("ation", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("edly", ""),
+    ("ed", ""),
+    ("es", ""),
+    ("ly", ""),
+    ("s", ""),
+)
+
+
+def stem(word: str) -> str:
+    """A crude suffix stripper, enough to match "painted" with "painting" when judging
+    whether a hit covers a query's terms (ranking uses FTS5's Porter stemmer)."""
+    w = re.sub(r"['\u2019]s$", "", word.lower())
+    for suffix, replacement in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + replacement
+    return w
+
+
+def text_stems(text: str) -> frozenset[str]:
+    """The stems of every word of ``text``."""
+    return frozenset(stem(m.group(0)) for m in _WORD.finditer(text))
+
+
+def coverage(terms: list[str], stems: frozenset[str]) -> float:
+    """Share of ``terms`` whose stem is in ``stems``, or is a prefix of one of them (a
+    nickname, a longer form); 1.0 for no terms."""
+    if not terms:
+        return 1.0
+    found = 0
+    for term in terms:
+        t = stem(term)
+        if t in stems or (len(t) >= 3 and any(s.startswith(t) for s in stems)):
+            found += 1
+    return found / len(terms)

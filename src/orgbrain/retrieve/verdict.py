@@ -1,4 +1,6 @@
-"""Floors: the simple, logged thresholds that decide whether the brain speaks."""
+"""Floors and the membership gate: the logged thresholds that decide whether the brain
+speaks. Floors look at fused scores; the gate at what the top hits say (names, terms,
+cosine), since fused scores carry no absolute relevance."""
 
 from __future__ import annotations
 
@@ -6,8 +8,50 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import Verdict
+from .plan import Gate
 
-__all__ = ["Floored", "apply_floors"]
+__all__ = ["Floored", "HitEvidence", "apply_floors", "membership"]
+
+
+@dataclass(frozen=True, slots=True)
+class HitEvidence:
+    """What one ranked hit shows about the query, for the gate.
+
+    ``names``: it names every proper name of the query (true when the query has none);
+    ``coverage``: share of the query's other terms it holds (0 for a query with none);
+    ``cosine``: its similarity to the query vector, None where no vector stream saw it.
+    """
+
+    names: bool
+    coverage: float
+    cosine: float | None = None
+
+    def matches(self, gate: Gate) -> bool:
+        if not self.names:
+            return False
+        close = self.cosine is not None and self.cosine >= gate.min_cosine
+        return close or self.coverage >= gate.min_coverage
+
+
+def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
+    """Whether one of the first ``gate.depth`` hits matches (``HitEvidence.matches``), and
+    why, in words for the turn log."""
+    top = list(evidence[: gate.depth])
+    for n, e in enumerate(top, start=1):
+        if e.matches(gate):
+            cos = "-" if e.cosine is None else f"{e.cosine:.2f}"
+            return True, f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
+    if not top:
+        return False, "gate: no hits"
+    unnamed = sum(1 for e in top if not e.names)
+    best_cos = max((e.cosine for e in top if e.cosine is not None), default=None)
+    best_cov = max(e.coverage for e in top)
+    cos = "-" if best_cos is None else f"{best_cos:.2f}"
+    return False, (
+        f"relevance floor: none of the top {len(top)} hits names the query's names with "
+        f"cosine >= {gate.min_cosine} or terms >= {gate.min_coverage:.0%} (best cosine {cos}, "
+        f"best terms {best_cov:.0%}, {unnamed} miss a name)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
