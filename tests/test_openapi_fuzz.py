@@ -7,6 +7,7 @@ Bounded for CI: ``MAX_EXAMPLES`` per operation (about a minute on two cores).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,6 +83,9 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
+    # CI replays a fixed exploration so a landing never hangs on luck; set
+    # ORGBRAIN_FUZZ_RANDOM=1 to explore afresh (one such run found a flaky POST /v1/files case).
+    derandomize=os.environ.get("ORGBRAIN_FUZZ_RANDOM") != "1",
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
