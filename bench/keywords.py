@@ -77,7 +77,7 @@ def main() -> None:
             *rows,
             "",
             f"Top-10 agreement tantivy vs FTS5: {overlap:.2f} (both BM25; FTS5 stems with "
-            "Porter and scores label+body as one row, tantivy with Snowball and per field). "
+            "Porter, tantivy with Snowball; both score label and body as one text). "
             f"Peak RSS {peak_rss_mb():.0f} MB. "
             f"Command: `python -m bench.keywords --sections {args.sections}`.",
         ]
