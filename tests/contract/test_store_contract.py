@@ -263,3 +263,13 @@ def test_keyword_index_survives_a_reused_rowid(make_store: StoreFactory) -> None
     new = s.put_item(item("giraffe crossing", cls="section", key="other", parent=f.id), vec(3))
     assert s.keyword_search("w1", "section", ["zebra"], 5, ALL) == []
     assert [i for i, _ in s.keyword_search("w1", "section", ["crossing"], 5, ALL)] == [new.id]
+
+
+def test_tombstoned_items_leave_every_stream(make_store: StoreFactory) -> None:
+    s = make_store()
+    a = s.put_item(item("obsolete pricing rule"), vec(5))
+    b = s.put_item(item("current pricing rule"), vec(6))
+    s.put_item(replace(a, tombstoned_at=utcnow()), vec(5))
+    assert [i for i, _ in s.vector_search("w1", "note", vec(5), 5, ALL)] == [b.id]
+    assert [i for i, _ in s.keyword_search("w1", "note", ["pricing"], 5, ALL)] == [b.id]
+    assert s.get_item("w1", a.id, ALL).tombstoned_at is not None  # type: ignore[union-attr]

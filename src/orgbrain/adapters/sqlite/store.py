@@ -149,7 +149,9 @@ class SQLiteStore:
             "WHERE workspace = ? AND source_key = ?",
             (item.workspace, item.source_key),
         ).fetchone()
-        blob = self._vector_blob(embedding) if item.indexed else None
+        # Out of answers (unindexed or tombstoned): no vector, and its removal is logged.
+        answerable = item.indexed and item.tombstoned_at is None
+        blob = self._vector_blob(embedding) if answerable else None
         if old is None:
             values["created_at"] = (item.created_at or now).isoformat()
             cur = conn.execute(_INSERT_ITEM, values)
