@@ -53,9 +53,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sections", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--real", type=int, default=3000, help="real sentences to embed once")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    texts, base = real_vectors(3000)
+    texts, base = real_vectors(args.real)
     terms = [query_terms(q) for q in queries()[: args.queries]]
     with tempfile.TemporaryDirectory() as tmp:
         build(Path(tmp), args.sections, texts, base)

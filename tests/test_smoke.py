@@ -75,6 +75,18 @@ def test_eval_locomo_smoke(eval_runner: CliRunner) -> None:
     [
         ["-m", "bench.index", "--files", "2", "--rounds", "1", "--no-write"],
         ["-m", "bench.write", "--notes", "8", "--no-write"],
+        ["-m", "bench.search", "--sizes", "2000", "--queries", "10", "--real", "200", "--no-write"],
+        [
+            "-m",
+            "bench.keywords",
+            "--sections",
+            "2000",
+            "--queries",
+            "10",
+            "--real",
+            "200",
+            "--no-write",
+        ],
     ],
 )
 def test_bench_scripts_run(argv: list[str]) -> None:
