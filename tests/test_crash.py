@@ -11,6 +11,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from orgbrain import Brain
 from tests.toy import HashEmbedder
 
@@ -26,8 +28,13 @@ CHILD = textwrap.dedent(
 
     brain = Brain.open(sys.argv[1], embedder=HashEmbedder())
     print("ready", flush=True)
-    for path in sorted(Path(sys.argv[2]).iterdir()):
-        brain.add_file(path, index=True)
+    if sys.argv[3] == "one-by-one":
+        for path in sorted(Path(sys.argv[2]).iterdir()):
+            brain.add_file(path, index=True)
+    else:  # what `orgbrain add DIR --index` does: add all, then index them together
+        for path in sorted(Path(sys.argv[2]).iterdir()):
+            brain.add_file(path)
+        brain.index_pending()
     print("done", flush=True)
     """
 )
@@ -43,7 +50,21 @@ def _make_files(folder: Path) -> dict[str, int]:
     return expected
 
 
-def test_kill_mid_index_then_finish(tmp_path: Path) -> None:
+def _assert_nothing_half_indexed(brain: Brain) -> None:
+    """An indexed file has all its sections answerable; any other file has none."""
+    shapes = set()
+    for f in brain.items(storage_class="file").items:
+        answerable = [s for s in brain.sections(f.id) if s.indexed]
+        if f.indexed:
+            assert answerable
+            shapes.add(len(answerable))
+        else:
+            assert answerable == []
+    assert len(shapes) <= 1  # same text shape => same section count
+
+
+@pytest.mark.parametrize("mode", ["one-by-one", "pending"])
+def test_kill_mid_index_then_finish(tmp_path: Path, mode: str) -> None:
     files = tmp_path / "files"
     _make_files(files)
     brain_dir = tmp_path / "brain"
@@ -52,7 +73,7 @@ def test_kill_mid_index_then_finish(tmp_path: Path) -> None:
     script = CHILD.format(root=root)
     for _round in range(4):
         proc = subprocess.Popen(
-            [sys.executable, "-c", script, str(brain_dir), str(files)],
+            [sys.executable, "-c", script, str(brain_dir), str(files), mode],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -67,6 +88,7 @@ def test_kill_mid_index_then_finish(tmp_path: Path) -> None:
             counts = brain.counts()
             indexed = counts.get("file_indexed", 0)
             assert counts.get("section_indexed", 0) >= 0 and indexed <= N_FILES
+            _assert_nothing_half_indexed(brain)
 
     with Brain.open(brain_dir, embedder=HashEmbedder()) as brain:
         for path in sorted(files.iterdir()):

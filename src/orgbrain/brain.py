@@ -318,18 +318,27 @@ class Brain:
         *,
         progress: Callable[[IndexReport], None] | None = None,
     ) -> list[IndexReport]:
-        """Index ``ids`` (default: every pending file); one bad file never stops the rest."""
-        targets = list(ids) if ids is not None else [i.id for i in self.pending()]
-        reports = []
-        for item_id in targets:
+        """Index ``ids`` (default: every pending file); one bad file never stops the rest.
+
+        One report per id, in order. The files' texts are embedded together in batches
+        (``Indexer.index_many``) and each file commits on its own, so a crash loses at
+        most the files not yet committed, which stay pending.
+        """
+        if ids is None:
+            return self._indexer.index_many(self.pending(), progress=progress)
+        reports: dict[int, IndexReport] = {}
+        found: list[tuple[int, Item]] = []
+        for position, item_id in enumerate(ids):
             try:
-                report = self.index(item_id)
+                found.append((position, self.get(item_id)))
             except OrgBrainError as exc:
-                report = IndexReport(item_id, item_id, 0, exc.message, exc.code)
-            reports.append(report)
-            if progress is not None:
-                progress(report)
-        return reports
+                reports[position] = IndexReport(item_id, item_id, 0, exc.message, exc.code)
+                if progress is not None:
+                    progress(reports[position])
+        indexed = self._indexer.index_many([item for _, item in found], progress=progress)
+        for (position, _), report in zip(found, indexed, strict=True):
+            reports[position] = report
+        return [reports[position] for position in range(len(ids))]
 
     # -- read ---------------------------------------------------------------------------
 

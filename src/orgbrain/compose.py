@@ -10,6 +10,7 @@ from .ports import Embedder
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from .adapters.sqlite.store import KeywordEngine
     from .brain import Brain
 
 __all__ = ["make_embedder", "open_embedded"]
@@ -49,7 +50,7 @@ def open_embedded(
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a brain folder")
     root.mkdir(parents=True, exist_ok=True)
-    store = SQLiteStore(root / "brain.sqlite")
+    store = SQLiteStore(root / "brain.sqlite", keyword_engine=_keyword_engine(s.keyword_engine))
     try:
         return Brain(
             store,
@@ -61,3 +62,11 @@ def open_embedded(
     except BaseException:
         store.close()
         raise
+
+
+def _keyword_engine(name: str) -> KeywordEngine:
+    if name == "tantivy":
+        return "tantivy"
+    if name == "fts5":
+        return "fts5"
+    raise InvalidInput(f"unknown keyword engine {name!r}: use tantivy or fts5")

@@ -1,13 +1,16 @@
-"""Index one added file: extract, chunk, embed, then commit file + sections atomically.
+"""Index added files: extract, chunk, embed, then commit each file + its sections atomically.
 
-Everything before the commit is pure computation (plus an idempotent text blob), so a crash
-at any point leaves the file ``indexed=false`` and a later run starts it again cleanly.
+Everything before a file's commit is pure computation (plus an idempotent text blob), so a
+crash at any point leaves that file ``indexed=false`` and a later run starts it again
+cleanly. ``Indexer.index_many`` embeds several files' texts together, in batches that cross
+file boundaries, but still commits each file in its own transaction.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -89,22 +92,52 @@ def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int = 100) -> V
     embedded in batches of ``batch`` passages."""
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
+    pieces, owner = _split(texts)
+    parts = [embedder.embed(pieces[i : i + batch]) for i in range(0, len(pieces), batch)]
+    return _pool(np.vstack(parts), owner, len(texts))
+
+
+def _split(texts: Sequence[str]) -> tuple[list[str], list[int]]:
+    """Every text's passages in order, and the index of the text each one belongs to."""
     pieces: list[str] = []
     owner: list[int] = []
     for i, text in enumerate(texts):
         for piece in passages(text):
             pieces.append(piece)
             owner.append(i)
-    parts = [embedder.embed(pieces[i : i + batch]) for i in range(0, len(pieces), batch)]
-    vectors = np.vstack(parts).astype(np.float32, copy=False)
-    if len(pieces) == len(texts):
+    return pieces, owner
+
+
+def _pool(vectors: Vector, owner: Sequence[int], n_texts: int) -> Vector:
+    vectors = vectors.astype(np.float32, copy=False)
+    if len(owner) == n_texts:
         return vectors
-    pooled = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+    pooled = np.zeros((n_texts, vectors.shape[1]), dtype=np.float32)
     np.add.at(pooled, np.asarray(owner), vectors)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     out: Vector = (pooled / norms).astype(np.float32, copy=False)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A file read, extracted and cut, with the texts its vectors come from (its sections'
+    then its own), waiting for those vectors."""
+
+    file: Item
+    extracted: Extracted
+    chunks: list[Chunk]
+    text_key: str
+    title: str
+    texts: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    position: int
+    prepared: _Prepared
+    owner: list[int]  # text index of each of its passages, in order
 
 
 @dataclass
@@ -116,6 +149,76 @@ class Indexer:
 
     def index(self, file: Item) -> IndexReport:
         """Index ``file``; a bad file raises after recording its error on the item."""
+        prepared = self._prepare(file)
+        return self._commit(prepared, embed_texts(self.embedder, prepared.texts, self.batch))
+
+    def index_many(
+        self,
+        files: Iterable[Item],
+        *,
+        progress: Callable[[IndexReport], None] | None = None,
+    ) -> list[IndexReport]:
+        """Index ``files``, one report each in their order; one bad file never stops the rest.
+
+        Their passages are embedded together in batches of ``batch``, file after file as
+        ``embed_texts`` would cut them, so a batch does not end where a file does; each
+        file commits in its own transaction once its last vector is in. A bad file gets
+        its error recorded on the item, as ``index`` does. An embedder error fails only the
+        files waiting on it and records nothing on them: the fault is not theirs, so they
+        stay pending. ``progress`` sees each report as it is settled, which is not always
+        in file order (a file that cannot be read settles before earlier ones embed).
+        """
+        reports: list[IndexReport | None] = []
+        waiting: deque[_Waiting] = deque()
+        pieces: list[str] = []  # passages of waiting files, not embedded yet
+        ready = np.zeros((0, self.embedder.dim), dtype=np.float32)  # embedded, not committed
+
+        def settle(position: int, report: IndexReport) -> None:
+            reports[position] = report
+            if progress is not None:
+                progress(report)
+
+        def embed_and_commit(n: int) -> None:
+            nonlocal pieces, ready
+            try:
+                vectors = self.embedder.embed(pieces[:n])
+            except OrgBrainError as exc:
+                while waiting:
+                    w = waiting.popleft()
+                    settle(w.position, _failed(w.prepared.file, exc))
+                pieces, ready = [], ready[:0]
+                return
+            pieces = pieces[n:]
+            ready = np.vstack([ready, vectors]) if len(ready) else vectors
+            while waiting and len(waiting[0].owner) <= len(ready):
+                w = waiting.popleft()
+                k = len(w.owner)
+                mine, ready = ready[:k], ready[k:]
+                vecs = _pool(mine, w.owner, len(w.prepared.texts))
+                try:
+                    settle(w.position, self._commit(w.prepared, vecs))
+                except OrgBrainError as exc:
+                    settle(w.position, _failed(w.prepared.file, exc))
+
+        for position, file in enumerate(files):
+            reports.append(None)
+            try:
+                prepared = self._prepare(file)
+            except OrgBrainError as exc:
+                settle(position, _failed(file, exc))
+                continue
+            mine, owner = _split(prepared.texts)
+            waiting.append(_Waiting(position, prepared, owner))
+            pieces += mine
+            while len(pieces) >= self.batch:
+                embed_and_commit(self.batch)
+        if pieces:
+            embed_and_commit(len(pieces))
+        assert not waiting and all(r is not None for r in reports)
+        return [r for r in reports if r is not None]
+
+    def _prepare(self, file: Item) -> _Prepared:
+        """Read, extract and cut ``file``; a bad file raises after recording its error."""
         if file.storage_class != "file" or file.blob_key is None:
             raise InvalidInput(f"{file.id} is a {file.storage_class}, not a file: nothing to index")
         try:
@@ -139,10 +242,16 @@ class Indexer:
             self.blobs.put(text_key, [extracted.text.encode("utf-8")])
 
         title = extracted.title or file.label
-        vectors = embed_texts(
-            self.embedder,
-            [_embed_text(title, c) for c in chunks] + [f"{title}\n{extracted.text}"],
-            self.batch,
+        texts = [_embed_text(title, c) for c in chunks] + [f"{title}\n{extracted.text}"]
+        return _Prepared(file, extracted, chunks, text_key, title, texts)
+
+    def _commit(self, prepared: _Prepared, vectors: Vector) -> IndexReport:
+        """Write the file and its sections in one transaction (fsynced when it returns)."""
+        file, extracted, title, text_key = (
+            prepared.file,
+            prepared.extracted,
+            prepared.title,
+            prepared.text_key,
         )
         now = utcnow()
         indexed_file = replace(
@@ -157,19 +266,18 @@ class Indexer:
         origin = Origin("system:indexer", f"index:{file.id}", now, file.origin.run_id)
         sections = [
             (self._section(indexed_file, c, text_key, title, origin), vectors[i])
-            for i, c in enumerate(chunks)
+            for i, c in enumerate(prepared.chunks)
         ]
         stored = self.store.commit_index(indexed_file, vectors[-1], sections, "system:indexer")
         return IndexReport(file.id, indexed_file.label, len(stored))
 
     def _section(self, file: Item, c: Chunk, text_key: str, title: str, origin: Origin) -> Item:
-        crumb = " > ".join(c.heading_path)
         return Item(
             id=new_id("sec"),
             workspace=file.workspace,
             kind="section",
             storage_class="section",
-            label=f"{title} > {crumb}" if crumb else f"{title} §{c.ordinal + 1}",
+            label=_head(title, c.heading_path) if c.heading_path else f"{title} §{c.ordinal + 1}",
             body=c.text,
             source_key=f"{file.source_key}#{c.key}",
             indexed=True,
@@ -188,9 +296,18 @@ class Indexer:
 
 
 def _embed_text(title: str, c: Chunk) -> str:
-    crumb = " > ".join(c.heading_path)
-    head = f"{title} > {crumb}" if crumb else title
-    return f"{head}\n{c.text}"
+    return f"{_head(title, c.heading_path)}\n{c.text}"
+
+
+def _head(title: str, heading_path: Sequence[str]) -> str:
+    """``title > heading > ...``, naming the title once when the first heading is it (a
+    Markdown file's title is its first ``#`` heading, a docx's often its first heading)."""
+    path = heading_path[1:] if heading_path and heading_path[0] == title else heading_path
+    return " > ".join((title, *path))
+
+
+def _failed(file: Item, exc: OrgBrainError) -> IndexReport:
+    return IndexReport(file.id, file.label or file.name or file.id, 0, exc.message, exc.code)
 
 
 def _summary(ex: Extracted) -> str:

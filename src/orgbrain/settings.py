@@ -25,6 +25,7 @@ class Settings:
     embed_url: str | None = None
     embed_model: str | None = None
     embed_api_key: str | None = None
+    keyword_engine: str = "tantivy"  # "tantivy" or "fts5" (docs/benchmarks.md)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -45,6 +46,7 @@ class Settings:
             ("embed_url", "ORGBRAIN_EMBED_URL"),
             ("embed_model", "ORGBRAIN_EMBED_MODEL"),
             ("embed_api_key", "ORGBRAIN_EMBED_API_KEY"),
+            ("keyword_engine", "ORGBRAIN_KEYWORD_ENGINE"),
         ):
             if var in e:
                 values[key] = e[var]

@@ -21,12 +21,12 @@ DIM = 8
 StoreFactory = Callable[[], Store]
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["tantivy", "fts5"], ids=lambda p: f"sqlite-{p}")
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     made: list[Store] = []
 
     def factory() -> Store:
-        s = SQLiteStore(tmp_path / "brain.sqlite")
+        s = SQLiteStore(tmp_path / "brain.sqlite", keyword_engine=request.param)
         s.bind_embedder("toy", DIM)
         made.append(s)
         return s
@@ -128,8 +128,10 @@ def test_other_writers_are_caught_up(make_store: StoreFactory) -> None:
     assert [i for i, _ in reader.vector_search("w1", "note", vec(1), 1, ALL)] == [a.id]
     b = writer.put_item(item("second"), vec(2))
     assert reader.vector_search("w1", "note", vec(2), 1, ALL)[0][0] == b.id
+    assert [i for i, _ in reader.keyword_search("w1", "note", ["second"], 5, ALL)] == [b.id]
     writer.put_item(replace(b, indexed=False))
     assert b.id not in [i for i, _ in reader.vector_search("w1", "note", vec(2), 5, ALL)]
+    assert reader.keyword_search("w1", "note", ["second"], 5, ALL) == []
 
 
 def test_commit_index_upserts_sections_and_drops_stale(make_store: StoreFactory) -> None:
@@ -163,6 +165,10 @@ def test_commit_index_upserts_sections_and_drops_stale(make_store: StoreFactory)
     assert s.get_item("w1", first[2].id, ALL) is None
     assert len(s.edges_of("w1", f.id, ALL)) == 2
     assert first[2].id not in [i for i, _ in s.vector_search("w1", "section", vec(102), 5, ALL)]
+    found = s.keyword_search("w1", "section", ["handbook"], 5, ALL)
+    assert {i for i, _ in found} == {x.id for x in first[:2]}
+    s.unindex_children("w1", f.id)
+    assert s.keyword_search("w1", "section", ["handbook"], 5, ALL) == []
     assert s.get_item("w1", f.id, ALL).indexed  # type: ignore[union-attr]
     assert s.get_item("w1", first[0].id, ALL).byte_range == ByteRange(0, 10)  # type: ignore[union-attr]
 
@@ -227,3 +233,33 @@ def test_keyword_index_follows_every_change(make_store: StoreFactory) -> None:
     assert [i for i, _ in s.keyword_search("w1", "note", ["wombat"], 5, ALL)] == [a.id]
     assert s.keyword_search("w1", "file", ["wombat"], 5, ALL) == []
     assert s.keyword_search("w1", "note", ["wombat"], 5, Visibility(frozenset())) == []
+
+
+def test_keyword_ranking_is_bm25(make_store: StoreFactory) -> None:
+    s = make_store()
+    for i in range(8):
+        s.put_item(item(f"common filler text number {i}"), vec(i))
+    rare = s.put_item(item("rare common words"), vec(20))
+    twice = s.put_item(item("common common common words"), vec(21))
+    got = [i for i, _ in s.keyword_search("w1", "note", ["rare", "common"], 10, ALL)]
+    assert got[0] == rare.id  # the rarer term weighs more
+    assert got[1] == twice.id  # more occurrences of a term rank higher
+    scores = [score for _, score in s.keyword_search("w1", "note", ["common"], 10, ALL)]
+    assert scores == sorted(scores, reverse=True) and all(x > 0 for x in scores)
+
+
+def test_keyword_index_survives_a_reused_rowid(make_store: StoreFactory) -> None:
+    # SQLite reuses the largest rowid once its row is gone; the index must follow the row.
+    s = make_store()
+    f = s.put_item(item("manual", cls="file", key="file:m", indexed=False))
+    old = s.commit_index(
+        replace(f, indexed=True),
+        vec(1),
+        [(item("zebra crossing", cls="section", key="file:m#p0", parent=f.id), vec(2))],
+        "system:test",
+    )
+    assert [i for i, _ in s.keyword_search("w1", "section", ["zebra"], 5, ALL)] == [old[0].id]
+    s.commit_index(replace(f, indexed=True), vec(1), [], "system:test")
+    new = s.put_item(item("giraffe crossing", cls="section", key="other", parent=f.id), vec(3))
+    assert s.keyword_search("w1", "section", ["zebra"], 5, ALL) == []
+    assert [i for i, _ in s.keyword_search("w1", "section", ["crossing"], 5, ALL)] == [new.id]

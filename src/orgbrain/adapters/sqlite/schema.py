@@ -158,6 +158,49 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        # The derived keyword index (keywords.py) catches up from SQLite rows: every change
+        # to an answerable row's searchable fields stamps the row in kw_changes with a
+        # fresh kw_seq, as vec_seq does for embeddings, so a catch-up reads only what
+        # changed since its last look, in this process or another.
+        "0004_keyword_changes",
+        """
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('kw_seq', '0');
+        CREATE TABLE kw_changes (
+            item_rowid INTEGER PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX kw_changes_seq ON kw_changes (workspace, seq);
+        CREATE TRIGGER kw_changes_insert AFTER INSERT ON items
+        WHEN (new.indexed = 1 AND new.tombstoned_at IS NULL)
+        BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'kw_seq';
+            INSERT OR REPLACE INTO kw_changes (item_rowid, workspace, seq) VALUES (new.rowid,
+                new.workspace, (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'kw_seq'));
+        END;
+        CREATE TRIGGER kw_changes_delete AFTER DELETE ON items
+        WHEN (old.indexed = 1 AND old.tombstoned_at IS NULL)
+        BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'kw_seq';
+            INSERT OR REPLACE INTO kw_changes (item_rowid, workspace, seq) VALUES (old.rowid,
+                old.workspace, (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'kw_seq'));
+        END;
+        CREATE TRIGGER kw_changes_update
+        AFTER UPDATE OF class, scope, label, body, indexed, tombstoned_at ON items
+        WHEN ((old.indexed = 1 AND old.tombstoned_at IS NULL)
+            OR (new.indexed = 1 AND new.tombstoned_at IS NULL))
+        AND (old.class IS NOT new.class
+            OR old.scope IS NOT new.scope OR old.label IS NOT new.label
+            OR old.body IS NOT new.body OR old.indexed IS NOT new.indexed
+            OR old.tombstoned_at IS NOT new.tombstoned_at)
+        BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'kw_seq';
+            INSERT OR REPLACE INTO kw_changes (item_rowid, workspace, seq) VALUES (new.rowid,
+                new.workspace, (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'kw_seq'));
+        END;
+        """,
+    ),
 )
 
 

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -16,11 +17,14 @@ from ...ids import new_id
 from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
+from .keywords import KeywordIndex
 from .rows import ITEM_COLUMNS, edge_from_row, edge_values, item_from_row, item_values
 from .schema import migrate
 from .vectors import VectorIndex
 
-__all__ = ["SQLiteStore"]
+__all__ = ["KeywordEngine", "SQLiteStore"]
+
+KeywordEngine = Literal["tantivy", "fts5"]
 
 _INSERT_ITEM = (
     f"INSERT INTO items ({', '.join(ITEM_COLUMNS)}) "
@@ -34,8 +38,18 @@ _UPDATE_ITEM = (
 
 
 class SQLiteStore:
-    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+    """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
+    (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
+    kept up to date either way, so a brain opens under both)."""
+
+    def __init__(
+        self, path: str | Path, *, timeout: float = 30.0, keyword_engine: KeywordEngine = "tantivy"
+    ) -> None:
+        if keyword_engine not in get_args(KeywordEngine):
+            raise InvalidInput(f"unknown keyword engine {keyword_engine!r}: use tantivy or fts5")
         self.path = Path(path)
+        self.keyword_engine = keyword_engine
+        self._keywords: dict[str, KeywordIndex] = {}
         self._timeout = timeout
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
@@ -93,6 +107,8 @@ class SQLiteStore:
                 conn.close()
             self._conns.clear()
         self._closed = True
+        self._keywords.clear()
+        self._vectors.clear()
 
     # -- meta ---------------------------------------------------------------------------
 
@@ -350,6 +366,11 @@ class SQLiteStore:
     ) -> list[ScoredId]:
         if not terms:
             return []
+        if self.keyword_engine == "tantivy":
+            index = self._keywords.get(workspace)
+            if index is None:
+                index = self._keywords.setdefault(workspace, KeywordIndex(workspace))
+            return index.search(self._conn(), storage_class, terms, limit, visibility.scopes)
         phrases = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         match = f"ws:{_token(workspace)} AND cls:{_token(storage_class)} AND ({phrases})"
         if visibility.scopes is not None:
