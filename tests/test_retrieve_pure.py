@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from orgbrain.errors import InvalidInput
 from orgbrain.retrieve import PLANS, apply_floors, freshness, get_plan, query_terms, rrf
 from orgbrain.retrieve.fuse import convex
+from orgbrain.retrieve.terms import content_terms, is_code, query_names
 
 
 def test_rrf_votes_by_rank_only() -> None:
@@ -141,3 +142,14 @@ def test_convex_one_populated_kind_stays_under_two_agreeing() -> None:
         )
         assert alone["a"] == pytest.approx(1 / 61)
     assert convex([[], []], ["keyword", "vector"], {"keyword": 0.5}) == {}
+
+
+def test_query_names_are_names_not_codes() -> None:
+    assert query_names("What did Caroline's sister paint in May?") == ["caroline"]
+    assert query_names("Did Melanie meet Jon?") == ["melanie", "jon"]
+    # Acronyms and codes are ordinary terms: text spells them in too many ways.
+    claim = "Cellular clocks predict mitosis timing in NIH 3T3 cells with UK PrP and 4-PBA."
+    assert query_names(claim) == []
+    assert {"nih", "3t3", "uk", "prp", "pba"} <= set(content_terms(query_terms(claim), []))
+    assert query_names("Treatment with BMP4 and Galectin helps") == ["galectin"]
+    assert is_code("G94P") and is_code("KRAS") and is_code("PrP") and not is_code("Caroline")
