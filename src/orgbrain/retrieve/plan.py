@@ -126,9 +126,7 @@ _ONE_KIND_FLOOR = 0.01
 _GATE = Gate(depth=3, min_cosine=0.5, min_coverage=0.67)
 _CONVEX = SearchPlan("convex", fusion="convex", keyword_share=0.5, per_stream=100)
 
-_CONVEX_Z = replace(
-    _CONVEX, name="convex-z", normalise="zscore", per_stream=1000, candidates=100
-)
+_CONVEX_Z = replace(_CONVEX, name="convex-z", normalise="zscore", per_stream=500, candidates=100)
 
 PLANS: dict[str, SearchPlan] = {
     # Plain six-stream RRF: the ablation baseline.
@@ -139,7 +137,7 @@ PLANS: dict[str, SearchPlan] = {
     "convex": _CONVEX,
     "convex-next": replace(_CONVEX, name="convex-next", neighbour_weight=0.3),
     "tuned": replace(_CONVEX, name="tuned", neighbour_weight=0.3, gate=_GATE),
-    # z-score over lists read 1,000 deep (docs/eval.md, "Deeper lists"); only the best
+    # z-score over lists read 500 deep (docs/eval.md, "Deeper lists"); only the best
     # 100 fused ids are fetched, so the depth costs list reads, not item fetches.
     "convex-z": _CONVEX_Z,
     "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
