@@ -207,6 +207,8 @@ def test_beir_end_to_end(tmp_path: Path, embedder: Embedder) -> None:
     for scores in report.plans:
         assert 0.5 <= scores.metrics["ndcg@10"] <= 1.0
         assert scores.metrics["search_p95_ms"] >= scores.metrics["search_p50_ms"] > 0
+        assert 0.0 <= scores.metrics["false_silence"] <= 1.0
+    assert all(isinstance(r["silent"], bool) for r in rows)
     dense = next(s for s in report.plans if s.plan == "dense").metrics
     assert dense["recall@100"] == pytest.approx(1.0)  # deep and unfloored: everything ranks
     assert report.info["docs"] == 30

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from orgbrain.errors import InvalidInput
 from orgbrain.retrieve import PLANS, apply_floors, freshness, get_plan, query_terms, rrf
+from orgbrain.retrieve.fuse import convex
+from orgbrain.retrieve.terms import content_terms, is_code, query_names
 
 
 def test_rrf_votes_by_rank_only() -> None:
@@ -89,3 +91,65 @@ def test_plans_are_named_data() -> None:
     assert deep.k_max == 100 and deep.per_stream == 100 and deep.floor_abs == 0
     with pytest.raises(InvalidInput):
         get_plan("nope")
+
+
+def test_unfloored_limits_drop_the_gate_too() -> None:
+    """A verdict is not a ranking: with floors off, the membership gate is off as well."""
+    gated = next(p for p in PLANS.values() if p.gate is not None)
+    deep = gated.with_limits(k_max=100, floors=False)
+    assert deep.gate is None and deep.floor_abs == 0 and deep.floor_rel == 0
+    assert deep.streams == gated.streams and deep.fusion == gated.fusion
+    shipped = gated.with_limits(k_max=100, floors=True)
+    assert shipped.gate == gated.gate and shipped.floor_abs == gated.floor_abs
+
+
+def test_convex_minmax_scores_in_rrf_units() -> None:
+    kw = [("a", 10.0), ("b", 5.0), ("c", 0.0)]
+    vec = [("b", 0.9), ("a", 0.5), ("d", 0.1)]
+    fused = convex([kw, vec], ["keyword", "vector"], {"keyword": 0.5, "vector": 0.5}, k=60)
+    # a: 0.5 * 1 + 0.5 * 0.5; b: 0.5 * 0.5 + 0.5 * 1; scaled so that 1 + 1 = 2 / 61.
+    assert fused["a"] == pytest.approx(0.75 * 2 / 61)
+    assert fused["b"] == pytest.approx(0.75 * 2 / 61)
+    assert fused["c"] == 0.0 and fused["d"] == 0.0
+    top_both = convex([[("x", 3.0)], [("x", 0.2)]], ["keyword", "vector"], {"keyword": 1.0})
+    assert top_both["x"] == pytest.approx(2 / 61)
+
+
+def test_convex_zscore_lets_an_outlier_outweigh_a_bunched_kind() -> None:
+    # The keyword list has one hit far ahead of a crowd; the vector list is bunched.
+    kw = [("kw-top", 30.0)] + [(f"n{i}", 2.0 + 0.01 * i) for i in range(20)]
+    vec = [("vec-top", 0.60), ("kw-top", 0.59)] + [(f"n{i}", 0.58 - 0.001 * i) for i in range(20)]
+    shares = {"keyword": 0.5, "vector": 0.5}
+    minmax = convex([kw, vec], ["keyword", "vector"], shares)
+    zscore = convex([kw, vec], ["keyword", "vector"], shares, normalise="zscore")
+    assert next(iter(minmax)) == next(iter(zscore)) == "kw-top"
+    # Under z-score a bunched kind's best row is many deviations out: vec-top gains on n0.
+    assert zscore["vec-top"] / zscore["n0"] > minmax["vec-top"] / minmax["n0"]
+    # Same units: a hit holding both kinds' best rows scores 2 / (k + 1) under either.
+    both = [[("x", 5.0), ("y", 1.0), ("z", 0.0)], [("x", 0.9), ("y", 0.5), ("z", 0.4)]]
+    assert convex(both, ["keyword", "vector"], shares, normalise="zscore")["x"] == pytest.approx(
+        2 / 61
+    )
+
+
+def test_convex_one_populated_kind_stays_under_two_agreeing() -> None:
+    for normalise in ("minmax", "zscore"):
+        alone = convex(
+            [[("a", 4.0), ("b", 1.0)], []],
+            ["keyword", "vector"],
+            {"keyword": 0.5, "vector": 0.5},
+            normalise=normalise,  # type: ignore[arg-type]
+        )
+        assert alone["a"] == pytest.approx(1 / 61)
+    assert convex([[], []], ["keyword", "vector"], {"keyword": 0.5}) == {}
+
+
+def test_query_names_are_names_not_codes() -> None:
+    assert query_names("What did Caroline's sister paint in May?") == ["caroline"]
+    assert query_names("Did Melanie meet Jon?") == ["melanie", "jon"]
+    # Acronyms and codes are ordinary terms: text spells them in too many ways.
+    claim = "Cellular clocks predict mitosis timing in NIH 3T3 cells with UK PrP and 4-PBA."
+    assert query_names(claim) == []
+    assert {"nih", "3t3", "uk", "prp", "pba"} <= set(content_terms(query_terms(claim), []))
+    assert query_names("Treatment with BMP4 and Galectin helps") == ["galectin"]
+    assert is_code("G94P") and is_code("KRAS") and is_code("PrP") and not is_code("Caroline")

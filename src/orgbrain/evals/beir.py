@@ -38,6 +38,7 @@ BEIR_COLUMNS = (
     "recall@10",
     "recall@100",
     "mrr@10",
+    "false_silence",
     "search_p50_ms",
     "search_p95_ms",
 )
@@ -207,15 +208,28 @@ def _run_plan(
     deep = plan.with_limits(k_max=DEPTH, floors=False)
     per_query: list[dict[str, float]] = []
     latencies: list[float] = []
+    silent: list[bool] = []
     for qid, text in data.queries.items():
         ranked, ms = _ranked(brain, memo, text, deep)
         scores = _score(ranked, data.qrels[qid])
         per_query.append(scores)
         latencies.append(ms)
+        # Every query here has a relevant document, so silence as shipped is false silence.
+        shipped = brain.search(text, plan=plan)
+        silent.append(not shipped.hits)
         rows.append(
-            {"query_id": qid, "plan": plan.name, **scores, "latency_ms": ms, "ranked": ranked}
+            {
+                "query_id": qid,
+                "plan": plan.name,
+                **scores,
+                "silent": not shipped.hits,
+                "reason": shipped.reason,
+                "latency_ms": ms,
+                "ranked": ranked,
+            }
         )
     metrics = {c: mean(q[c] for q in per_query) for c in BEIR_COLUMNS[:4]}
+    metrics["false_silence"] = mean(float(s) for s in silent)
     metrics["search_p50_ms"] = percentile(latencies, 50)
     metrics["search_p95_ms"] = percentile(latencies, 95)
     return PlanScores(plan.name, metrics)
@@ -232,8 +246,9 @@ def run_beir(
     progress: Progress | None = None,
 ) -> EvalReport:
     """Index ``data`` once (into ``cache``, reused while its key matches, else a temporary
-    brain) and rank every query with every plan, deep (top 100) and unfloored; per-query
-    rows go to ``out`` as JSONL."""
+    brain) and rank every query with every plan, deep (top 100) with neither floors nor
+    gate; then ask it once more as shipped, for ``false_silence`` (every query has a
+    relevant document). Per-query rows go to ``out`` as JSONL."""
     if not plans:
         raise InvalidInput("name at least one plan")
     if not data.queries:

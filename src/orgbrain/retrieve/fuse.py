@@ -2,18 +2,21 @@
 neighbour boost that lets adjacent evidence (a conversation's next turn) lift a hit.
 
 ``rrf`` trusts no engine's score. ``convex`` does: each kind's scores (BM25, cosine) are
-min-max normalised over its own candidates, so a keyword hit far ahead of the rest counts
-for more than one that merely ranks first. Both return scores in the same units (a hit
-ranked first by every kind scores ``kinds / (k + 1)``), so one set of floors fits both.
+normalised over its own candidates, so a keyword hit far ahead of the rest counts for more
+than one that merely ranks first. Both return scores in the same units (a hit ranked first
+by every kind scores ``kinds / (k + 1)``), so one set of floors fits both.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
-__all__ = ["convex", "neighbour_boost", "rrf"]
+__all__ = ["Normalise", "convex", "neighbour_boost", "rrf"]
 
 ScoredList = Sequence[tuple[str, float]]
+Normalise = Literal["minmax", "zscore"]
 
 
 def rrf(
@@ -45,15 +48,20 @@ def convex(
     *,
     k: int = 60,
     weights: Sequence[float] | None = None,
+    normalise: Normalise = "minmax",
 ) -> dict[str, float]:
-    """Fuse scored lists by a weighted sum of per-kind min-max normalised scores.
+    """Fuse scored lists by a weighted sum of per-kind normalised scores.
 
     ``lists[i]`` holds ``(id, score)`` rows (higher is better) of kind ``kinds[i]``; all
-    lists of one kind are normalised together, so the best row of a kind scores 1 and its
-    worst 0, and an id missing from a kind gets 0 from it. An id's score is
-    ``scale * sum(shares[kind] * weight * normalised)``, with ``scale`` chosen so that an
-    id ranked first by every kind scores ``len(set(kinds)) / (k + 1)``, as under ``rrf``.
-    Returned in descending score order (ties keep first-seen order).
+    lists of one kind are normalised together, and an id missing from a kind gets 0 from
+    it, as its worst row does. ``minmax`` maps a kind's rows onto 0..1, so its best row
+    scores 1. ``zscore`` measures ``score - worst`` in standard deviations of the kind's
+    rows instead: a kind whose best row stands far out of its crowd outweighs one whose
+    scores are bunched, which min-max (range-scaled) hides; it wants deep lists, whose
+    spread is the whole crowd's. An id's score is ``scale * sum(shares[kind] * weight *
+    normalised)``, ``scale`` chosen so that an id holding every kind's best row scores
+    ``len(set(kinds)) / (k + 1)``, as under ``rrf``. Returned in descending score order
+    (ties keep first-seen order).
     """
     if len(kinds) != len(lists):
         raise ValueError("one kind per list")
@@ -62,29 +70,55 @@ def convex(
     if k < 0:
         raise ValueError("k must be >= 0")
     present = list(dict.fromkeys(kinds))
-    total = sum(shares.get(kind, 0.0) for kind in present)
-    if total <= 0:
+    if sum(shares.get(kind, 0.0) for kind in present) <= 0:
         raise ValueError("the kinds' shares must add up to more than 0")
-    scale = len(present) / (k + 1) / total
-    bounds: dict[str, tuple[float, float]] = {}
-    for kind in present:
-        values = [s for rows, kd in zip(lists, kinds, strict=True) if kd == kind for _, s in rows]
-        if values:
-            bounds[kind] = (min(values), max(values))
+    values = _kind_values(lists, kinds)
+    if not values:
+        return {}
+    # Per kind: (offset, divisor), a row normalising to (s - offset) / divisor, and what
+    # the kind's best row normalises to. A kind without rows counts as an average one, so
+    # that one kind alone still cannot reach the score of two agreeing (the floors).
+    bounds = {kind: _bounds(v, normalise) for kind, v in values.items()}
+    best = {kind: _best(v, bounds[kind]) for kind, v in values.items()}
+    mean_best = sum(best.values()) / len(best)
+    top = sum(shares.get(kind, 0.0) * best.get(kind, mean_best) for kind in present)
+    scale = len(present) / (k + 1) / top if top > 0 else 0.0
     scores: dict[str, float] = {}
     for i, (rows, kind) in enumerate(zip(lists, kinds, strict=True)):
         if not rows:
             continue
-        lo, hi = bounds[kind]
+        offset, divisor = bounds[kind]
         factor = scale * shares.get(kind, 0.0) * (1.0 if weights is None else weights[i])
         seen: set[str] = set()
         for item_id, s in rows:
             if item_id in seen:
                 continue
             seen.add(item_id)
-            norm = (s - lo) / (hi - lo) if hi > lo else 1.0
+            norm = (s - offset) / divisor if divisor > 0 else 1.0
             scores[item_id] = scores.get(item_id, 0.0) + factor * norm
     return _sorted(scores)
+
+
+def _kind_values(lists: Sequence[ScoredList], kinds: Sequence[str]) -> dict[str, list[float]]:
+    """Every score of each kind that has any, all its lists together."""
+    out: dict[str, list[float]] = {}
+    for rows, kind in zip(lists, kinds, strict=True):
+        if rows:
+            out.setdefault(kind, []).extend(s for _, s in rows)
+    return out
+
+
+def _bounds(values: Sequence[float], normalise: Normalise) -> tuple[float, float]:
+    lo = min(values)
+    if normalise == "minmax":
+        return lo, max(values) - lo
+    mu = sum(values) / len(values)
+    return lo, math.sqrt(sum((v - mu) ** 2 for v in values) / len(values))
+
+
+def _best(values: Sequence[float], bounds: tuple[float, float]) -> float:
+    offset, divisor = bounds
+    return (max(values) - offset) / divisor if divisor > 0 else 1.0
 
 
 def neighbour_boost(

@@ -7,6 +7,7 @@ from typing import Literal
 
 from ..errors import InvalidInput
 from ..model import StorageClass
+from .fuse import Normalise
 
 __all__ = [
     "DEFAULT_PLAN",
@@ -58,12 +59,15 @@ class Gate:
 class SearchPlan:
     """Everything that decides what a search returns, and nothing else.
 
-    ``fusion`` is ``rrf`` (ranks only) or ``convex`` (min-max normalised scores, the keyword
-    kind weighing ``keyword_share``); both score in RRF's units, so ``floor_abs`` means the
-    same under either. ``neighbour_weight`` > 0 adds that share of a hit's best neighbour's
-    score, neighbours being the ``neighbour_edge`` edges of the top ``neighbour_depth``
-    candidates (``FOLLOWED_BY``: one conversation turn to the next). ``gate`` is the
-    membership verdict applied after the floors.
+    ``fusion`` is ``rrf`` (ranks only) or ``convex`` (scores normalised per kind by
+    ``normalise``, min-max or z-score, the keyword kind weighing ``keyword_share``); both
+    score in RRF's units, so ``floor_abs`` means the same under either. ``per_stream`` is
+    how deep each stream is read (what convex normalises over); ``candidates``, when set,
+    is how many of the fused ids go on to be fetched, boosted and floored, so that deep
+    streams do not mean fetching a thousand items. ``neighbour_weight`` > 0 adds that share
+    of a hit's best neighbour's score, neighbours being the ``neighbour_edge`` edges of the
+    top ``neighbour_depth`` candidates (``FOLLOWED_BY``: one conversation turn to the next).
+    ``gate`` is the membership verdict applied after the floors.
     """
 
     name: str
@@ -80,19 +84,28 @@ class SearchPlan:
     embed_chars: int = 2000
     fusion: Fusion = "rrf"
     keyword_share: float = 0.5
+    normalise: Normalise = "minmax"
+    candidates: int | None = None
     neighbour_weight: float = 0.0
     neighbour_depth: int = 20
     neighbour_edge: str = "FOLLOWED_BY"
     gate: Gate | None = None
 
     def with_limits(self, *, k_max: int, floors: bool) -> SearchPlan:
-        """The same ranking with other output limits (evaluation wants deep, unfloored lists)."""
+        """The same ranking with other output limits (evaluation wants deep, unfloored lists).
+
+        ``floors=False`` drops every "should the brain speak" decision, the score floors
+        and the membership gate alike: what is left is the ranking alone, which is what a
+        ranking metric measures. Silence is measured with the plan as shipped.
+        """
         return replace(
             self,
             k_max=k_max,
             per_stream=max(self.per_stream, k_max),
+            candidates=None if self.candidates is None else max(self.candidates, k_max),
             floor_abs=self.floor_abs if floors else 0.0,
             floor_rel=self.floor_rel if floors else 0.0,
+            gate=self.gate if floors else None,
         )
 
     @property
@@ -113,6 +126,8 @@ _ONE_KIND_FLOOR = 0.01
 _GATE = Gate(depth=3, min_cosine=0.5, min_coverage=0.67)
 _CONVEX = SearchPlan("convex", fusion="convex", keyword_share=0.5, per_stream=100)
 
+_CONVEX_Z = replace(_CONVEX, name="convex-z", normalise="zscore", per_stream=500, candidates=100)
+
 PLANS: dict[str, SearchPlan] = {
     # Plain six-stream RRF: the ablation baseline.
     "hybrid": SearchPlan("hybrid"),
@@ -122,6 +137,11 @@ PLANS: dict[str, SearchPlan] = {
     "convex": _CONVEX,
     "convex-next": replace(_CONVEX, name="convex-next", neighbour_weight=0.3),
     "tuned": replace(_CONVEX, name="tuned", neighbour_weight=0.3, gate=_GATE),
+    # z-score over lists read 500 deep (docs/eval.md, "Deeper lists"); only the best
+    # 100 fused ids are fetched, so the depth costs list reads, not item fetches.
+    "convex-z": _CONVEX_Z,
+    "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
+    "tuned-z": replace(_CONVEX_Z, name="tuned-z", neighbour_weight=0.3, gate=_GATE),
 }
 
 DEFAULT_PLAN = "tuned"

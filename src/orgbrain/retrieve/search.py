@@ -99,6 +99,8 @@ class Searcher:
                 ranks.setdefault(item_id, {})[stream.name] = r
                 if stream.kind == "vector":
                     cosines[item_id] = max(score, cosines.get(item_id, -1.0))
+        if plan.candidates is not None:
+            fused = dict(list(fused.items())[: plan.candidates])
         items = self.store.get_items(workspace, list(fused), visibility)
         fused = _fold_files_into_sections(fused, items)
         if plan.neighbour_weight > 0 and fused:
@@ -177,7 +179,9 @@ class Searcher:
         if plan.fusion == "convex":
             shares = {"keyword": plan.keyword_share, "vector": 1.0 - plan.keyword_share}
             kinds = [s.kind for s in plan.streams]
-            return convex(rows, kinds, shares, k=plan.rrf_k, weights=weights)
+            return convex(
+                rows, kinds, shares, k=plan.rrf_k, weights=weights, normalise=plan.normalise
+            )
         return rrf([[i for i, _ in r] for r in rows], k=plan.rrf_k, weights=weights)
 
     def _neighbours(

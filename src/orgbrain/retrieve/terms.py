@@ -8,6 +8,7 @@ __all__ = [
     "STOPWORDS",
     "content_terms",
     "coverage",
+    "is_code",
     "query_names",
     "query_terms",
     "stem",
@@ -53,16 +54,28 @@ _CALENDAR = frozenset(
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(]\s*)$")
 
 
+def is_code(word: str) -> bool:
+    """Whether ``word`` is written like an acronym or a code rather than a name: two or
+    more capitals ("UK", "PrP", "KRAS") or a digit ("G94P", "BMP4", "3T3")."""
+    return any(c.isdigit() for c in word) or sum(c.isupper() for c in word) >= 2
+
+
 def query_names(query: str, *, max_names: int = 8) -> list[str]:
     """Lower-cased proper names in ``query``: capitalised words not opening a sentence,
-    not stopwords or calendar words, possessives dropped ("Caroline's" -> "caroline").
+    not stopwords, calendar words or codes (``is_code``), possessives dropped
+    ("Caroline's" -> "caroline").
 
-    A question about a named thing is only answered by text that names it.
+    A question about a named thing is only answered by text that names it. Codes stay
+    ordinary terms: text spells them too many ways ("4-PBA" / "4-phenylbutyrate",
+    "UK" / "United Kingdom", "NIH 3T3" / "3T3 fibroblasts") for their absence to mean
+    the text is about something else.
     """
     seen: dict[str, None] = {}
     for match in _WORD.finditer(query):
         word = match.group(0)
         if not word[0].isupper() or _SENTENCE_START.search(query[: match.start()]):
+            continue
+        if is_code(re.sub(r"['\u2019]s$", "", word)):
             continue
         name = re.sub(r"['\u2019]s$", "", word.lower())
         if name in STOPWORDS or name in _CALENDAR or len(name) < 2:
