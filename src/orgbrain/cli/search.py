@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..retrieve import PLANS
+from ..retrieve import DEFAULT_PLAN, PLANS
 from .app import CliState, json_option
 from .render import console, echo_json, search_text
 
@@ -15,7 +15,7 @@ __all__ = ["COMMANDS", "search"]
 @click.argument("query", nargs=-1, required=True)
 @click.option("-k", "k", type=int, help="At most this many hits (the plan caps it).")
 @click.option(
-    "--plan", default="hybrid", show_default=True, help=f"One of: {', '.join(sorted(PLANS))}."
+    "--plan", default=DEFAULT_PLAN, show_default=True, help=f"One of: {', '.join(sorted(PLANS))}."
 )
 @click.option("--kind", help="Only hits of this kind.")
 @json_option
