@@ -153,3 +153,12 @@ def test_query_names_are_names_not_codes() -> None:
     assert {"nih", "3t3", "uk", "prp", "pba"} <= set(content_terms(query_terms(claim), []))
     assert query_names("Treatment with BMP4 and Galectin helps") == ["galectin"]
     assert is_code("G94P") and is_code("KRAS") and is_code("PrP") and not is_code("Caroline")
+
+
+def test_deep_limits_keep_enough_candidates() -> None:
+    z = PLANS["convex-z"]
+    assert z.normalise == "zscore" and z.candidates is not None
+    assert z.candidates < z.per_stream  # deep lists, few fetches
+    deep = z.with_limits(k_max=z.candidates + 50, floors=False)
+    assert deep.candidates == z.candidates + 50 and deep.per_stream == z.per_stream
+    assert PLANS["hybrid"].with_limits(k_max=100, floors=False).candidates is None
