@@ -24,6 +24,8 @@ from collections.abc import Collection, Iterable, Sequence
 
 import tantivy
 
+from .snapshot import read_snapshot, watermark
+
 __all__ = ["KeywordIndex"]
 
 # (rowid, id, class, scope, label, body, live)
@@ -108,13 +110,8 @@ class KeywordIndex:
     # -- catching up from SQLite ---------------------------------------------------------
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
-        # One read transaction, so that the watermark and the rows are one snapshot.
-        own_tx = not conn.in_transaction
-        if own_tx:
-            conn.execute("BEGIN")
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'kw_seq'").fetchone()
-            seq = int(row[0]) if row else 0
+        with read_snapshot(conn):  # the watermark and the rows are one snapshot
+            seq = watermark(conn, "kw_seq")
             if seq == self._seq:
                 return
             if seq < self._seq:  # the file was replaced by an older one: start again
@@ -136,9 +133,6 @@ class KeywordIndex:
                 )
             while batch := cursor.fetchmany(8192):
                 self._apply(batch)
-        finally:
-            if own_tx and conn.in_transaction:
-                conn.execute("COMMIT")
         self._writer.commit()
         self._index.reload()
         self._seq = seq

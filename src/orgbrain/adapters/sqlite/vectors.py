@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from ...errors import InvalidInput
 from ...model import STORAGE_CLASSES
 from .shelf import EXACT_BELOW, Shelf
+from .snapshot import read_snapshot, watermark
 
 __all__ = ["VectorIndex"]
 
@@ -75,13 +76,8 @@ class VectorIndex:
     # -- catching up from SQLite ---------------------------------------------------------
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
-        # One read transaction, so that the watermark and the rows are one snapshot.
-        own_tx = not conn.in_transaction
-        if own_tx:
-            conn.execute("BEGIN")
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'vec_seq'").fetchone()
-            seq = int(row[0]) if row else 0
+        with read_snapshot(conn):  # the watermark and the rows are one snapshot
+            seq = watermark(conn, "vec_seq")
             if seq == self._seq:
                 return
             if seq < self._seq:  # the file was replaced by an older one: start again
@@ -113,9 +109,6 @@ class VectorIndex:
             )
             while batch := cursor.fetchmany(8192):
                 self._upsert(batch)
-        finally:
-            if own_tx and conn.in_transaction:
-                conn.execute("COMMIT")
         self._seq = seq
         for shelf in self._shelves:
             shelf.compact_if_sparse()
