@@ -179,7 +179,7 @@ def main() -> None:
     body = (
         f"`python bench/http.py --sections {args.sections} --seconds {args.seconds:g}`: "
         f"`orgbrain serve` (one uvicorn process, MiniLM queries) on loopback; each client a "
-        f"thread with a keep-alive connection posting `/v1/search` (k=5, hybrid plan, SciFact "
+        f"thread with a keep-alive connection posting `/v1/search` (k=5, default plan, SciFact "
         f"claims) back to back for {args.seconds:g} s after a warm-up. Brain built through "
         f"the store in {build_s:.0f} s ({args.real} real sentence vectors, the rest noisy "
         f"mixtures; 80% org, 10% team, 10% another user's). Load average "

@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from orgbrain import Brain
 from orgbrain.cli import app, cli
 from orgbrain.ports import Embedder
+from orgbrain.retrieve.plan import DEFAULT_PLAN
 from orgbrain.settings import Settings
 from tests.filegen import broken_docx, make_docx
 
@@ -261,7 +262,7 @@ def test_search_shows_hits_with_citations(run: Invoke, corpus: Path) -> None:
     start, end = cite["byte_range"]["start"], cite["byte_range"]["end"]
     assert end > start
     assert cite["text"].startswith("handbook.md · ") and f"bytes {start}-{end}" in cite["text"]
-    assert result["plan"] == "hybrid" and result["speak"] is True
+    assert result["plan"] == DEFAULT_PLAN and result["speak"] is True
 
 
 def test_search_says_why_it_is_silent(run: Invoke) -> None:

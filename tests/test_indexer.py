@@ -10,7 +10,7 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.errors import Unavailable
-from orgbrain.indexer import IndexReport
+from orgbrain.indexer import IndexReport, embed_texts, passages
 from orgbrain.ports import Embedder, Vector
 from orgbrain.settings import Settings
 from tests.filegen import broken_docx, make_docx, truncated_pdf
@@ -215,3 +215,22 @@ def test_each_vector_lands_on_its_own_section(tmp_path: Path, batch: int) -> Non
             ids_a = [a.id] + [s.id for s in one.sections(a.id)]
             ids_b = [b.id] + [s.id for s in many.sections(b.id)]
             assert np.array_equal(_vectors(one, ids_a), _vectors(many, ids_b))
+
+
+def test_a_long_text_keeps_its_passages_vectors_beside_their_mean(brain: Brain) -> None:
+    sentences = [f"Sentence {i} is about topic {i} and nothing else at all." for i in range(60)]
+    long_text = "Long note\n" + " ".join(sentences)
+    pieces = passages(long_text)
+    assert len(pieces) > 2 and all(p.startswith("Long note\n") for p in pieces)
+    short, long = embed_texts(HashEmbedder(), ["Short note\nOne line.", long_text])
+    assert short.shape == (1, 384)
+    assert long.shape == (1 + len(pieces), 384)
+    mean = long[1:].sum(axis=0)
+    assert np.allclose(long[0], mean / np.linalg.norm(mean), atol=1e-6)
+
+    note = brain.add_note(" ".join(sentences), label="Long note")
+    stored = brain.store.embedding_of(brain.workspace, note.id)  # type: ignore[attr-defined]
+    assert stored is not None and stored.shape[0] == 1 + len(pieces)
+    # The search finds the note by the passage a question matches, once.
+    hits = brain.search("Sentence 55 is about topic 55", plan="dense").hits
+    assert [h.item.id for h in hits].count(note.id) == 1

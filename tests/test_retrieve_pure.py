@@ -106,13 +106,34 @@ def test_unfloored_limits_drop_the_gate_too() -> None:
 def test_convex_minmax_scores_in_rrf_units() -> None:
     kw = [("a", 10.0), ("b", 5.0), ("c", 0.0)]
     vec = [("b", 0.9), ("a", 0.5), ("d", 0.1)]
-    fused = convex([kw, vec], ["keyword", "vector"], {"keyword": 0.5, "vector": 0.5}, k=60)
+    shares = {"keyword": 0.5, "vector": 0.5}
+    fused = convex([kw, vec], ["keyword", "vector"], shares, k=60, min_crowd=1)
     # a: 0.5 * 1 + 0.5 * 0.5; b: 0.5 * 0.5 + 0.5 * 1; scaled so that 1 + 1 = 2 / 61.
     assert fused["a"] == pytest.approx(0.75 * 2 / 61)
     assert fused["b"] == pytest.approx(0.75 * 2 / 61)
     assert fused["c"] == 0.0 and fused["d"] == 0.0
     top_both = convex([[("x", 3.0)], [("x", 0.2)]], ["keyword", "vector"], {"keyword": 1.0})
     assert top_both["x"] == pytest.approx(2 / 61)
+
+
+def test_convex_counts_a_kind_without_a_crowd_by_rank() -> None:
+    # Two rows would normalise to 1 and 0 however close their scores: a near tie must
+    # stay a near tie (a fresher copy of a fact can still outrank an older one).
+    kw = [("old", 2.01), ("new", 2.00)]
+    vec = [("old", 0.81), ("new", 0.80)]
+    shares = {"keyword": 0.5, "vector": 0.5}
+    for normalise in ("minmax", "zscore"):
+        fused = convex([kw, vec], ["keyword", "vector"], shares, normalise=normalise)  # type: ignore[arg-type]
+        assert fused["old"] == pytest.approx(2 / 61)
+        assert fused["new"] == pytest.approx(2 / 61 * 61 / 62)
+        spread = convex(
+            [kw, vec],
+            ["keyword", "vector"],
+            shares,
+            normalise=normalise,
+            min_crowd=1,  # type: ignore[arg-type]
+        )
+        assert spread["new"] == 0.0
 
 
 def test_convex_zscore_lets_an_outlier_outweigh_a_bunched_kind() -> None:
@@ -127,9 +148,9 @@ def test_convex_zscore_lets_an_outlier_outweigh_a_bunched_kind() -> None:
     assert zscore["vec-top"] / zscore["n0"] > minmax["vec-top"] / minmax["n0"]
     # Same units: a hit holding both kinds' best rows scores 2 / (k + 1) under either.
     both = [[("x", 5.0), ("y", 1.0), ("z", 0.0)], [("x", 0.9), ("y", 0.5), ("z", 0.4)]]
-    assert convex(both, ["keyword", "vector"], shares, normalise="zscore")["x"] == pytest.approx(
-        2 / 61
-    )
+    assert convex(both, ["keyword", "vector"], shares, normalise="zscore", min_crowd=1)[
+        "x"
+    ] == pytest.approx(2 / 61)
 
 
 def test_convex_one_populated_kind_stays_under_two_agreeing() -> None:
@@ -139,6 +160,7 @@ def test_convex_one_populated_kind_stays_under_two_agreeing() -> None:
             ["keyword", "vector"],
             {"keyword": 0.5, "vector": 0.5},
             normalise=normalise,  # type: ignore[arg-type]
+            min_crowd=1,
         )
         assert alone["a"] == pytest.approx(1 / 61)
     assert convex([[], []], ["keyword", "vector"], {"keyword": 0.5}) == {}

@@ -375,3 +375,52 @@ def test_a_catch_up_reads_only_what_changed(
     assert got == {items[5].id, items[6].id}
     # SQLite virtual-machine steps: a walk of the vec_seq index, not of the workspace.
     assert steps[0] * 20 < full
+
+
+@pytest.mark.parametrize("exact_below", [EXACT_BELOW, 100])
+def test_an_item_with_passages_scores_its_best_vector_once(
+    db: tuple[SQLiteStore, Path], conn: sqlite3.Connection, exact_below: int
+) -> None:
+    store, _ = db
+    x = clustered(900, 21)
+    # Items of 1-3 vectors each: its own first, then its passages'.
+    groups = [x[3 * n : 3 * n + 1 + n % 3] for n in range(300)]
+    items = store.put_items([(item(n), g) for n, g in enumerate(groups)])
+    index = VectorIndex("w1", DIM, exact_below=exact_below)
+    for q in clustered(8, 22):
+        got = index.search(conn, "section", q, 20, None)
+        ids = [i for i, _ in got]
+        assert len(ids) == len(set(ids)) == 20
+        best = {it.id: float((g @ q).max()) for it, g in zip(items, groups, strict=True)}
+        want = sorted(best, key=lambda i: -best[i])[:20]
+        assert recall(ids, want) >= 0.95
+        assert np.allclose([s for _, s in got], [best[i] for i in ids], atol=1e-5)
+    assert len(index) == len(items)
+    # A passage far from the item's own vector still finds it.
+    assert len(groups[2]) == 3
+    probe = groups[2][2]
+    assert index.search(conn, "section", probe, 1, None)[0][0] == items[2].id
+    # Fewer vectors on re-index: the dropped passage no longer answers for the item.
+    store.put_item(replace(items[2]), groups[2][:1])
+    top = dict(index.search(conn, "section", probe, 300, None))
+    assert top[items[2].id] == pytest.approx(float(groups[2][0] @ probe), abs=1e-5)
+    assert len(index) == len(items)
+    store.put_items([(replace(items[2], indexed=False), None)])
+    assert items[2].id not in [i for i, _ in index.search(conn, "section", probe, 300, None)]
+    assert len(index) == len(items) - 1
+
+
+def test_embeddings_of_the_wrong_shape_are_refused(
+    db: tuple[SQLiteStore, Path], conn: sqlite3.Connection
+) -> None:
+    store, _ = db
+    for bad in (
+        np.zeros((2, 2, DIM), dtype=np.float32),
+        np.zeros((2, DIM + 1), dtype=np.float32),
+        np.zeros((65, DIM), dtype=np.float32),
+        np.full(DIM, np.nan, dtype=np.float32),
+        np.zeros((0, DIM), dtype=np.float32),
+    ):
+        with pytest.raises(InvalidInput):
+            store.put_item(item(0), bad)
+    assert conn.execute("SELECT count(*) FROM items").fetchone()[0] == 0

@@ -94,7 +94,10 @@ class Store(Protocol):
     def close(self) -> None: ...
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
-        """Insert, or update in place the item with the same (workspace, source_key)."""
+        """Insert, or update in place the item with the same (workspace, source_key).
+
+        ``embedding`` is one vector, or rows of vectors: the item's own first, then its
+        passages' (``vector_search`` scores an item by its best row)."""
         ...
 
     def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
@@ -153,7 +156,8 @@ class Store(Protocol):
         limit: int,
         visibility: Visibility,
     ) -> list[ScoredId]:
-        """Cosine similarity over answerable items' embeddings, best first."""
+        """Cosine similarity over answerable items' embeddings, best first; an item of
+        several vectors scores its best one and is listed once."""
         ...
 
     def put_edge(self, edge: Edge) -> Edge:

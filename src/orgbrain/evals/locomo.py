@@ -4,8 +4,8 @@ Evidence recall@k is the share of a question's evidence turns in the top k of th
 unfloored ranking. Silence is measured with the plan as shipped (its floors, its gate, its
 default k): category 5 questions (adversarial: the answer is not in the conversation)
 should get none; silence on categories 1-4 is the floors' cost. Each row also keeps what
-the gate saw (``evidence``), so ``sweep_gate`` can replay other gate settings without
-searching again.
+the gate saw (``evidence``: names, terms, cosine, asks per top hit), so other gate
+settings can be replayed from the JSONL without searching again.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class _Asker:
         )
         gate = {
             "floored": trace.floored,
-            "evidence": [[e.names, e.coverage, e.cosine] for e in trace.evidence],
+            "evidence": [[e.names, e.coverage, e.cosine, e.asks] for e in trace.evidence],
             "reason": shipped.reason,
         }
         return ranked, ms, not shipped.hits, gate

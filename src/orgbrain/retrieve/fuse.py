@@ -13,9 +13,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-__all__ = ["Normalise", "convex", "neighbour_boost", "rrf"]
+__all__ = ["MIN_CROWD", "Normalise", "convex", "neighbour_boost", "rrf"]
 
 ScoredList = Sequence[tuple[str, float]]
+
+MIN_CROWD = 10
+"""``convex`` normalises a kind's scores over its rows only when it has at least this many."""
 Normalise = Literal["minmax", "zscore"]
 
 
@@ -49,6 +52,7 @@ def convex(
     k: int = 60,
     weights: Sequence[float] | None = None,
     normalise: Normalise = "minmax",
+    min_crowd: int = MIN_CROWD,
 ) -> dict[str, float]:
     """Fuse scored lists by a weighted sum of per-kind normalised scores.
 
@@ -60,8 +64,10 @@ def convex(
     scores are bunched, which min-max (range-scaled) hides; it wants deep lists, whose
     spread is the whole crowd's. An id's score is ``scale * sum(shares[kind] * weight *
     normalised)``, ``scale`` chosen so that an id holding every kind's best row scores
-    ``len(set(kinds)) / (k + 1)``, as under ``rrf``. Returned in descending score order
-    (ties keep first-seen order).
+    ``len(set(kinds)) / (k + 1)``, as under ``rrf``. A kind with fewer than
+    ``min_crowd`` rows has no crowd to normalise against (two rows would always score 1
+    and 0): its rows count by rank instead, ``(k + 1) / (k + rank)``, as under ``rrf``.
+    Returned in descending score order (ties keep first-seen order).
     """
     if len(kinds) != len(lists):
         raise ValueError("one kind per list")
@@ -75,11 +81,12 @@ def convex(
     values = _kind_values(lists, kinds)
     if not values:
         return {}
+    by_rank = {kind for kind, v in values.items() if len(v) < min_crowd}
     # Per kind: (offset, divisor), a row normalising to (s - offset) / divisor, and what
     # the kind's best row normalises to. A kind without rows counts as an average one, so
     # that one kind alone still cannot reach the score of two agreeing (the floors).
     bounds = {kind: _bounds(v, normalise) for kind, v in values.items()}
-    best = {kind: _best(v, bounds[kind]) for kind, v in values.items()}
+    best = {kind: 1.0 if kind in by_rank else _best(v, bounds[kind]) for kind, v in values.items()}
     mean_best = sum(best.values()) / len(best)
     top = sum(shares.get(kind, 0.0) * best.get(kind, mean_best) for kind in present)
     scale = len(present) / (k + 1) / top if top > 0 else 0.0
@@ -94,7 +101,10 @@ def convex(
             if item_id in seen:
                 continue
             seen.add(item_id)
-            norm = (s - offset) / divisor if divisor > 0 else 1.0
+            if kind in by_rank:
+                norm = (k + 1) / (k + len(seen))
+            else:
+                norm = (s - offset) / divisor if divisor > 0 else 1.0
             scores[item_id] = scores.get(item_id, 0.0) + factor * norm
     return _sorted(scores)
 

@@ -144,10 +144,10 @@ PLANS: dict[str, SearchPlan] = {
     "tuned-z": replace(_CONVEX_Z, name="tuned-z", neighbour_weight=0.3, gate=_GATE),
 }
 
-# What users get: the issue's plain six-stream RRF. `tuned` measures better (docs/eval.md)
-# but its gate silences about one answerable question in ten; it is opt-in (`--plan tuned`)
-# until the verdict is calibrated.
-DEFAULT_PLAN = "hybrid"
+# What users get: the best measured ranking (z-scored convex fusion over deep lists, next
+# turn credit) with the membership gate, so that a question the brain holds nothing about
+# gets silence (docs/eval.md, "The default plan"). `hybrid` is plain RRF with no gate.
+DEFAULT_PLAN = "tuned-z"
 """The plan ``Brain.search`` uses when none is named."""
 
 

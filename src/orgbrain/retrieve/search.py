@@ -13,7 +13,15 @@ from ..scopes import Visibility
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .plan import SearchPlan, Stream
-from .terms import content_terms, coverage, query_names, query_terms, text_stems
+from .terms import (
+    content_terms,
+    coverage,
+    only_asks,
+    query_names,
+    query_terms,
+    text_stems,
+    without_vocatives,
+)
 from .verdict import HitEvidence, apply_floors, membership
 
 __all__ = ["Searcher", "Trace", "citation_for"]
@@ -250,15 +258,29 @@ def _evidence(
     content = content_terms(terms, names)
     out: list[HitEvidence] = []
     for item in items:
-        stems = text_stems(f"{item.label}\n{item.body}")
+        text = f"{item.label}\n{item.body}"
+        stems = text_stems(text)
         out.append(
             HitEvidence(
-                names=coverage(names, stems) == 1.0,
+                names=_names(names, stems, text),
                 coverage=coverage(content, stems) if content else 0.0,
                 cosine=cosines.get(item.id),
+                asks=only_asks(item.body),
             )
         )
     return out
+
+
+def _names(names: list[str], stems: frozenset[str], text: str) -> bool:
+    """Whether ``text`` names every one of ``names`` and speaks of at least one of them
+    other than by addressing them: a reply that thanks Caroline names her, but says
+    nothing about what she did."""
+    if not names:
+        return True
+    if coverage(names, stems) < 1.0:
+        return False
+    spoken = text_stems(without_vocatives(text))
+    return any(coverage([n], spoken) == 1.0 for n in names)
 
 
 def _fold_files_into_sections(fused: dict[str, float], items: dict[str, Item]) -> dict[str, float]:

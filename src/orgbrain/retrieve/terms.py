@@ -9,10 +9,12 @@ __all__ = [
     "content_terms",
     "coverage",
     "is_code",
+    "only_asks",
     "query_names",
     "query_terms",
     "stem",
     "text_stems",
+    "without_vocatives",
 ]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?", re.UNICODE)
@@ -84,6 +86,37 @@ def query_names(query: str, *, max_names: int = 8) -> list[str]:
         if len(seen) >= max_names:
             break
     return list(seen)
+
+
+# A name said to someone rather than of them: "Thanks, Caroline!", "Hey Mel,", "Yep,
+# Melanie!", "...for you, Jon." -- opening a sentence or after a comma or a greeting, and
+# closed by punctuation.
+_VOCATIVE = re.compile(
+    r"(^|[.!?:,;]\s*|\b(?i:hey|hi|hello|thanks|dear|bye)\s+)"
+    r"([A-Z][^\W\d_]+)(?=\s*(?:[!?,.](?:\s|$)|$))"
+)
+
+
+def without_vocatives(text: str) -> str:
+    """``text`` less the names it addresses (``_VOCATIVE``): a reply that thanks Caroline
+    is not about Caroline, so it must not answer a question about her."""
+    return _VOCATIVE.sub(r"\1", text)
+
+
+_SPEAKER = re.compile(r"^[^\W\d_][\w .'-]{0,40}:\s+")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def only_asks(text: str) -> bool:
+    """Whether ``text`` (less a leading "Speaker: ") only asks: every sentence of more than
+    three words is a question. A question about the thing is not evidence of it ("What
+    made you pick that agency?" does not say why anyone picked it)."""
+    body = _SPEAKER.sub("", text.strip(), count=1)
+    for sentence in _SENTENCE.findall(body):
+        sentence = sentence.strip()
+        if len(sentence.split()) > 3 and not sentence.endswith("?"):
+            return False
+    return True
 
 
 def content_terms(terms: list[str], names: list[str]) -> list[str]:

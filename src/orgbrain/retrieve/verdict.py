@@ -19,15 +19,17 @@ class HitEvidence:
 
     ``names``: it names every proper name of the query (true when the query has none);
     ``coverage``: share of the query's other terms it holds (0 for a query with none);
-    ``cosine``: its similarity to the query vector, None where no vector stream saw it.
+    ``cosine``: its similarity to the query vector, None where no vector stream saw it;
+    ``asks``: it only asks questions (``terms.only_asks``), so it states nothing.
     """
 
     names: bool
     coverage: float
     cosine: float | None = None
+    asks: bool = False
 
     def matches(self, gate: Gate) -> bool:
-        if not self.names:
+        if not self.names or self.asks:
             return False
         close = self.cosine is not None and self.cosine >= gate.min_cosine
         return close or self.coverage >= gate.min_coverage
@@ -44,13 +46,14 @@ def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
     if not top:
         return False, "gate: no hits"
     unnamed = sum(1 for e in top if not e.names)
+    asking = sum(1 for e in top if e.asks)
     best_cos = max((e.cosine for e in top if e.cosine is not None), default=None)
     best_cov = max(e.coverage for e in top)
     cos = "-" if best_cos is None else f"{best_cos:.2f}"
     return False, (
         f"relevance floor: none of the top {len(top)} hits names the query's names with "
         f"cosine >= {gate.min_cosine} or terms >= {gate.min_coverage:.0%} (best cosine {cos}, "
-        f"best terms {best_cov:.0%}, {unnamed} miss a name)"
+        f"best terms {best_cov:.0%}, {unnamed} miss a name, {asking} only ask)"
     )
 
 

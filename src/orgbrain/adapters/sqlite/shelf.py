@@ -59,7 +59,9 @@ class Shelf:
     """The rows of one storage class: float32 vectors, int8 codes, scope, liveness.
 
     Slots are appended; a removal only clears ``alive`` until ``compact`` drops the dead.
-    Keys are SQLite rowids; a key is in ``_slot`` exactly while its slot is alive.
+    Keys are SQLite rowids. A key may hold several vectors (an item and its passages): it
+    scores its best one, and a search returns each key once. A key is in ``_slots``
+    exactly while its slots are alive.
     """
 
     def __init__(self, dim: int, exact_below: int = EXACT_BELOW) -> None:
@@ -73,7 +75,12 @@ class Shelf:
         self.scopes: NDArray[np.int32] = np.zeros(0, dtype=np.int32)
         self.alive: Mask = np.zeros(0, dtype=bool)
         self.keys: I64 = np.zeros(0, dtype=np.int64)
-        self._slot: dict[int, int] = {}
+        self._slots: dict[int, list[int]] = {}
+        self.per_key = 1  # the most vectors one key has held (a search widens by it)
+
+    def __len__(self) -> int:
+        """Live keys (items), not vectors."""
+        return len(self._slots)
 
     def _arrays(self) -> tuple[NDArray[Any], ...]:
         return (
@@ -91,18 +98,34 @@ class Shelf:
     # -- writes ---------------------------------------------------------------------------
 
     def load(self, keys: I64, vectors: F32, scopes: NDArray[np.int32]) -> None:
-        """Put many rows at once: update the known keys in place, append the others."""
+        """Put many rows at once: each key's rows in the batch become all its vectors.
+
+        A key that keeps its number of vectors is updated in place; one that changes it
+        has its old slots dropped and the new ones appended.
+        """
         if keys.shape[0] == 0:
             return
-        slots = np.fromiter((self._slot.get(int(k), -1) for k in keys), np.intp, keys.shape[0])
-        added: dict[int, int] = {}
-        for i in np.flatnonzero(slots < 0):
-            # A key repeated within one batch gets one slot; its last vector wins.
-            slots[i] = added.setdefault(int(keys[i]), self.n + len(added))
-        self.reserve(self.n + len(added))
-        self._slot.update(added)
-        self.n += len(added)
-        self.live += len(added)
+        rows_of: dict[int, list[int]] = {}
+        for i, k in enumerate(keys.tolist()):
+            rows_of.setdefault(int(k), []).append(i)
+        slots = np.empty(keys.shape[0], dtype=np.intp)
+        fresh: list[int] = []
+        for key, rows in rows_of.items():
+            old = self._slots.get(key)
+            if old is not None and len(old) == len(rows):
+                slots[rows] = old
+                continue
+            if old is not None:
+                self.drop(key)
+            fresh += rows
+        self.reserve(self.n + len(fresh))
+        if fresh:
+            slots[fresh] = np.arange(self.n, self.n + len(fresh))
+            self.n += len(fresh)
+            self.live += len(fresh)
+        for key, rows in rows_of.items():
+            self._slots[key] = [int(slots[r]) for r in rows]
+            self.per_key = max(self.per_key, len(rows))
         codes, scales = quantise(vectors)
         self.vectors[slots] = vectors
         self.codes[slots] = codes
@@ -112,17 +135,18 @@ class Shelf:
         self.alive[slots] = True
 
     def put(self, key: int, vector: F32, scope: int) -> None:
+        rows = vector.reshape(-1, self.dim)
         self.load(
-            np.asarray([key], dtype=np.int64),
-            vector.reshape(1, -1),
-            np.asarray([scope], dtype=np.int32),
+            np.full(rows.shape[0], key, dtype=np.int64),
+            rows,
+            np.full(rows.shape[0], scope, dtype=np.int32),
         )
 
     def drop(self, key: int) -> None:
-        slot = self._slot.pop(key, None)
-        if slot is not None:
-            self.alive[slot] = False
-            self.live -= 1
+        slots = self._slots.pop(key, None)
+        if slots is not None:
+            self.alive[slots] = False
+            self.live -= len(slots)
 
     def compact_if_sparse(self) -> None:
         if self.n > 1024 and self.live * 4 < self.n * 3:
@@ -134,7 +158,9 @@ class Shelf:
             a[keep].copy() for a in self._arrays()
         )
         self.n = self.live = int(keep.size)
-        self._slot = {int(k): i for i, k in enumerate(self.keys)}
+        self._slots = {}
+        for i, k in enumerate(self.keys[: self.n].tolist()):
+            self._slots.setdefault(int(k), []).append(i)
 
     def reserve(self, size: int) -> None:
         cap = self.vectors.shape[0]
@@ -149,7 +175,8 @@ class Shelf:
     # -- search ---------------------------------------------------------------------------
 
     def top(self, query: F32, limit: int, allowed: Mask | None) -> tuple[I64, F32]:
-        """Keys and exact cosines of the best ``limit`` live rows whose scope is allowed.
+        """Keys and exact cosines of the best ``limit`` live keys whose scope is allowed,
+        each key scored by its best vector.
 
         ``allowed`` is indexed by scope code; None allows every scope.
         """
@@ -168,7 +195,7 @@ class Shelf:
             return empty
         slots: Slots
         if visible > self.exact_below:
-            slots = self._int8_best(query, mask, _RESCORE_FACTOR * limit)
+            slots = self._int8_best(query, mask, _RESCORE_FACTOR * limit * self.per_key)
             slots.sort()  # slot order, so that equal scores rank as the exact path does
             scores: F32 = self.vectors[slots] @ query
         elif mask is not None:
@@ -177,7 +204,15 @@ class Shelf:
         else:
             slots = np.arange(n)
             scores = self.vectors[:n] @ query
-        best = _best(scores, limit)
+        if self.per_key == 1:
+            best = _best(scores, limit)
+            return self.keys[slots[best]], scores[best]
+        # Enough rows to hold ``limit`` distinct keys; the first row of a key is its best.
+        ranked = _best(scores, limit * self.per_key)
+        keys = self.keys[slots[ranked]]
+        _, first = np.unique(keys, return_index=True)
+        first.sort()
+        best = ranked[first[:limit]]
         return self.keys[slots[best]], scores[best]
 
     def _int8_best(self, query: F32, mask: Mask | None, limit: int) -> Slots:

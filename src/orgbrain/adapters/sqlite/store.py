@@ -26,6 +26,9 @@ __all__ = ["KeywordEngine", "SQLiteStore"]
 
 KeywordEngine = Literal["tantivy", "fts5"]
 
+MAX_VECTORS = 64
+"""The most vectors one item's embedding may hold (its own and its passages')."""
+
 _INSERT_ITEM = (
     f"INSERT INTO items ({', '.join(ITEM_COLUMNS)}) "
     f"VALUES ({', '.join(':' + c for c in ITEM_COLUMNS)})"
@@ -175,10 +178,18 @@ class SQLiteStore:
     def _vector_blob(self, embedding: Vector | None) -> bytes | None:
         if embedding is None:
             return None
-        vec = np.asarray(embedding, dtype=np.float32).reshape(-1)
-        if self.embedding_dim is not None and vec.shape[0] != self.embedding_dim:
-            raise InvalidInput(f"embedding has {vec.shape[0]} dims, brain has {self.embedding_dim}")
-        return vec.tobytes()
+        vec = np.asarray(embedding, dtype=np.float32)
+        dim = int(vec.shape[-1]) if vec.ndim else 0
+        if vec.ndim not in (1, 2) or dim == 0 or vec.size == 0:
+            raise InvalidInput("an embedding is one vector, or one row per vector")
+        if self.embedding_dim is not None and dim != self.embedding_dim:
+            raise InvalidInput(f"embedding has {dim} dims, brain has {self.embedding_dim}")
+        rows = vec.reshape(-1, dim)
+        if rows.shape[0] > MAX_VECTORS:
+            raise InvalidInput(f"an item holds at most {MAX_VECTORS} vectors, not {rows.shape[0]}")
+        if not np.isfinite(rows).all():
+            raise InvalidInput("an embedding holds a NaN or an infinity")
+        return rows.tobytes()
 
     @staticmethod
     def _next_seq(conn: sqlite3.Connection) -> int:
@@ -235,6 +246,7 @@ class SQLiteStore:
         return None if row is None else item_from_row(row)
 
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
+        """The item's vectors, one row each: its own first, then its passages'."""
         row = (
             self._conn()
             .execute(
@@ -244,7 +256,8 @@ class SQLiteStore:
         )
         if row is None or row[0] is None:
             return None
-        return np.frombuffer(row[0], dtype=np.float32).copy()
+        flat = np.frombuffer(row[0], dtype=np.float32)
+        return flat.reshape(-1, self.embedding_dim or flat.shape[0]).copy()
 
     def list_items(
         self,

@@ -7,7 +7,9 @@ wrote. Nothing is persisted beside the database: after a crash or a restart the 
 rebuilt from the rows on the first search, so there is nothing to repair.
 
 The rows of each storage class live on their own ``Shelf`` (``shelf.py``, which also says
-how a shelf is searched), so a search never scans or masks another class.
+how a shelf is searched), so a search never scans or masks another class. An item's
+embedding blob may hold several vectors, its own then its passages' (``indexer.passages``);
+each is a row of the shelf, and the item scores its best.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class VectorIndex:
         self._scope_codes: dict[str, int] = {}
 
     def __len__(self) -> int:
-        return sum(s.live for s in self._shelves)
+        return sum(len(s) for s in self._shelves)
 
     def search(
         self,
@@ -119,7 +121,7 @@ class VectorIndex:
         for rowid, item_id, cls, scope, blob in rows:
             rowid = int(rowid)
             code = self._class_code.get(cls)
-            if code is None or len(blob) != expected:
+            if code is None or not blob or len(blob) % expected:
                 self._remove(rowid)
                 continue
             old = self._shelf_of.get(rowid)
@@ -129,9 +131,10 @@ class VectorIndex:
             self._item_ids[rowid] = item_id
             scope_code = self._scope_codes.setdefault(scope, len(self._scope_codes))
             keys, blobs, scopes = by_class.setdefault(code, ([], [], []))
-            keys.append(rowid)
+            rows_of_item = len(blob) // expected  # the item's own, then its passages'
+            keys += [rowid] * rows_of_item
             blobs.append(blob)
-            scopes.append(scope_code)
+            scopes += [scope_code] * rows_of_item
         for code, (keys, blobs, scopes) in by_class.items():
             vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, self.dim)
             self._shelves[code].load(
