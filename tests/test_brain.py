@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import PLANS, Brain, CorruptFile, InvalidInput, NotFound, TooLarge, Unsupported
+from orgbrain import (
+    PLANS,
+    Brain,
+    CorruptFile,
+    InvalidInput,
+    NoteInput,
+    NotFound,
+    TooLarge,
+    Unsupported,
+)
 from orgbrain.model import utcnow
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
@@ -241,3 +250,27 @@ def test_unknown_ids_and_bad_reads(brain: Brain) -> None:
         brain.read_file(f.id, section=99)
     with pytest.raises(InvalidInput):
         brain.search("   ")
+
+
+def test_a_question_about_the_wrong_person_gets_silence(brain: Brain) -> None:
+    said = [
+        (
+            "Melanie",
+            "I ran a charity race for mental health last Saturday. It made me "
+            "realize that self-care is really important.",
+        ),
+        ("Caroline", "That charity race sounds great, Mel! You must be so proud of yourself."),
+        ("Caroline", "Thanks, Mel! What did the race teach you about self-care?"),
+        ("Caroline", "I went to an LGBTQ support group yesterday and it was powerful."),
+    ]
+    notes = [
+        NoteInput(f"{who}: {text}", label=f"{who} (8 May 2023)", source_key=f"turn:{n}")
+        for n, (who, text) in enumerate(said)
+    ]
+    melanie = brain.add_notes(notes)[0]
+    right = brain.search("What did Melanie realize after her charity race?")
+    assert right.hits and right.hits[0].item.id == melanie.id
+    # Caroline only answers Melanie and asks about it: nothing says what *she* realised.
+    wrong = brain.search("What did Caroline realize after her charity race?")
+    assert wrong.hits == () and wrong.verdict == "none"
+    assert "gate" in wrong.reason or "relevance floor" in wrong.reason

@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 from orgbrain.errors import InvalidInput
 from orgbrain.retrieve import PLANS, apply_floors, freshness, get_plan, query_terms, rrf
 from orgbrain.retrieve.fuse import convex
-from orgbrain.retrieve.terms import content_terms, is_code, query_names
+from orgbrain.retrieve.terms import (
+    content_terms,
+    is_code,
+    only_asks,
+    query_names,
+    spoken_to,
+    without_vocatives,
+)
 
 
 def test_rrf_votes_by_rank_only() -> None:
@@ -184,3 +191,31 @@ def test_deep_limits_keep_enough_candidates() -> None:
     deep = z.with_limits(k_max=z.candidates + 50, floors=False)
     assert deep.candidates == z.candidates + 50 and deep.per_stream == z.per_stream
     assert PLANS["hybrid"].with_limits(k_max=100, floors=False).candidates is None
+
+
+def test_names_said_to_someone_are_dropped() -> None:
+    assert "Caroline" not in without_vocatives("Melanie: Thanks, Caroline! It was a great race.")
+    assert "Melanie" not in without_vocatives("Caroline: Yep, Melanie! I have got a bowl.")
+    assert "Caroline" not in without_vocatives("Melanie: Hey Caroline, how are you?")
+    assert "Jon" not in without_vocatives("Gina: Wow, Jon, that is big")
+    # Spoken of, not to: kept.
+    for text in ("Jon: I went to the park with Caroline and Bob.", "Jon: I met Gina."):
+        assert without_vocatives(text) == text
+    assert without_vocatives("Caroline: I went home.").startswith("Caroline:")
+
+
+def test_a_question_about_the_thing_is_not_evidence_of_it() -> None:
+    assert only_asks("Melanie: Sounds great! What kind of counseling do you want to pursue?")
+    assert not only_asks("Decision: we moved billing to Stripe.")
+    assert not only_asks("Caroline: I chose them because they help. Why?")
+    spice = "Tim: That's ok! I can look some up. Can you tell me what spices you used in the soup?"
+    assert not only_asks(spice)  # it states something...
+    assert only_asks(spice, ["spice", "soup"])  # ...but of spices and soup it only asks
+    assert not only_asks("John: I added some sage to the soup. Any other spices?", ["soup"])
+
+
+def test_a_line_said_about_its_listener_is_theirs() -> None:
+    line = "Caroline: That charity race sounds great, Mel! You must be proud of yourself."
+    assert spoken_to(line) == "That charity race sounds great, Mel! You must be proud of yourself."
+    assert spoken_to("Caroline: Thanks, Mel! I ran it with my sister.") is None
+    assert spoken_to("No speaker here, you see.") is None

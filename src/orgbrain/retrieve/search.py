@@ -19,6 +19,7 @@ from .terms import (
     only_asks,
     query_names,
     query_terms,
+    spoken_to,
     text_stems,
     without_vocatives,
 )
@@ -262,24 +263,25 @@ def _evidence(
         stems = text_stems(text)
         out.append(
             HitEvidence(
-                names=_names(names, stems, text),
+                names=_names(names, stems, spoken_to(item.body) or text),
                 coverage=coverage(content, stems) if content else 0.0,
                 cosine=cosines.get(item.id),
-                asks=only_asks(item.body),
+                asks=only_asks(item.body, content),
             )
         )
     return out
 
 
-def _names(names: list[str], stems: frozenset[str], text: str) -> bool:
-    """Whether ``text`` names every one of ``names`` and speaks of at least one of them
-    other than by addressing them: a reply that thanks Caroline names her, but says
-    nothing about what she did."""
+def _names(names: list[str], stems: frozenset[str], spoken_of: str) -> bool:
+    """Whether a hit (its words' ``stems``) names every one of ``names`` and speaks of at
+    least one of them in ``spoken_of`` other than by addressing them: a reply that thanks
+    Caroline names her, but says nothing about what she did; a line that Caroline says
+    about her listener ("That race sounds great, Mel! You must be proud") is about Mel."""
     if not names:
         return True
     if coverage(names, stems) < 1.0:
         return False
-    spoken = text_stems(without_vocatives(text))
+    spoken = text_stems(without_vocatives(spoken_of))
     return any(coverage([n], spoken) == 1.0 for n in names)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 __all__ = [
     "STOPWORDS",
@@ -12,6 +13,7 @@ __all__ = [
     "only_asks",
     "query_names",
     "query_terms",
+    "spoken_to",
     "stem",
     "text_stems",
     "without_vocatives",
@@ -107,16 +109,44 @@ _SPEAKER = re.compile(r"^[^\W\d_][\w .'-]{0,40}:\s+")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
-def only_asks(text: str) -> bool:
-    """Whether ``text`` (less a leading "Speaker: ") only asks: every sentence of more than
-    three words is a question. A question about the thing is not evidence of it ("What
-    made you pick that agency?" does not say why anyone picked it)."""
+def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
+    """Whether ``text`` (less a leading "Speaker: ") only asks, about everything or about
+    ``terms``: every sentence of more than three words is a question, or the ``terms`` it
+    holds are all held in questions. A question about the thing is not evidence of it
+    ("What made you pick that agency?", "Sounds good! Can you tell me what spices you
+    used in the soup?")."""
     body = _SPEAKER.sub("", text.strip(), count=1)
+    stated = asked = False
+    everything_asked = True
     for sentence in _SENTENCE.findall(body):
         sentence = sentence.strip()
-        if len(sentence.split()) > 3 and not sentence.endswith("?"):
-            return False
-    return True
+        question = sentence.endswith("?")
+        if len(sentence.split()) > 3 and not question:
+            everything_asked = False
+        if terms and coverage(list(terms), text_stems(sentence)) > 0:
+            asked, stated = asked or question, stated or not question
+    return everything_asked or (asked and not stated)
+
+
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b"
+)
+_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'd|you'll|your|yours|yourself)\b")
+
+
+def spoken_to(text: str) -> str | None:
+    """What a "Speaker: ..." line says, when it speaks more of its listener than of its
+    speaker ("you"/"your" outnumber "I"/"my"/"we"): such a line is about the listener,
+    so it does not name its speaker for the gate. None for any other text."""
+    stripped = text.strip()
+    head = _SPEAKER.match(stripped)
+    if head is None:
+        return None
+    said = stripped[head.end() :]
+    lowered = said.lower().replace("\u2019", "'")
+    if len(_SECOND_PERSON.findall(lowered)) > len(_FIRST_PERSON.findall(lowered)):
+        return said
+    return None
 
 
 def content_terms(terms: list[str], names: list[str]) -> list[str]:
