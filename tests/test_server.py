@@ -24,6 +24,7 @@ from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
 from orgbrain.keys import KeyStore, issue_key, revoke_key
 from orgbrain.ports import Embedder, Vector
 from orgbrain.server import BackgroundServer, ServerConfig, ServerContext, create_app
+from orgbrain.server.worker import IndexWorker
 from tests.filegen import fake_pptx, truncated_pdf
 from tests.toy import HashEmbedder
 
@@ -475,6 +476,50 @@ def test_unfinished_index_requests_are_requeued_on_startup(tmp_path: Path) -> No
         assert s.ctx.worker.wait_idle(30)
         assert c.get(f"/v1/items/{changed.id}").json()["state"] == "added"
         assert c.get(f"/v1/items/{never_asked.id}").json()["state"] == "added"
+
+
+class CountingEmbedder(HashEmbedder):
+    """A real embedder that remembers how many texts each call had."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        self.calls.append(len(texts))
+        return super().embed(texts)
+
+
+def test_requests_that_pile_up_are_indexed_together(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    alice = Principal("acme", "alice", frozenset({"eng"}))
+    bob = Principal("acme", "bob")
+    with Brain.open(tmp_path / "brain", embedder=embedder) as brain:
+        mine, his = brain.for_principal(alice), brain.for_principal(bob)
+        files = [
+            mine.add_file(f"# Doc {n}\n\nfact number {n}\n".encode(), name=f"d{n}.md")
+            for n in range(3)
+        ]
+        broken = mine.add_file(truncated_pdf(), name="broken.pdf")
+        private = his.add_file(b"# Bob\n\nbob's own notes\n", name="bob.md", scope="user:bob")
+        worker = IndexWorker(brain)
+        for f in [*files, broken]:
+            assert worker.submit(alice, f.id) == "queued"
+        worker.submit(bob, private.id)
+        worker.submit(alice, private.id)  # not alice's to see: ends as a missing file
+        assert worker.state("acme", files[0].id) == "queued"
+        embedder.calls.clear()
+        worker.start()
+        try:
+            assert worker.wait_idle(30)
+        finally:
+            worker.stop()
+        # Alice's three good files (two texts each) were embedded in one call; Bob's in one.
+        assert embedder.calls == [6, 2]
+        assert all(mine.get(f.id).indexed for f in files)
+        failed = mine.get(broken.id)
+        assert not failed.indexed and (failed.index_error or "").startswith("corrupt_file:")
+        assert his.get(private.id).indexed and his.get(private.id).index_error is None
 
 
 # -- deadline and logs --------------------------------------------------------------------

@@ -8,6 +8,10 @@ nothing, so a request that was running when the process died is simply run again
 
 An item's state is ``queued`` or ``indexing`` while the worker holds it, else it follows
 from the item: ``indexed``, ``failed`` (an index error is recorded) or ``added``.
+
+Requests that have piled up are indexed together: a thread takes what is queued (at most
+``BATCH_FILES``) and hands each principal's files to ``Brain.index_pending``, which embeds
+their texts in shared batches and commits each file on its own.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..brain import Brain
-from ..errors import NotFound, OrgBrainError
+from ..errors import NotFound
 from ..model import Item
 from ..scopes import Principal, Visibility
 from .schemas import IndexState
@@ -29,6 +33,7 @@ __all__ = ["INDEX_REQUEST_EVENT", "IndexWorker", "index_state"]
 
 INDEX_REQUEST_EVENT = "index_request"
 RECOVER_SCAN = 10_000
+BATCH_FILES = 32
 log = logging.getLogger("orgbrain.worker")
 
 
@@ -163,35 +168,61 @@ class IndexWorker:
 
     def _run(self) -> None:
         while True:
-            job = self._queue.get()
-            if job is _STOP:
+            first = self._queue.get()
+            if first is _STOP:
                 return
-            assert isinstance(job, _Job)
-            key = (job.principal.workspace, job.item_id)
-            with self._lock:
+            jobs = [first]
+            stopping = False
+            while len(jobs) < BATCH_FILES:  # whatever else is waiting goes with it
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is _STOP:  # this thread's stop: finish the batch, then go
+                    stopping = True
+                    break
+                jobs.append(more)
+            groups: dict[Principal, list[str]] = {}
+            for job in jobs:
+                assert isinstance(job, _Job)
+                groups.setdefault(job.principal, []).append(job.item_id)
+            for principal, item_ids in groups.items():
+                self._index(principal, item_ids)
+            if stopping:
+                return
+
+    def _index(self, principal: Principal, item_ids: list[str]) -> None:
+        ws = principal.workspace
+        keys = [(ws, i) for i in dict.fromkeys(item_ids)]
+        with self._lock:
+            for key in keys:
                 self._live[key] = "indexing"
-            try:
-                self._index(job)
-            finally:
-                with self._lock:
+        try:
+            self._index_files(principal, [i for _, i in keys])
+        finally:
+            with self._lock:
+                for key in keys:
                     if self._live.get(key) == "indexing":
                         del self._live[key]
-                    self._idle.notify_all()
+                self._idle.notify_all()
 
-    def _index(self, job: _Job) -> None:
-        brain = self._brain.for_principal(job.principal)
-        ws = job.principal.workspace
+    def _index_files(self, principal: Principal, item_ids: list[str]) -> None:
+        ws = principal.workspace
         try:
-            report = brain.index(job.item_id)
-            log.info("indexed %s in %s: %d sections", job.item_id, ws, report.sections)
-        except NotFound:
-            log.warning("index request for %s in %s: no such file any more", job.item_id, ws)
-        except OrgBrainError as exc:
-            log.warning("indexing %s in %s failed: %s", job.item_id, ws, exc.message)
-            self._record_failure(ws, job.item_id, f"{exc.code}: {exc.message}")
-        except Exception as exc:  # the worker outlives any one file
-            log.exception("indexing %s in %s crashed", job.item_id, ws)
-            self._record_failure(ws, job.item_id, f"internal: {type(exc).__name__}: {exc}")
+            reports = self._brain.for_principal(principal).index_pending(item_ids)
+        except Exception as exc:  # the worker outlives any batch
+            log.exception("indexing %d files in %s crashed", len(item_ids), ws)
+            for item_id in item_ids:
+                self._record_failure(ws, item_id, f"internal: {type(exc).__name__}: {exc}")
+            return
+        for report in reports:
+            if report.ok:
+                log.info("indexed %s in %s: %d sections", report.item_id, ws, report.sections)
+            elif report.error_code == NotFound.code:
+                log.warning("index request for %s in %s: no such file any more", report.item_id, ws)
+            else:
+                log.warning("indexing %s in %s failed: %s", report.item_id, ws, report.error)
+                self._record_failure(ws, report.item_id, f"{report.error_code}: {report.error}")
 
     def _record_failure(self, workspace: str, item_id: str, error: str) -> None:
         try:
