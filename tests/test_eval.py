@@ -272,3 +272,18 @@ def test_cli_group_alone(
     assert bad.exit_code == 2 and "unknown search plan 'bm99'" in bad.output
     missing = runner.invoke(eval_cli.eval_group, ["beir", str(folder), "--split", "dev"])
     assert missing.exit_code != 0
+
+
+def test_the_eval_opens_its_brain_with_the_environments_keyword_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orgbrain.evals.cache import indexed_brain
+    from tests.toy import HashEmbedder
+
+    engines = []
+    for engine in ("fts5", "tantivy"):
+        monkeypatch.setenv("ORGBRAIN_KEYWORD_ENGINE", engine)
+        with indexed_brain(tmp_path, "k", HashEmbedder(), lambda b: None) as (brain, built):
+            engines.append(brain.store.keyword_engine)  # type: ignore[attr-defined]
+        assert built.cached == (engine == "tantivy")  # the index is the same under either
+    assert engines == ["fts5", "tantivy"]

@@ -17,12 +17,14 @@ from ..evals import EvalReport, limit_beir, load_beir, load_locomo, run_beir, ru
 from ..evals.report import render_text, to_json
 from ..ports import Embedder
 from ..retrieve import PLANS, SearchPlan, get_plan
+from ..retrieve.plan import DEFAULT_PLAN
 from ..settings import Settings
 from .app import CliState, OrgBrainGroup
 
 __all__ = ["COMMANDS", "embedder_factory", "eval_group"]
 
-DEFAULT_PLANS = "bm25,dense,hybrid"
+# The ablation (each stream alone, plain RRF) beside what users get.
+DEFAULT_PLANS = f"bm25,dense,hybrid,{DEFAULT_PLAN}"
 
 
 def _default_embedder(settings: Settings) -> Embedder:

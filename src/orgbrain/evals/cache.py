@@ -27,6 +27,7 @@ from pathlib import Path
 from ..brain import Brain, NoteInput
 from ..indexer import INDEX_RECIPE
 from ..ports import Embedder
+from ..settings import Settings
 
 __all__ = ["CACHE_FORMAT", "Built", "index_key", "indexed_brain"]
 
@@ -67,9 +68,15 @@ def index_key(
     return h.hexdigest()[:32]
 
 
+def _open(folder: Path, embedder: Embedder) -> Brain:
+    """A brain over ``folder`` with the environment's settings (``ORGBRAIN_KEYWORD_ENGINE``
+    picks the keyword engine an eval ranks with; the index is the same under either)."""
+    return Brain.open(folder, embedder=embedder, settings=Settings.from_env())
+
+
 def _build(folder: Path, embedder: Embedder, build: Callable[[Brain], None]) -> float:
     t0 = time.perf_counter()
-    with Brain.open(folder / "brain", embedder=embedder) as brain:
+    with _open(folder / "brain", embedder) as brain:
         build(brain)
     return time.perf_counter() - t0
 
@@ -83,7 +90,7 @@ def indexed_brain(
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="orgbrain-eval-") as tmp:
             seconds = _build(Path(tmp), embedder, build)
-            with Brain.open(Path(tmp) / "brain", embedder=embedder) as brain:
+            with _open(Path(tmp) / "brain", embedder) as brain:
                 yield brain, Built(seconds, cached=False)
         return
     folder = cache / key
@@ -105,5 +112,5 @@ def indexed_brain(
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         built = Built(seconds, cached=False)
-    with Brain.open(folder / "brain", embedder=embedder) as brain:
+    with _open(folder / "brain", embedder) as brain:
         yield brain, built
