@@ -234,3 +234,15 @@ def test_a_long_text_keeps_its_passages_vectors_beside_their_mean(brain: Brain) 
     # The search finds the note by the passage a question matches, once.
     hits = brain.search("Sentence 55 is about topic 55", plan="dense").hits
     assert [h.item.id for h in hits].count(note.id) == 1
+
+    # A file keeps its mean only: its sections hold the passages.
+    doc = brain.add_file(("# Long doc\n\n" + " ".join(sentences) + "\n").encode(), name="l.md")
+    brain.index(doc.id)
+    rows = brain.store.embedding_of(brain.workspace, doc.id)  # type: ignore[attr-defined]
+    assert rows is not None and rows.shape == (1, 384)
+    store = brain.store
+    rows_per_section = [
+        store.embedding_of(brain.workspace, s.id).shape[0]  # type: ignore[attr-defined]
+        for s in brain.sections(doc.id)
+    ]
+    assert max(rows_per_section) > 2

@@ -424,3 +424,27 @@ def test_embeddings_of_the_wrong_shape_are_refused(
         with pytest.raises(InvalidInput):
             store.put_item(item(0), bad)
     assert conn.execute("SELECT count(*) FROM items").fetchone()[0] == 0
+
+
+def test_keys_of_many_near_vectors_still_fill_top_k(
+    db: tuple[SQLiteStore, Path], conn: sqlite3.Connection
+) -> None:
+    store, _ = db
+    rng = np.random.default_rng(31)
+    q = clustered(1, 32)[0]
+    # 40 items of 30 vectors each, all close to the query: the first int8 shortlist (256
+    # rows) holds under 10 distinct items, so the search must widen it to fill 20.
+    spread = (0.002 + 0.001 * np.arange(40, dtype=np.float32))[:, None, None]  # 0 nearest
+    near = q + spread * rng.standard_normal((40, 30, DIM)).astype(np.float32)
+    near /= np.linalg.norm(near, axis=2, keepdims=True)
+    far = clustered(2000, 33)
+    items = store.put_items(
+        [(item(n), near[n]) for n in range(40)] + [(item(40 + n), far[n]) for n in range(2000)]
+    )
+    index = VectorIndex("w1", DIM, exact_below=100)
+    got = index.search(conn, "section", q, 20, None)
+    best = {items[n].id: float((near[n] @ q).max()) for n in range(40)}
+    best |= {items[40 + n].id: float(far[n] @ q) for n in range(2000)}
+    ids = [i for i, _ in got]
+    assert len(ids) == len(set(ids)) == 20
+    assert recall(ids, sorted(best, key=lambda i: -best[i])[:20]) >= 0.9

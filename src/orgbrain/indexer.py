@@ -281,7 +281,10 @@ class Indexer:
             (self._section(indexed_file, c, text_key, title, origin), vectors[i])
             for i, c in enumerate(prepared.chunks)
         ]
-        stored = self.store.commit_index(indexed_file, vectors[-1], sections, "system:indexer")
+        # The file keeps only its own (mean) vector: its sections hold the passages, and a
+        # file matched with its sections folds into them.
+        file_vector = vectors[-1][:1]
+        stored = self.store.commit_index(indexed_file, file_vector, sections, "system:indexer")
         return IndexReport(file.id, indexed_file.label, len(stored))
 
     def _section(self, file: Item, c: Chunk, text_key: str, title: str, origin: Origin) -> Item:

@@ -195,9 +195,7 @@ class Shelf:
             return empty
         slots: Slots
         if visible > self.exact_below:
-            slots = self._int8_best(query, mask, _RESCORE_FACTOR * limit * self.per_key)
-            slots.sort()  # slot order, so that equal scores rank as the exact path does
-            scores: F32 = self.vectors[slots] @ query
+            slots, scores = self._shortlist(query, mask, limit, visible)
         elif mask is not None:
             slots = np.flatnonzero(mask)
             scores = self.vectors[slots] @ query
@@ -214,6 +212,23 @@ class Shelf:
         first.sort()
         best = ranked[first[:limit]]
         return self.keys[slots[best]], scores[best]
+
+    def _shortlist(
+        self, query: F32, mask: Mask | None, limit: int, visible: int
+    ) -> tuple[Slots, F32]:
+        """The int8 path's candidates, rescored exactly: ``_RESCORE_FACTOR * limit`` rows,
+        widened while they hold fewer than ``limit`` distinct keys (a key of several
+        vectors can fill many rows) and more rows are visible."""
+        take = _RESCORE_FACTOR * limit
+        while True:
+            slots = self._int8_best(query, mask, take)
+            slots.sort()  # slot order, so that equal scores rank as the exact path does
+            scores: F32 = self.vectors[slots] @ query
+            if self.per_key == 1 or take >= visible:
+                return slots, scores
+            if np.unique(self.keys[slots]).shape[0] >= limit:
+                return slots, scores
+            take *= self.per_key
 
     def _int8_best(self, query: F32, mask: Mask | None, limit: int) -> Slots:
         """The ``max(limit, 256)`` slots that ``mask`` lets through with the best int8 dot."""
