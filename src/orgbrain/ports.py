@@ -171,7 +171,11 @@ class Store(Protocol):
         visibility: Visibility,
         *,
         types: Sequence[str] | None = None,
-    ) -> list[Edge]: ...
+        limit: int | None = None,
+    ) -> list[Edge]:
+        """Edges with ``item_id`` at either end (of ``types``, if given) whose both ends
+        ``visibility`` allows, oldest first; at most ``limit`` of them."""
+        ...
 
     def counts(self, workspace: str) -> dict[str, int]: ...
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from orgbrain.adapters.sqlite import SQLiteStore
+from orgbrain.errors import InvalidInput
 from orgbrain.ids import new_id
 from orgbrain.model import ByteRange, Edge, Item, Origin, StorageClass, utcnow
 from orgbrain.ports import ItemFilter, Store
@@ -183,6 +184,21 @@ def test_edges_show_only_when_both_ends_are_visible(make_store: StoreFactory) ->
     assert [x.id for x in s.edges_of("w1", a.id, ALL)] == [e.id]
     alice = Visibility(frozenset({"org", "user:alice"}))
     assert s.edges_of("w1", a.id, alice) == []
+
+
+def test_edges_of_reads_at_most_limit_oldest_first(make_store: StoreFactory) -> None:
+    s = make_store()
+    hub = s.put_item(item("hub"), vec(1))
+    o = Origin("agent:x", "test", utcnow())
+    made = []
+    for n in range(5):
+        spoke = s.put_item(item(f"spoke {n}"), vec(2 + n))
+        made.append(s.put_edge(Edge(new_id("edg"), "w1", "RELATES", hub.id, spoke.id, o)).id)
+    assert [e.id for e in s.edges_of("w1", hub.id, ALL, limit=3)] == made[:3]
+    assert [e.id for e in s.edges_of("w1", hub.id, ALL, limit=10)] == made
+    assert s.edges_of("w1", hub.id, ALL, limit=0) == []
+    with pytest.raises(InvalidInput):
+        s.edges_of("w1", hub.id, ALL, limit=-1)
 
 
 def test_list_items_paginates_with_a_cursor(make_store: StoreFactory) -> None:

@@ -43,6 +43,8 @@ __all__ = [
 MAX_HOPS = 2
 MAX_ITEMS_PER_HOP = 50
 MAX_EDGES_PER_HOP = 100
+# Read per node: enough to fill a hop past the edges seen at the hop before.
+EDGES_READ_PER_NODE = 2 * MAX_EDGES_PER_HOP + 1
 # Created by indexing alone: a hand-made one would forge a file's structure.
 RESERVED_EDGE_TYPES = frozenset({"HAS_SECTION"})
 MAX_VALUE_CHARS = 200
@@ -292,8 +294,11 @@ def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
     out: list[Hop] = []
     for depth in range(1, hops + 1):
         candidates: list[Edge] = []
+        more = False  # a node has edges beyond what one hop can read
         for node in frontier:
-            for e in store.edges_of(ws, node, vis):
+            edges = store.edges_of(ws, node, vis, limit=EDGES_READ_PER_NODE)
+            more = more or len(edges) == EDGES_READ_PER_NODE
+            for e in edges:
                 if e.id not in seen_edges:
                     seen_edges.add(e.id)
                     candidates.append(e)
@@ -301,7 +306,7 @@ def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
         found = store.get_items(ws, sorted(others - seen.keys()), vis) if others else {}
         new: dict[str, Item] = {}
         kept: list[Edge] = []
-        truncated = False
+        truncated = more
         for e in candidates:
             if len(kept) >= MAX_EDGES_PER_HOP:
                 truncated = True

@@ -27,6 +27,9 @@ from .verdict import HitEvidence, apply_floors, membership
 
 __all__ = ["Searcher", "Trace", "citation_for"]
 
+NEIGHBOURS = 16
+"""The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
+
 
 def citation_for(item: Item) -> Citation:
     return Citation(
@@ -201,7 +204,7 @@ class Searcher:
         pairs: list[tuple[str, str]] = []
         for item_id in list(fused)[: plan.neighbour_depth]:
             for edge in self.store.edges_of(
-                workspace, item_id, visibility, types=[plan.neighbour_edge]
+                workspace, item_id, visibility, types=[plan.neighbour_edge], limit=NEIGHBOURS
             ):
                 pairs.append((edge.src, edge.dst))
         return pairs

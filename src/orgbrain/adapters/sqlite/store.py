@@ -448,7 +448,10 @@ class SQLiteStore:
         visibility: Visibility,
         *,
         types: Sequence[str] | None = None,
+        limit: int | None = None,
     ) -> list[Edge]:
+        if limit is not None and limit < 0:
+            raise InvalidInput("limit must be >= 0")
         sql = "SELECT e.* FROM edges e WHERE e.workspace = ? AND (e.src = ? OR e.dst = ?)"
         params: list[object] = [workspace, item_id, item_id]
         if types:
@@ -464,6 +467,9 @@ class SQLiteStore:
                 )
                 params += scopes
         sql += " ORDER BY e.rowid"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
         return [edge_from_row(r) for r in self._conn().execute(sql, params)]
 
     def counts(self, workspace: str) -> dict[str, int]:

@@ -14,6 +14,9 @@ from ..problems import problem_responses
 from ..schemas import EdgeList, ItemOut, ItemPage, SectionList, edge_out, item_out
 from ..worker import index_state
 
+MAX_EDGES = 1000
+"""The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
+
 __all__ = ["ItemId", "router", "visible_edges"]
 
 router = APIRouter(prefix="/v1", tags=["items"])
@@ -100,7 +103,7 @@ def visible_edges(brain: Brain, item_id: str) -> list[Edge]:
     """Edges of a visible item, each shown only when both its ends are visible: checked in
     the store query and again here. (The Brain facade has no edges read yet.)"""
     item = brain.get(item_id)
-    edges = brain.store.edges_of(brain.workspace, item.id, brain.visibility)
+    edges = brain.store.edges_of(brain.workspace, item.id, brain.visibility, limit=MAX_EDGES)
     ends = {e.src for e in edges} | {e.dst for e in edges}
     found = brain.store.get_items(brain.workspace, sorted(ends), brain.visibility)
     seen = {i for i, it in found.items() if brain.visibility.allows(it.scope)}
