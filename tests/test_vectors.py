@@ -448,3 +448,27 @@ def test_keys_of_many_near_vectors_still_fill_top_k(
     ids = [i for i, _ in got]
     assert len(ids) == len(set(ids)) == 20
     assert recall(ids, sorted(best, key=lambda i: -best[i])[:20]) >= 0.9
+
+
+def test_the_removal_log_is_pruned_and_a_late_reader_reloads(
+    db: tuple[SQLiteStore, Path], conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orgbrain.adapters.sqlite.store as store_module
+
+    monkeypatch.setattr(store_module, "VEC_LOG_KEEP", 10)
+    store, _ = db
+    x = clustered(100, 41)
+    items = fill(store, x)
+    late = VectorIndex("w1", DIM)  # looks once now, then not until after the pruning
+    assert len(late.search(conn, "section", x[0], 100, None)) == 100
+    for it in items[:50]:
+        store.put_items([(replace(it, indexed=False), None)])
+    logged = conn.execute("SELECT count(*) FROM vec_deleted").fetchone()[0]
+    assert 0 < logged <= 2 * 10
+    floor = int(conn.execute("SELECT value FROM meta WHERE key = 'vector_floor'").fetchone()[0])
+    assert floor > 0
+    gone = {it.id for it in items[:50]}
+    for index in (late, VectorIndex("w1", DIM)):
+        got = {i for i, _ in index.search(conn, "section", x[0], 100, None)}
+        assert got == {it.id for it in items[50:]} and not got & gone
+        assert len(index) == 50

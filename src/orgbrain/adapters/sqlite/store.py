@@ -20,6 +20,7 @@ from ...scopes import Visibility
 from .keywords import KeywordIndex
 from .rows import ITEM_COLUMNS, edge_from_row, edge_values, item_from_row, item_values
 from .schema import migrate
+from .snapshot import watermark
 from .vectors import VectorIndex
 
 __all__ = ["KeywordEngine", "SQLiteStore"]
@@ -28,6 +29,9 @@ KeywordEngine = Literal["tantivy", "fts5"]
 
 MAX_VECTORS = 64
 """The most vectors one item's embedding may hold (its own and its passages')."""
+VEC_LOG_KEEP = 100_000
+"""How many ``vec_seq`` steps of removals ``vec_deleted`` keeps; a reader that last looked
+longer ago reloads its index from the rows (``vector_floor`` in ``meta``)."""
 
 _INSERT_ITEM = (
     f"INSERT INTO items ({', '.join(ITEM_COLUMNS)}) "
@@ -65,6 +69,7 @@ class SQLiteStore:
             conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('vec_seq', '0')")
         row = self._conn().execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
         self.embedding_dim: int | None = int(row[0]) if row else None
+        self._vec_floor = watermark(self._conn(), "vector_floor")
 
     # -- connections -------------------------------------------------------------------
 
@@ -202,6 +207,14 @@ class SQLiteStore:
     def _log_vec_delete(self, conn: sqlite3.Connection, workspace: str, rowid: int) -> None:
         seq = self._next_seq(conn)
         conn.execute("INSERT INTO vec_deleted VALUES (?, ?, ?)", (seq, workspace, rowid))
+        if seq - self._vec_floor >= 2 * VEC_LOG_KEEP:  # prune now and then, not every time
+            self._vec_floor = seq - VEC_LOG_KEEP
+            conn.execute("DELETE FROM vec_deleted WHERE seq <= ?", (self._vec_floor,))
+            conn.execute(
+                "INSERT INTO meta VALUES ('vector_floor', ?) ON CONFLICT (key) DO UPDATE "
+                "SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (str(self._vec_floor),),
+            )
 
     def _visible_sql(self, visibility: Visibility, alias: str = "") -> tuple[str, list[str]]:
         if visibility.scopes is None:

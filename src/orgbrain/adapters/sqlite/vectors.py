@@ -3,8 +3,10 @@
 SQLite rows are the source of truth; this is a cache. Every write that changes an embedding
 stamps the row with a fresh ``vec_seq`` (and a removal is logged in ``vec_deleted``), so
 catching up reads only what changed since the last look, including what other processes
-wrote. Nothing is persisted beside the database: after a crash or a restart the cache is
-rebuilt from the rows on the first search, so there is nothing to repair.
+wrote. The removal log keeps the last ``VEC_LOG_KEEP`` steps; an index that last looked
+before ``vector_floor`` reloads from the rows. Nothing is persisted beside the database:
+after a crash or a restart the cache is rebuilt from the rows on the first search, so
+there is nothing to repair.
 
 The rows of each storage class live on their own ``Shelf`` (``shelf.py``, which also says
 how a shelf is searched), so a search never scans or masks another class. An item's
@@ -84,6 +86,8 @@ class VectorIndex:
                 return
             if seq < self._seq:  # the file was replaced by an older one: start again
                 self._reset()
+            if 0 <= self._seq < watermark(conn, "vector_floor"):
+                self._reset()  # removals since our last look were pruned: reload the rows
             since = self._seq
             if since >= 0:
                 deleted = conn.execute(
