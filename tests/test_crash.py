@@ -28,13 +28,17 @@ CHILD = textwrap.dedent(
 
     brain = Brain.open(sys.argv[1], embedder=HashEmbedder())
     print("ready", flush=True)
+    paths = sorted(Path(sys.argv[2]).iterdir())
     if sys.argv[3] == "one-by-one":
-        for path in sorted(Path(sys.argv[2]).iterdir()):
+        print("todo", len(paths), flush=True)
+        for path in paths:
             brain.add_file(path, index=True)
+            print("file", flush=True)
     else:  # what `orgbrain add DIR --index` does: add all, then index them together
-        for path in sorted(Path(sys.argv[2]).iterdir()):
+        for path in paths:
             brain.add_file(path)
-        brain.index_pending()
+        print("todo", len(brain.pending()), flush=True)
+        brain.index_pending(progress=lambda report: print("file", flush=True))
     print("done", flush=True)
     """
 )
@@ -71,6 +75,7 @@ def test_kill_mid_index_then_finish(tmp_path: Path, mode: str) -> None:
     root = str(Path(__file__).resolve().parent.parent)
     rng = random.Random(7)
     script = CHILD.format(root=root)
+    kills = 0
     for _round in range(4):
         proc = subprocess.Popen(
             [sys.executable, "-c", script, str(brain_dir), str(files), mode],
@@ -79,8 +84,15 @@ def test_kill_mid_index_then_finish(tmp_path: Path, mode: str) -> None:
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "ready"
-        time.sleep(rng.uniform(0.0, 0.6))
-        os.kill(proc.pid, signal.SIGKILL)
+        todo = int(proc.stdout.readline().split()[1])
+        if todo:
+            # Kill while files are still being indexed: after a random number of them
+            # have committed (so every round lands mid-run), inside the next one.
+            for _ in range(rng.randrange(0, todo)):
+                assert proc.stdout.readline().strip() == "file"
+            time.sleep(rng.uniform(0.0, 0.005))
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += "done" not in proc.stdout.read()  # landed before the run finished
         proc.wait()
 
         with Brain.open(brain_dir, embedder=HashEmbedder()) as brain:
@@ -90,6 +102,7 @@ def test_kill_mid_index_then_finish(tmp_path: Path, mode: str) -> None:
             assert counts.get("section_indexed", 0) >= 0 and indexed <= N_FILES
             _assert_nothing_half_indexed(brain)
 
+    assert kills >= 2  # most rounds must really interrupt indexing
     with Brain.open(brain_dir, embedder=HashEmbedder()) as brain:
         for path in sorted(files.iterdir()):
             brain.add_file(path)  # whatever the crashes left un-added
