@@ -10,15 +10,9 @@ from hypothesis import strategies as st
 
 from orgbrain.errors import InvalidInput
 from orgbrain.retrieve import PLANS, apply_floors, freshness, get_plan, query_terms, rrf
+from orgbrain.retrieve.evidence import only_asks, spoken_to, without_vocatives
 from orgbrain.retrieve.fuse import convex
-from orgbrain.retrieve.terms import (
-    content_terms,
-    is_code,
-    only_asks,
-    query_names,
-    spoken_to,
-    without_vocatives,
-)
+from orgbrain.retrieve.terms import content_terms, is_code, query_names
 
 
 def test_rrf_votes_by_rank_only() -> None:

@@ -10,19 +10,11 @@ from datetime import datetime
 from ..model import Citation, Hit, Item, SearchResult, utcnow
 from ..ports import Embedder, Reranker, ScoredId, Store, Vector
 from ..scopes import Visibility
+from .evidence import hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .plan import SearchPlan, Stream
-from .terms import (
-    content_terms,
-    coverage,
-    only_asks,
-    query_names,
-    query_terms,
-    spoken_to,
-    text_stems,
-    without_vocatives,
-)
+from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
 
 __all__ = ["Searcher", "Trace", "citation_for"]
@@ -153,7 +145,7 @@ class Searcher:
         depth = (
             evidence_depth if evidence_depth is not None else (plan.gate.depth if plan.gate else 0)
         )
-        evidence = _evidence(query, terms, [items[i] for i, _, _ in scored[:depth]], cosines)
+        evidence = hit_evidence(query, terms, [items[i] for i, _, _ in scored[:depth]], cosines)
         keep, verdict, reason = floored.keep, floored.verdict, floored.reason
         if plan.gate is not None and keep > 0:
             t = time.perf_counter()
@@ -251,41 +243,6 @@ class Searcher:
         values = sorted((s for _, s, _ in head), reverse=True)
         reranked = [(head[j][0], values[n], head[j][2]) for n, j in enumerate(order)]
         return reranked + scored[plan.per_stream :]
-
-
-def _evidence(
-    query: str, terms: list[str], items: list[Item], cosines: dict[str, float]
-) -> list[HitEvidence]:
-    if not items:
-        return []
-    names = query_names(query)
-    content = content_terms(terms, names)
-    out: list[HitEvidence] = []
-    for item in items:
-        text = f"{item.label}\n{item.body}"
-        stems = text_stems(text)
-        out.append(
-            HitEvidence(
-                names=_names(names, stems, spoken_to(item.body) or text),
-                coverage=coverage(content, stems) if content else 0.0,
-                cosine=cosines.get(item.id),
-                asks=only_asks(item.body, content),
-            )
-        )
-    return out
-
-
-def _names(names: list[str], stems: frozenset[str], spoken_of: str) -> bool:
-    """Whether a hit (its words' ``stems``) names every one of ``names`` and speaks of at
-    least one of them in ``spoken_of`` other than by addressing them: a reply that thanks
-    Caroline names her, but says nothing about what she did; a line that Caroline says
-    about her listener ("That race sounds great, Mel! You must be proud") is about Mel."""
-    if not names:
-        return True
-    if coverage(names, stems) < 1.0:
-        return False
-    spoken = text_stems(without_vocatives(spoken_of))
-    return any(coverage([n], spoken) == 1.0 for n in names)
 
 
 def _fold_files_into_sections(fused: dict[str, float], items: dict[str, Item]) -> dict[str, float]:

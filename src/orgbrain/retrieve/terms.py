@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 __all__ = [
     "STOPWORDS",
     "content_terms",
     "coverage",
     "is_code",
-    "only_asks",
     "query_names",
     "query_terms",
-    "spoken_to",
     "stem",
     "text_stems",
-    "without_vocatives",
 ]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?", re.UNICODE)
@@ -88,65 +84,6 @@ def query_names(query: str, *, max_names: int = 8) -> list[str]:
         if len(seen) >= max_names:
             break
     return list(seen)
-
-
-# A name said to someone rather than of them: "Thanks, Caroline!", "Hey Mel,", "Yep,
-# Melanie!", "...for you, Jon." -- opening a sentence or after a comma or a greeting, and
-# closed by punctuation.
-_VOCATIVE = re.compile(
-    r"(^|[.!?:,;]\s*|\b(?i:hey|hi|hello|thanks|dear|bye)\s+)"
-    r"([A-Z][^\W\d_]+)(?=\s*(?:[!?,.](?:\s|$)|$))"
-)
-
-
-def without_vocatives(text: str) -> str:
-    """``text`` less the names it addresses (``_VOCATIVE``): a reply that thanks Caroline
-    is not about Caroline, so it must not answer a question about her."""
-    return _VOCATIVE.sub(r"\1", text)
-
-
-_SPEAKER = re.compile(r"^[^\W\d_][\w .'-]{0,40}:\s+")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-
-
-def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
-    """Whether ``text`` (less a leading "Speaker: ") only asks, about everything or about
-    ``terms``: every sentence of more than three words is a question, or the ``terms`` it
-    holds are all held in questions. A question about the thing is not evidence of it
-    ("What made you pick that agency?", "Sounds good! Can you tell me what spices you
-    used in the soup?")."""
-    body = _SPEAKER.sub("", text.strip(), count=1)
-    stated = asked = False
-    everything_asked = True
-    for sentence in _SENTENCE.findall(body):
-        sentence = sentence.strip()
-        question = sentence.endswith("?")
-        if len(sentence.split()) > 3 and not question:
-            everything_asked = False
-        if terms and coverage(list(terms), text_stems(sentence)) > 0:
-            asked, stated = asked or question, stated or not question
-    return everything_asked or (asked and not stated)
-
-
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b"
-)
-_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'd|you'll|your|yours|yourself)\b")
-
-
-def spoken_to(text: str) -> str | None:
-    """What a "Speaker: ..." line says, when it speaks more of its listener than of its
-    speaker ("you"/"your" outnumber "I"/"my"/"we"): such a line is about the listener,
-    so it does not name its speaker for the gate. None for any other text."""
-    stripped = text.strip()
-    head = _SPEAKER.match(stripped)
-    if head is None:
-        return None
-    said = stripped[head.end() :]
-    lowered = said.lower().replace("\u2019", "'")
-    if len(_SECOND_PERSON.findall(lowered)) > len(_FIRST_PERSON.findall(lowered)):
-        return said
-    return None
 
 
 def content_terms(terms: list[str], names: list[str]) -> list[str]:

@@ -1,0 +1,115 @@
+"""What a ranked hit shows about the query, for the membership gate (``verdict.py``).
+
+Sharing the question's words is not enough to answer it. A hit may name a person only to
+address them ("Thanks, Caroline!"), speak of its listener rather than its speaker ("That
+race sounds great, Mel! You must be proud"), or mention the thing only to ask about it
+("Can you tell me what spices you used?"). Each of these is read here from the text, with
+no model: the gate then decides whether any of the top hits is evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..model import Item
+from .terms import content_terms, coverage, query_names, text_stems
+from .verdict import HitEvidence
+
+__all__ = ["hit_evidence", "only_asks", "spoken_to", "without_vocatives"]
+
+
+# A name said to someone rather than of them: "Thanks, Caroline!", "Hey Mel,", "Yep,
+# Melanie!", "...for you, Jon." -- opening a sentence or after a comma or a greeting, and
+# closed by punctuation.
+_VOCATIVE = re.compile(
+    r"(^|[.!?:,;]\s*|\b(?i:hey|hi|hello|thanks|dear|bye)\s+)"
+    r"([A-Z][^\W\d_]+)(?=\s*(?:[!?,.](?:\s|$)|$))"
+)
+
+
+def without_vocatives(text: str) -> str:
+    """``text`` less the names it addresses (``_VOCATIVE``): a reply that thanks Caroline
+    is not about Caroline, so it must not answer a question about her."""
+    return _VOCATIVE.sub(r"\1", text)
+
+
+_SPEAKER = re.compile(r"^[^\W\d_][\w .'-]{0,40}:\s+")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
+    """Whether ``text`` (less a leading "Speaker: ") only asks, about everything or about
+    ``terms``: every sentence of more than three words is a question, or the ``terms`` it
+    holds are all held in questions. A question about the thing is not evidence of it
+    ("What made you pick that agency?", "Sounds good! Can you tell me what spices you
+    used in the soup?")."""
+    body = _SPEAKER.sub("", text.strip(), count=1)
+    stated = asked = False
+    everything_asked = True
+    for sentence in _SENTENCE.findall(body):
+        sentence = sentence.strip()
+        question = sentence.endswith("?")
+        if len(sentence.split()) > 3 and not question:
+            everything_asked = False
+        if terms and coverage(list(terms), text_stems(sentence)) > 0:
+            asked, stated = asked or question, stated or not question
+    return everything_asked or (asked and not stated)
+
+
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b"
+)
+_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'd|you'll|your|yours|yourself)\b")
+
+
+def spoken_to(text: str) -> str | None:
+    """What a "Speaker: ..." line says, when it speaks more of its listener than of its
+    speaker ("you"/"your" outnumber "I"/"my"/"we"): such a line is about the listener,
+    so it does not name its speaker for the gate. None for any other text."""
+    stripped = text.strip()
+    head = _SPEAKER.match(stripped)
+    if head is None:
+        return None
+    said = stripped[head.end() :]
+    lowered = said.lower().replace("\u2019", "'")
+    if len(_SECOND_PERSON.findall(lowered)) > len(_FIRST_PERSON.findall(lowered)):
+        return said
+    return None
+
+
+def hit_evidence(
+    query: str, terms: list[str], items: list[Item], cosines: dict[str, float]
+) -> list[HitEvidence]:
+    """What each of ``items`` (ranked hits of ``query``, whose keyword ``terms`` are given)
+    shows about the query, for the gate; ``cosines`` are the vector streams' scores."""
+    if not items:
+        return []
+    names = query_names(query)
+    content = content_terms(terms, names)
+    out: list[HitEvidence] = []
+    for item in items:
+        text = f"{item.label}\n{item.body}"
+        stems = text_stems(text)
+        out.append(
+            HitEvidence(
+                names=_names(names, stems, spoken_to(item.body) or text),
+                coverage=coverage(content, stems) if content else 0.0,
+                cosine=cosines.get(item.id),
+                asks=only_asks(item.body, content),
+            )
+        )
+    return out
+
+
+def _names(names: list[str], stems: frozenset[str], spoken_of: str) -> bool:
+    """Whether a hit (its words' ``stems``) names every one of ``names`` and speaks of at
+    least one of them in ``spoken_of`` other than by addressing them: a reply that thanks
+    Caroline names her, but says nothing about what she did; a line that Caroline says
+    about her listener ("That race sounds great, Mel! You must be proud") is about Mel."""
+    if not names:
+        return True
+    if coverage(names, stems) < 1.0:
+        return False
+    spoken = text_stems(without_vocatives(spoken_of))
+    return any(coverage([n], spoken) == 1.0 for n in names)
