@@ -265,6 +265,16 @@ def test_search_shows_hits_with_citations(run: Invoke, corpus: Path) -> None:
     assert result["plan"] == DEFAULT_PLAN and result["speak"] is True
 
 
+def test_the_default_plan_comes_from_orgbrain_plan(run: Invoke) -> None:
+    ok(run("note", "The billing service is owned by Priya Raman."))
+    assert as_json(run("search", "who owns billing", "--json"))["plan"] == DEFAULT_PLAN
+    env = {"ORGBRAIN_PLAN": "hybrid"}
+    assert as_json(run("search", "who owns billing", "--json", env=env))["plan"] == "hybrid"
+    named = run("search", "who owns billing", "--plan", "bm25", "--json", env=env)
+    assert as_json(named)["plan"] == "bm25"  # a named plan wins
+    assert "unknown search plan" in error_line(run("search", "x", env={"ORGBRAIN_PLAN": "no"}), 2)
+
+
 def test_search_says_why_it_is_silent(run: Invoke) -> None:
     ok(run("note", "The billing service is owned by Priya Raman."))
     text = ok(run("search", "yo")).stdout

@@ -398,7 +398,10 @@ class Brain:
             raise InvalidInput("a search needs a query")
         if k is not None and k < 1:
             raise InvalidInput("k must be at least 1")
-        p = get_plan(plan) if isinstance(plan, str) else (plan or get_plan())
+        if isinstance(plan, str):
+            p = get_plan(plan)
+        else:
+            p = plan or get_plan(self._parts.settings.plan)
         return self._searcher.search(
             self.workspace, query.strip()[:4000], p, self.visibility, k=k, kind=kind
         )

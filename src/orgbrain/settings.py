@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidInput
+from .retrieve.plan import DEFAULT_PLAN, get_plan
 
 __all__ = ["DEFAULT_BRAIN", "Settings"]
 
@@ -26,6 +27,7 @@ class Settings:
     embed_model: str | None = None
     embed_api_key: str | None = None
     keyword_engine: str = "tantivy"  # "tantivy" or "fts5" (docs/benchmarks.md)
+    plan: str = DEFAULT_PLAN  # the search plan when a caller names none (docs/eval.md)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -47,10 +49,13 @@ class Settings:
             ("embed_model", "ORGBRAIN_EMBED_MODEL"),
             ("embed_api_key", "ORGBRAIN_EMBED_API_KEY"),
             ("keyword_engine", "ORGBRAIN_KEYWORD_ENGINE"),
+            ("plan", "ORGBRAIN_PLAN"),
         ):
             if var in e:
                 values[key] = e[var]
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))
+        if "plan" in values:
+            get_plan(str(values["plan"]))  # an unknown name fails here, not at the first search
         return cls(**values)  # type: ignore[arg-type]

@@ -15,13 +15,15 @@ __all__ = ["COMMANDS", "search"]
 @click.argument("query", nargs=-1, required=True)
 @click.option("-k", "k", type=int, help="At most this many hits (the plan caps it).")
 @click.option(
-    "--plan", default=DEFAULT_PLAN, show_default=True, help=f"One of: {', '.join(sorted(PLANS))}."
+    "--plan",
+    default=None,
+    help=f"One of: {', '.join(sorted(PLANS))}. Default: ORGBRAIN_PLAN, else {DEFAULT_PLAN}.",
 )
 @click.option("--kind", help="Only hits of this kind.")
 @json_option
 @click.pass_obj
 def search(
-    state: CliState, query: tuple[str, ...], k: int | None, plan: str, kind: str | None
+    state: CliState, query: tuple[str, ...], k: int | None, plan: str | None, kind: str | None
 ) -> None:
     """Search files, sections and notes; every hit carries its citation."""
     result = state.brain().search(" ".join(query), k=k, plan=plan, kind=kind)

@@ -207,7 +207,10 @@ class SearchIn(BaseModel):
     k: int | None = Field(default=None, ge=1, le=1000, description="Hits wanted (max 8)")
     kind: Text | None = Field(default=None, max_length=200, description="Only this kind")
     plan: Text | None = Field(
-        default=None, max_length=100, description="hybrid (default), bm25 or dense"
+        default=None,
+        max_length=100,
+        description="tuned-z, hybrid, bm25, dense, ... (default: the server's ORGBRAIN_PLAN, "
+        "else tuned-z)",
     )
 
 
