@@ -38,13 +38,20 @@ _SPEAKER = re.compile(r"^[^\W\d_][\w .'-]{0,40}:\s+")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
+def _speaker_line(text: str) -> tuple[bool, str]:
+    """Whether ``text`` opens with "Speaker: ", and what it says after that."""
+    stripped = text.strip()
+    head = _SPEAKER.match(stripped)
+    return (False, stripped) if head is None else (True, stripped[head.end() :])
+
+
 def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
     """Whether ``text`` (less a leading "Speaker: ") only asks, about everything or about
     ``terms``: every sentence of more than three words is a question, or the ``terms`` it
     holds are all held in questions. A question about the thing is not evidence of it
     ("What made you pick that agency?", "Sounds good! Can you tell me what spices you
     used in the soup?")."""
-    body = _SPEAKER.sub("", text.strip(), count=1)
+    _, body = _speaker_line(text)
     stated = asked = False
     everything_asked = True
     for sentence in _SENTENCE.findall(body):
@@ -67,11 +74,9 @@ def spoken_to(text: str) -> str | None:
     """What a "Speaker: ..." line says, when it speaks more of its listener than of its
     speaker ("you"/"your" outnumber "I"/"my"/"we"): such a line is about the listener,
     so it does not name its speaker for the gate. None for any other text."""
-    stripped = text.strip()
-    head = _SPEAKER.match(stripped)
-    if head is None:
+    has_speaker, said = _speaker_line(text)
+    if not has_speaker:
         return None
-    said = stripped[head.end() :]
     lowered = said.lower().replace("\u2019", "'")
     if len(_SECOND_PERSON.findall(lowered)) > len(_FIRST_PERSON.findall(lowered)):
         return said

@@ -17,10 +17,12 @@ __all__ = ["Floored", "HitEvidence", "apply_floors", "membership"]
 class HitEvidence:
     """What one ranked hit shows about the query, for the gate.
 
-    ``names``: it names every proper name of the query (true when the query has none);
+    ``names``: it names every proper name of the query, and one of them other than by
+    addressing it (``evidence.hit_evidence``; true when the query has none);
     ``coverage``: share of the query's other terms it holds (0 for a query with none);
     ``cosine``: its similarity to the query vector, None where no vector stream saw it;
-    ``asks``: it only asks questions (``terms.only_asks``), so it states nothing.
+    ``asks``: it only asks, or holds the query's terms only in questions
+    (``evidence.only_asks``), so it is no evidence.
     """
 
     names: bool

@@ -76,7 +76,7 @@ class Shelf:
         self.alive: Mask = np.zeros(0, dtype=bool)
         self.keys: I64 = np.zeros(0, dtype=np.int64)
         self._slots: dict[int, list[int]] = {}
-        self.per_key = 1  # the most vectors one key has held (a search widens by it)
+        self.per_key = 1  # the most vectors a live key holds, or held since the last compact
 
     def __len__(self) -> int:
         """Live keys (items), not vectors."""
@@ -161,6 +161,7 @@ class Shelf:
         self._slots = {}
         for i, k in enumerate(self.keys[: self.n].tolist()):
             self._slots.setdefault(int(k), []).append(i)
+        self.per_key = max((len(s) for s in self._slots.values()), default=1)
 
     def reserve(self, size: int) -> None:
         cap = self.vectors.shape[0]
@@ -195,28 +196,31 @@ class Shelf:
             return empty
         slots: Slots
         if visible > self.exact_below:
-            slots, scores = self._shortlist(query, mask, limit, visible)
-        elif mask is not None:
+            return self._shortlist(query, mask, limit, visible)
+        if mask is not None:
             slots = np.flatnonzero(mask)
             scores = self.vectors[slots] @ query
         else:
             slots = np.arange(n)
             scores = self.vectors[:n] @ query
+        return self._best_keys(slots, scores, limit)
+
+    def _best_keys(self, slots: Slots, scores: F32, limit: int) -> tuple[I64, F32]:
+        """The best ``limit`` keys among ``slots`` (scored ``scores``), each once."""
         if self.per_key == 1:
             best = _best(scores, limit)
-            return self.keys[slots[best]], scores[best]
-        # Enough rows to hold ``limit`` distinct keys; the first row of a key is its best.
-        ranked = _best(scores, limit * self.per_key)
-        keys = self.keys[slots[ranked]]
-        _, first = np.unique(keys, return_index=True)
-        first.sort()
-        best = ranked[first[:limit]]
+        else:
+            # Enough rows to hold ``limit`` distinct keys; a key's first row is its best.
+            ranked = _best(scores, limit * self.per_key)
+            _, first = np.unique(self.keys[slots[ranked]], return_index=True)
+            first.sort()
+            best = ranked[first[:limit]]
         return self.keys[slots[best]], scores[best]
 
     def _shortlist(
         self, query: F32, mask: Mask | None, limit: int, visible: int
-    ) -> tuple[Slots, F32]:
-        """The int8 path's candidates, rescored exactly: ``_RESCORE_FACTOR * limit`` rows,
+    ) -> tuple[I64, F32]:
+        """The int8 path: ``_RESCORE_FACTOR * limit`` candidate rows rescored exactly,
         widened while they hold fewer than ``limit`` distinct keys (a key of several
         vectors can fill many rows) and more rows are visible."""
         take = _RESCORE_FACTOR * limit
@@ -224,10 +228,9 @@ class Shelf:
             slots = self._int8_best(query, mask, take)
             slots.sort()  # slot order, so that equal scores rank as the exact path does
             scores: F32 = self.vectors[slots] @ query
-            if self.per_key == 1 or take >= visible:
-                return slots, scores
-            if np.unique(self.keys[slots]).shape[0] >= limit:
-                return slots, scores
+            keys, best = self._best_keys(slots, scores, limit)
+            if self.per_key == 1 or keys.shape[0] >= limit or take >= visible:
+                return keys, best
             take *= self.per_key
 
     def _int8_best(self, query: F32, mask: Mask | None, limit: int) -> Slots:
