@@ -284,6 +284,6 @@ def test_the_eval_opens_its_brain_with_the_environments_keyword_engine(
     for engine in ("fts5", "tantivy"):
         monkeypatch.setenv("ORGBRAIN_KEYWORD_ENGINE", engine)
         with indexed_brain(tmp_path, "k", HashEmbedder(), lambda b: None) as (brain, built):
-            engines.append(brain.store.keyword_engine)  # type: ignore[attr-defined]
+            engines.append(brain.settings.keyword_engine)
         assert built.cached == (engine == "tantivy")  # the index is the same under either
     assert engines == ["fts5", "tantivy"]

@@ -7,32 +7,38 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain, Forbidden, InvalidInput, NotFound, Principal
-from orgbrain.agents import graph
+from orgbrain import Forbidden, InvalidInput, NotFound, Principal, graph
+from orgbrain.context import BrainContext
 from orgbrain.ids import new_id
 from orgbrain.model import Edge, Item, Origin, utcnow
-from tests.toy import HashEmbedder
+from orgbrain.writes import NoteInput, add_notes
+from tests.toy import toy_context
 
 
 @pytest.fixture
-def toy(tmp_path: Path) -> Iterator[Brain]:
-    b = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
+def toy(tmp_path: Path) -> Iterator[BrainContext]:
+    """The graph is a service: its tests hold a context, as the facade does."""
+    ctx = toy_context(tmp_path / "brain")
     try:
-        yield b
+        yield ctx
     finally:
-        b.close()
+        ctx.store.close()
 
 
-def as_user(b: Brain, user: str, *teams: str) -> Brain:
-    return b.for_principal(Principal(b.workspace, user, frozenset(teams), agent=True))
+def as_user(ctx: BrainContext, user: str, *teams: str) -> BrainContext:
+    return ctx.for_principal(Principal(ctx.workspace, user, frozenset(teams), agent=True))
+
+
+def add_note(ctx: BrainContext, body: str, **fields: str) -> Item:
+    return add_notes(ctx, [NoteInput(body, **fields)])[0]
 
 
 # -- mentions and entities --------------------------------------------------------------
 
 
-def test_a_mention_finds_or_creates_its_entity(toy: Brain) -> None:
-    a = toy.add_note("Priya Raman owns billing.", label="a")
-    b = toy.add_note("Ask PRIYA raman about refunds.", label="b")
+def test_a_mention_finds_or_creates_its_entity(toy: BrainContext) -> None:
+    a = add_note(toy, "Priya Raman owns billing.", label="a")
+    b = add_note(toy, "Ask PRIYA raman about refunds.", label="b")
     first = graph.observe_mention(
         toy, a.id, "person", "Priya Raman", "Priya Raman", start=0, end=11
     )
@@ -57,8 +63,8 @@ def test_a_mention_finds_or_creates_its_entity(toy: Brain) -> None:
     }
 
 
-def test_the_same_mention_twice_is_one_edge(toy: Brain) -> None:
-    note = toy.add_note("Northwind signed in May.", label="deal")
+def test_the_same_mention_twice_is_one_edge(toy: BrainContext) -> None:
+    note = add_note(toy, "Northwind signed in May.", label="deal")
     m1 = graph.observe_mention(toy, note.id, "company", "Northwind", "Northwind", run_id="r1")
     m2 = graph.observe_mention(toy, note.id, "company", "northwind", "Northwind", run_id="r2")
     assert m1.edge_created and not m2.edge_created and m1.edge.id == m2.edge.id
@@ -68,18 +74,18 @@ def test_the_same_mention_twice_is_one_edge(toy: Brain) -> None:
     assert len(toy.store.edges_of(toy.workspace, note.id, toy.visibility)) == 2
 
 
-def test_entities_are_embedded_and_findable_by_meaning(toy: Brain) -> None:
-    note = toy.add_note("Project Zeus ships in June.", label="zeus")
+def test_entities_are_embedded_and_findable_by_meaning(toy: BrainContext) -> None:
+    note = add_note(toy, "Project Zeus ships in June.", label="zeus")
     entity = graph.observe_mention(toy, note.id, "project", "Project Zeus", "Project Zeus").entity
     vector = toy.embedder.embed(["Project Zeus (project)"])[0]
     rows = toy.store.vector_search(toy.workspace, "entity", vector, 5, toy.visibility)
     assert rows and rows[0][0] == entity.id
 
 
-def test_an_entity_takes_the_narrowest_scope_of_its_sources(toy: Brain) -> None:
+def test_an_entity_takes_the_narrowest_scope_of_its_sources(toy: BrainContext) -> None:
     alice, bob = as_user(toy, "alice"), as_user(toy, "bob")
-    private = alice.add_note("Zeus is my side project.", label="mine", scope="user:alice")
-    public = toy.add_note("Zeus is the new search backend.", label="org")
+    private = add_note(alice, "Zeus is my side project.", label="mine", scope="user:alice")
+    public = add_note(toy, "Zeus is the new search backend.", label="org")
     mine = graph.observe_mention(alice, private.id, "project", "Zeus", "Zeus").entity
     ours = graph.observe_mention(toy, public.id, "project", "Zeus", "Zeus").entity
     assert mine.scope == "user:alice" and ours.scope == "org" and mine.id != ours.id
@@ -88,7 +94,7 @@ def test_an_entity_takes_the_narrowest_scope_of_its_sources(toy: Brain) -> None:
     assert bob.get(ours.id).id == ours.id
     # Bob sees the org entity, but not the private note's mention of anything.
     assert bob.store.edges_of(bob.workspace, mine.id, bob.visibility) == []
-    team = toy.add_note("Zeus budget", label="t", scope="team:search")
+    team = add_note(toy, "Zeus budget", label="t", scope="team:search")
     with pytest.raises(Forbidden, match="incomparable scopes"):
         graph.entity_for(toy, "project", "Zeus", [private, team])
     with pytest.raises(Forbidden, match="cannot place entity project:zeus"):
@@ -96,8 +102,8 @@ def test_an_entity_takes_the_narrowest_scope_of_its_sources(toy: Brain) -> None:
     assert graph.entity_for(toy, "project", "Zeus", [public, team])[0].scope == "team:search"
 
 
-def test_mention_arguments_are_checked(toy: Brain) -> None:
-    note = toy.add_note("Mei Chen owns search.", label="n")
+def test_mention_arguments_are_checked(toy: BrainContext) -> None:
+    note = add_note(toy, "Mei Chen owns search.", label="n")
     for bad in ("", "two words!", "x" * 41, "9lives"):
         with pytest.raises(InvalidInput, match="entity type"):
             graph.observe_mention(toy, note.id, bad, "Mei", "Mei")
@@ -116,10 +122,10 @@ def test_mention_arguments_are_checked(toy: Brain) -> None:
 # -- links ------------------------------------------------------------------------------
 
 
-def test_links_are_soft_and_idempotent(toy: Brain) -> None:
-    a = toy.add_note("The Billing service charges cards.", label="Billing")
-    b = toy.add_note("Payments service (old name of billing).", label="Payments")
-    before = toy.counts()
+def test_links_are_soft_and_idempotent(toy: BrainContext) -> None:
+    a = add_note(toy, "The Billing service charges cards.", label="Billing")
+    b = add_note(toy, "Payments service (old name of billing).", label="Payments")
+    before = toy.store.counts(toy.workspace)
     same = graph.link(toy, a.id, b.id, "SAME_AS", note="renamed in 2024", run_id="r9")
     assert same.created and same.edge.type == "SAME_AS"
     assert same.edge.props == {"note": "renamed in 2024", "run_id": "r9"}
@@ -128,13 +134,13 @@ def test_links_are_soft_and_idempotent(toy: Brain) -> None:
     assert not again.created and again.edge.id == same.edge.id
     # Nothing merged: both items are still there, unchanged; only an edge was added.
     assert toy.get(a.id) == a and toy.get(b.id) == b
-    after = toy.counts()
+    after = toy.store.counts(toy.workspace)
     assert after["note"] == before["note"] and after["edges"] == before["edges"] + 1
 
 
-def test_link_rules(toy: Brain) -> None:
-    a = toy.add_note("a", label="a")
-    hidden = toy.add_note("b", label="b", scope="user:carol")
+def test_link_rules(toy: BrainContext) -> None:
+    a = add_note(toy, "a", label="a")
+    hidden = add_note(toy, "b", label="b", scope="user:carol")
     alice = as_user(toy, "alice")
     with pytest.raises(Forbidden, match="reserved"):
         graph.link(toy, a.id, hidden.id, "has_section")
@@ -151,7 +157,7 @@ def test_link_rules(toy: Brain) -> None:
 # -- neighbourhoods ---------------------------------------------------------------------
 
 
-def _notes(b: Brain, n: int, prefix: str, scope: str = "org") -> list[Item]:
+def _notes(b: BrainContext, n: int, prefix: str, scope: str = "org") -> list[Item]:
     now = utcnow()
     items = [
         Item(
@@ -171,13 +177,13 @@ def _notes(b: Brain, n: int, prefix: str, scope: str = "org") -> list[Item]:
     return b.store.put_items([(i, None) for i in items])
 
 
-def _edge(b: Brain, src: str, dst: str, type_: str = "RELATES_TO") -> Edge:
+def _edge(b: BrainContext, src: str, dst: str, type_: str = "RELATES_TO") -> Edge:
     return b.store.put_edge(
         Edge(new_id("edg"), b.workspace, type_, src, dst, Origin("test", "test", utcnow()))
     )
 
 
-def test_neighborhood_caps_and_visibility_on_a_big_graph(toy: Brain) -> None:
+def test_neighborhood_caps_and_visibility_on_a_big_graph(toy: BrainContext) -> None:
     """A hub with 300 neighbours, a third of them private to someone else; ten of the
     first neighbours have 20 leaves each, and the leaves of one are private too."""
     hub = _notes(toy, 1, "hub")[0]
@@ -225,7 +231,7 @@ def test_neighborhood_caps_and_visibility_on_a_big_graph(toy: Brain) -> None:
     assert len(graph.neighborhood(toy, hub.id, 2).hops[1].edges) <= graph.MAX_EDGES_PER_HOP
 
 
-def test_neighborhood_edges_need_both_ends_visible(toy: Brain) -> None:
+def test_neighborhood_edges_need_both_ends_visible(toy: BrainContext) -> None:
     a, b = _notes(toy, 2, "n")
     secret = _notes(toy, 1, "s", scope="user:bob")[0]
     _edge(toy, a.id, b.id)

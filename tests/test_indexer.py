@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from orgbrain import Brain
+from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.errors import Unavailable
 from orgbrain.indexer import IndexReport, embed_texts, passages
 from orgbrain.ports import Embedder, Vector
@@ -60,11 +61,15 @@ def _shape(brain: Brain, file_id: str) -> list[tuple[object, ...]]:
     ]
 
 
-def _vectors(brain: Brain, item_ids: Sequence[str]) -> Vector:
-    store = brain.store
-    rows = [store.embedding_of(brain.workspace, i) for i in item_ids]  # type: ignore[attr-defined]
+def _vectors(root: Path, item_ids: Sequence[str]) -> Vector:
+    """The stored rows of ``item_ids``, read through a second store on the brain's file."""
+    store = SQLiteStore(root / "brain.sqlite")
+    try:
+        rows = [store.embedding_of("default", i) for i in item_ids]
+    finally:
+        store.close()
     assert all(r is not None for r in rows)
-    return np.vstack(rows)
+    return np.vstack([r for r in rows if r is not None])
 
 
 def _open(path: Path, embedder: Embedder, batch: int) -> Brain:
@@ -93,16 +98,18 @@ def test_many_at_once_match_one_by_one(tmp_path: Path, embedder: Embedder) -> No
             ids_a = [a.id] + [s.id for s in one.sections(a.id)]
             ids_b = [b.id] + [s.id for s in many.sections(b.id)]
             # Padding to another batch's longest text moves float noise, not meaning.
-            assert np.allclose(_vectors(one, ids_a), _vectors(many, ids_b), atol=1e-4)
+            assert np.allclose(
+                _vectors(tmp_path / "one", ids_a), _vectors(tmp_path / "many", ids_b), atol=1e-4
+            )
         assert one.counts() == many.counts()
 
         # The same brain, indexed one by one, then all at once: the same section ids.
         before = {i.id: [s.id for s in one.sections(i.id)] for i in singles}
-        vectors_before = _vectors(one, [s for ids in before.values() for s in ids])
+        vectors_before = _vectors(tmp_path / "one", [s for ids in before.values() for s in ids])
         again = one.index_pending([i.id for i in singles])
         assert all(r.ok for r in again)
         assert {i.id: [s.id for s in one.sections(i.id)] for i in singles} == before
-        vectors_after = _vectors(one, [s for ids in before.values() for s in ids])
+        vectors_after = _vectors(tmp_path / "one", [s for ids in before.values() for s in ids])
         assert np.allclose(vectors_before, vectors_after, atol=1e-4)
 
 
@@ -214,10 +221,14 @@ def test_each_vector_lands_on_its_own_section(tmp_path: Path, batch: int) -> Non
         for a, b in zip(singles, batched, strict=True):
             ids_a = [a.id] + [s.id for s in one.sections(a.id)]
             ids_b = [b.id] + [s.id for s in many.sections(b.id)]
-            assert np.array_equal(_vectors(one, ids_a), _vectors(many, ids_b))
+            assert np.array_equal(
+                _vectors(tmp_path / "one", ids_a), _vectors(tmp_path / "many", ids_b)
+            )
 
 
-def test_a_long_text_keeps_its_passages_vectors_beside_their_mean(brain: Brain) -> None:
+def test_a_long_text_keeps_its_passages_vectors_beside_their_mean(
+    brain: Brain, tmp_path: Path
+) -> None:
     sentences = [f"Sentence {i} is about topic {i} and nothing else at all." for i in range(60)]
     long_text = "Long note\n" + " ".join(sentences)
     pieces = passages(long_text)
@@ -229,8 +240,8 @@ def test_a_long_text_keeps_its_passages_vectors_beside_their_mean(brain: Brain) 
     assert np.allclose(long[0], mean / np.linalg.norm(mean), atol=1e-6)
 
     note = brain.add_note(" ".join(sentences), label="Long note")
-    stored = brain.store.embedding_of(brain.workspace, note.id)  # type: ignore[attr-defined]
-    assert stored is not None and stored.shape[0] == 1 + len(pieces)
+    stored = _vectors(tmp_path / "brain", [note.id])
+    assert stored.shape[0] == 1 + len(pieces)
     # The search finds the note by the passage a question matches, once.
     hits = brain.search("Sentence 55 is about topic 55", plan="dense").hits
     assert [h.item.id for h in hits].count(note.id) == 1
@@ -238,11 +249,8 @@ def test_a_long_text_keeps_its_passages_vectors_beside_their_mean(brain: Brain) 
     # A file keeps its mean only: its sections hold the passages.
     doc = brain.add_file(("# Long doc\n\n" + " ".join(sentences) + "\n").encode(), name="l.md")
     brain.index(doc.id)
-    rows = brain.store.embedding_of(brain.workspace, doc.id)  # type: ignore[attr-defined]
-    assert rows is not None and rows.shape == (1, 384)
-    store = brain.store
+    assert _vectors(tmp_path / "brain", [doc.id]).shape == (1, 384)
     rows_per_section = [
-        store.embedding_of(brain.workspace, s.id).shape[0]  # type: ignore[attr-defined]
-        for s in brain.sections(doc.id)
+        _vectors(tmp_path / "brain", [s.id]).shape[0] for s in brain.sections(doc.id)
     ]
     assert max(rows_per_section) > 2

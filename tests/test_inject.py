@@ -20,13 +20,12 @@ from orgbrain.agents.inject import (
     Candidate,
     InjectPolicy,
     WordPieceTokenizer,
-    context_for_turn,
     default_tokenizer,
-    recent_turns,
     render_block,
 )
 from orgbrain.cli import agent as agent_cli
 from orgbrain.cli import app, cli
+from orgbrain.compose import build_brain
 from orgbrain.keys import MemoryKeyStore, issue_key
 from orgbrain.model import StorageClass
 from orgbrain.ports import Embedder, ScoredId, Vector
@@ -40,10 +39,14 @@ SMALL_TALK = ("yo", "thanks!", "ok")
 
 
 @pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Brain]:
+def seeded_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("seeded") / "brain"
+
+
+@pytest.fixture(scope="module")
+def seeded(seeded_root: Path, embedder: Embedder) -> Iterator[Brain]:
     """The bundled sample organisation, indexed, plus a few notes (one of them private)."""
-    root = tmp_path_factory.mktemp("seeded") / "brain"
-    b = Brain.open(root, embedder=embedder)
+    b = Brain.open(seeded_root, embedder=embedder)
     for entry in sorted(resources.files("orgbrain").joinpath("sample").iterdir(), key=str):
         if entry.is_file() and not entry.name.startswith((".", "_")):
             b.add_file(entry.read_bytes(), name=entry.name)
@@ -71,14 +74,14 @@ def as_user(b: Brain, user: str) -> Brain:
 
 
 def last_turn(b: Brain) -> dict[str, object]:
-    return b.store.events(b.workspace, "turn", limit=1)[0]
+    return b.events("turn", limit=1)[0]
 
 
 # -- speaking and staying quiet ---------------------------------------------------------
 
 
 def test_a_relevant_question_injects_cited_items_within_budget(seeded: Brain) -> None:
-    ctx = context_for_turn(seeded, QUESTION)
+    ctx = seeded.context_for_turn(QUESTION)
     assert ctx.decision == "injected"
     assert 1 <= len(ctx.items) <= InjectPolicy().max_items
     assert 0 < ctx.tokens <= ctx.budget == 1400
@@ -102,7 +105,7 @@ def test_a_relevant_question_injects_cited_items_within_budget(seeded: Brain) ->
 
 @pytest.mark.parametrize("message", SMALL_TALK)
 def test_small_talk_injects_nothing(seeded: Brain, message: str) -> None:
-    ctx = context_for_turn(seeded, message)
+    ctx = seeded.context_for_turn(message)
     assert (ctx.decision, ctx.text, ctx.items, ctx.tokens) == ("nothing", "", (), 0)
     assert "floor" in ctx.reason
     row = last_turn(seeded)
@@ -112,14 +115,14 @@ def test_small_talk_injects_nothing(seeded: Brain, message: str) -> None:
 
 def test_a_private_note_is_injected_only_for_its_owner(seeded: Brain) -> None:
     q = "What should I renegotiate with Stripe before the billing cut-over?"
-    alice = context_for_turn(as_user(seeded, "alice"), q)
-    bob = context_for_turn(as_user(seeded, "bob"), q)
+    alice = as_user(seeded, "alice").context_for_turn(q)
+    bob = as_user(seeded, "bob").context_for_turn(q)
     assert "Alice's Stripe reminder" in [i.label for i in alice.items]
     assert "Alice's Stripe reminder" not in [i.label for i in bob.items]
     assert "renegotiate her Stripe fee" not in bob.text
     assert last_turn(seeded)["actor"] == "agent:bob"
     # Each principal's log view holds only its own turns.
-    assert {t["actor"] for t in recent_turns(as_user(seeded, "bob"), 50)} == {"agent:bob"}
+    assert {t["actor"] for t in as_user(seeded, "bob").recent_turns(50)} == {"agent:bob"}
 
 
 # -- anchors ----------------------------------------------------------------------------
@@ -129,7 +132,7 @@ def test_anchors_come_first_and_invisible_ones_are_dropped(seeded: Brain) -> Non
     freeze = next(i for i in seeded.items(kind="rule").items if i.label == "Deploy freeze")
     private = next(i for i in seeded.items(kind="reminder").items)
     bob = as_user(seeded, "bob")
-    ctx = context_for_turn(bob, "yo", [freeze.id, private.id, "not_unknown", freeze.id])
+    ctx = bob.context_for_turn("yo", [freeze.id, private.id, "not_unknown", freeze.id])
     assert [(i.id, i.origin, i.score) for i in ctx.items] == [(freeze.id, "anchor", None)]
     assert ctx.decision == "injected" and "Deploys are frozen" in ctx.text
     assert ctx.dropped_anchors == (private.id, "not_unknown")
@@ -139,7 +142,7 @@ def test_anchors_come_first_and_invisible_ones_are_dropped(seeded: Brain) -> Non
         {"id": "not_unknown", "why": "unknown or not visible"},
     ]
 
-    with_hits = context_for_turn(seeded, QUESTION, [freeze.id])
+    with_hits = seeded.context_for_turn(QUESTION, [freeze.id])
     assert with_hits.items[0].id == freeze.id and with_hits.items[0].origin == "anchor"
     assert all(i.origin == "search" for i in with_hits.items[1:]) and len(with_hits.items) > 1
 
@@ -147,7 +150,7 @@ def test_anchors_come_first_and_invisible_ones_are_dropped(seeded: Brain) -> Non
 def test_at_most_four_anchors_and_eight_items(seeded: Brain) -> None:
     sections = seeded.items(storage_class="section", limit=6).items
     ids = [s.id for s in sections]
-    ctx = context_for_turn(seeded, QUESTION, ids)
+    ctx = seeded.context_for_turn(QUESTION, ids)
     assert [i.id for i in ctx.items[:4]] == ids[:4]
     assert len(ctx.items) <= 8 and ctx.tokens <= ctx.budget
     assert ctx.dropped_anchors == tuple(ids[4:])
@@ -160,10 +163,10 @@ def test_at_most_four_anchors_and_eight_items(seeded: Brain) -> None:
 
 
 def test_a_small_budget_cuts_bodies_not_citations(seeded: Brain) -> None:
-    full = context_for_turn(seeded, QUESTION)
+    full = seeded.context_for_turn(QUESTION)
     assert full.tokens > 300
     for budget in (full.tokens - 50, 250):
-        ctx = context_for_turn(seeded, QUESTION, policy=InjectPolicy(token_budget=budget))
+        ctx = seeded.context_for_turn(QUESTION, policy=InjectPolicy(token_budget=budget))
         assert ctx.decision == "injected" and 0 < ctx.tokens <= budget < full.tokens
         assert ctx.tokens == default_tokenizer().count(ctx.text)
         for n, item in enumerate(ctx.items, start=1):
@@ -234,10 +237,10 @@ def toy(tmp_path: Path) -> Iterator[Brain]:
 
 def test_a_failing_search_gives_an_empty_context_and_a_log_row(tmp_path: Path) -> None:
     store = SearchDownStore(tmp_path / "brain.sqlite")
-    b = Brain(store, LocalBlobStore(tmp_path / "blobs"), HashEmbedder())
+    b = build_brain(store, LocalBlobStore(tmp_path / "blobs"), HashEmbedder())
     try:
         note = b.add_note("Billing is owned by Priya.", label="Billing")
-        ctx = context_for_turn(b, "who owns billing?", [note.id])
+        ctx = b.context_for_turn("who owns billing?", [note.id])
         assert (ctx.decision, ctx.text, ctx.items, ctx.tokens) == ("failed", "", (), 0)
         assert "OperationalError" in ctx.reason and ctx.event_id is not None
         row = last_turn(b)
@@ -250,7 +253,7 @@ def test_a_failing_search_gives_an_empty_context_and_a_log_row(tmp_path: Path) -
 def test_a_closed_store_fails_open(toy: Brain, caplog: pytest.LogCaptureFixture) -> None:
     toy.close()
     with caplog.at_level(logging.WARNING, logger="orgbrain.agents.inject"):
-        ctx = context_for_turn(toy, "who owns billing?")
+        ctx = toy.context_for_turn("who owns billing?")
     assert (ctx.decision, ctx.text, ctx.event_id) == ("failed", "", None)
     messages = [r.getMessage() for r in caplog.records]
     assert any("read injection failed" in m for m in messages)
@@ -258,18 +261,22 @@ def test_a_closed_store_fails_open(toy: Brain, caplog: pytest.LogCaptureFixture)
 
 
 def test_odd_input_never_raises(toy: Brain) -> None:
-    assert context_for_turn(toy, None).decision == "nothing"  # type: ignore[arg-type]
-    assert context_for_turn(toy, "   ", [123]).reason == "empty message: no search"  # type: ignore[list-item]
-    assert context_for_turn(toy, "x" * 50_000).decision in ("nothing", "injected")
-    assert context_for_turn(toy, "yo", None).dropped_anchors == ()  # type: ignore[arg-type]
-    assert context_for_turn(toy, "yo", "not_abc").dropped_anchors == ()
+    assert toy.context_for_turn(None).decision == "nothing"  # type: ignore[arg-type]
+    assert toy.context_for_turn("   ", [123]).reason == "empty message: no search"  # type: ignore[list-item]
+    assert toy.context_for_turn("x" * 50_000).decision in ("nothing", "injected")
+    assert toy.context_for_turn("yo", None).dropped_anchors == ()  # type: ignore[arg-type]
+    assert toy.context_for_turn("yo", "not_abc").dropped_anchors == ()
 
 
 # -- the surfaces: CLI and HTTP ---------------------------------------------------------
 
 
 def test_cli_context_and_log(
-    seeded: Brain, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    seeded: Brain,
+    seeded_root: Path,
+    embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     for command in agent_cli.COMMANDS:
         monkeypatch.setitem(cli.commands, command.name or "", command)
@@ -278,7 +285,7 @@ def test_cli_context_and_log(
         return Brain.open(settings.brain, settings=settings, embedder=embedder)
 
     monkeypatch.setattr(app, "open_brain", open_brain)
-    path = str(seeded.store.path.parent)  # type: ignore[attr-defined]
+    path = str(seeded_root)
     runner = CliRunner()
     env = {"ORGBRAIN_USER": "", "ORGBRAIN_TEAMS": "", "ORGBRAIN_AGENT": ""}
     out = runner.invoke(cli, ["--brain", path, "context", QUESTION, "--json"], env=env)
@@ -323,5 +330,5 @@ def test_http_context_route(seeded: Brain) -> None:
         too_many = post(alice, {**q, "anchors": ["a", "b", "c", "d", "e"]})
         assert too_many.status_code == 422
         assert too_many.json()["code"] == "invalid_request"
-    actors = [t["actor"] for t in seeded.store.events(seeded.workspace, "turn", limit=3)]
+    actors = [t["actor"] for t in seeded.events("turn", limit=3)]
     assert actors == ["human:bob", "human:bob", "human:alice"]

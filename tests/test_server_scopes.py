@@ -23,8 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orgbrain import NoteInput, Principal
-from orgbrain.ids import new_id
-from orgbrain.model import Edge, Origin, utcnow
 from tests.test_server import Served, serve, wait_state
 
 VOCAB = (
@@ -158,15 +156,8 @@ def _build(s: Served, world: World) -> list[str]:
         src, dst = ids[a], ids[b]
         if world.where[src][0] != world.where[dst][0] or src == dst:
             continue
-        s.brain.store.put_edge(
-            Edge(
-                new_id("edg"),
-                world.where[src][0],
-                "RELATES_TO",
-                src,
-                dst,
-                Origin("test", "test", utcnow()),
-            )
+        s.brain.for_workspace(world.where[src][0]).acting_as("test:world").link_system(
+            "RELATES_TO", src, dst, "test"
         )
         COUNTS["edges"] += 1
     return ids

@@ -6,9 +6,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
+from orgbrain.adapters.blobs_local import LocalBlobStore
+from orgbrain.adapters.sqlite import SQLiteStore
+from orgbrain.context import BrainContext
 from orgbrain.ports import Vector
 
 _WORD = re.compile(r"\w+")
@@ -33,3 +37,13 @@ class HashEmbedder:
             norm = float(np.linalg.norm(out[i]))
             out[i] = out[i] / norm if norm else 1.0 / np.sqrt(self._dim)
         return out
+
+
+def toy_context(root: Path) -> BrainContext:
+    """A service's context over a real SQLite file and blob folder, with the toy embedder
+    (what ``compose.build_brain`` gives a ``Brain``, for tests of one service)."""
+    root.mkdir(parents=True, exist_ok=True)
+    store = SQLiteStore(root / "brain.sqlite")
+    embedder = HashEmbedder()
+    store.bind_embedder(embedder.name, embedder.dim)
+    return BrainContext(store, LocalBlobStore(root / "blobs"), embedder)

@@ -6,14 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInput, Unavailable
-from .ports import Embedder
+from .ports import BlobStore, Embedder, Reranker, Store
+from .retrieve.plan import get_plan
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .adapters.sqlite.store import KeywordEngine
     from .brain import Brain
 
-__all__ = ["make_embedder", "open_embedded"]
+__all__ = ["build_brain", "make_embedder", "open_embedded"]
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -43,7 +44,6 @@ def open_embedded(
 ) -> Brain:
     from .adapters.blobs_local import LocalBlobStore
     from .adapters.sqlite import SQLiteStore
-    from .brain import Brain
 
     s = settings or Settings()
     root = Path(path) if path is not None else s.brain
@@ -52,16 +52,34 @@ def open_embedded(
     root.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(root / "brain.sqlite", keyword_engine=_keyword_engine(s.keyword_engine))
     try:
-        return Brain(
-            store,
-            LocalBlobStore(root / "blobs"),
-            embedder or make_embedder(s),
-            settings=s,
-            workspace=workspace,
+        return build_brain(
+            store, LocalBlobStore(root / "blobs"), embedder or make_embedder(s), s, workspace
         )
     except BaseException:
         store.close()
         raise
+
+
+def build_brain(
+    store: Store,
+    blobs: BlobStore,
+    embedder: Embedder,
+    settings: Settings | None = None,
+    workspace: str | None = None,
+    *,
+    reranker: Reranker | None = None,
+) -> Brain:
+    """One ``Brain`` over built parts: the store learns the embedding space first."""
+    from .brain import Brain
+    from .context import BrainContext
+
+    s = settings or Settings()
+    get_plan(s.plan)  # an unknown ORGBRAIN_PLAN fails at start, not at the first search
+    store.bind_embedder(embedder.name, embedder.dim)
+    ctx = BrainContext(
+        store, blobs, embedder, s, workspace=workspace or s.workspace, reranker=reranker
+    )
+    return Brain(ctx)
 
 
 def _keyword_engine(name: str) -> KeywordEngine:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .context import BrainContext
 from .errors import CorruptFile, InvalidInput, OrgBrainError
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk, extract
@@ -153,12 +154,15 @@ class _Waiting:
     owner: list[int]  # text index of each of its passages, in order
 
 
-@dataclass
 class Indexer:
-    store: Store
-    blobs: BlobStore
-    embedder: Embedder
-    batch: int = 100
+    """Indexes files with a context's ports. A file is read and committed in its own
+    workspace (the one the item names), so one indexer serves a whole queue."""
+
+    def __init__(self, ctx: BrainContext) -> None:
+        self.store: Store = ctx.store
+        self.blobs: BlobStore = ctx.blobs
+        self.embedder: Embedder = ctx.embedder
+        self.batch = ctx.settings.embed_batch
 
     def index(self, file: Item) -> IndexReport:
         """Index ``file``; a bad file raises after recording its error on the item."""

@@ -93,6 +93,11 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
+    def bind_embedder(self, name: str, dim: int) -> None:
+        """Record the embedding space this store's vectors live in; a model of another
+        dimension is refused with ``Conflict`` instead of mixing vectors."""
+        ...
+
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
         """Insert, or update in place the item with the same (workspace, source_key).
 
@@ -136,6 +141,10 @@ class Store(Protocol):
         ...
 
     def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None: ...
+
+    def unindex_children(self, workspace: str, parent_id: str) -> None:
+        """Take a file's sections out of answers (their file's bytes changed)."""
+        ...
 
     def keyword_search(
         self,

@@ -9,11 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidInput
-from .retrieve.plan import DEFAULT_PLAN, get_plan
 
-__all__ = ["DEFAULT_BRAIN", "Settings"]
+__all__ = ["DEFAULT_BRAIN", "DEFAULT_PLAN", "Settings"]
 
 DEFAULT_BRAIN = ".orgbrain"
+
+# What users get: the best measured ranking (z-scored convex fusion over deep lists, next
+# turn credit) with the membership gate, so that a question the brain holds nothing about
+# gets silence (docs/eval.md, "The default plan"). `hybrid` is plain RRF with no gate.
+DEFAULT_PLAN = "tuned-z"
+"""The plan ``Brain.search`` uses when none is named (``retrieve.plan.PLANS`` holds it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,4 @@ class Settings:
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))
-        if "plan" in values:
-            get_plan(str(values["plan"]))  # an unknown name fails here, not at the first search
         return cls(**values)  # type: ignore[arg-type]

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
-from ..brain import Brain
+from ..context import BrainContext
 from ..model import Item
-from ..retrieve import citation_for
+from ..retrieve import Searcher, citation_for, get_plan
 
 __all__ = [
     "Candidate",
@@ -181,14 +181,14 @@ class Candidate:
 
 
 def context_for_turn(
-    brain: Brain,
+    ctx: BrainContext,
     message: str,
     anchors: Sequence[str] = (),
     *,
     policy: InjectPolicy | None = None,
     tokenizer: Tokenizer | None = None,
 ) -> TurnContext:
-    """The context block for one turn, as seen by ``brain``'s principal. Never raises."""
+    """The context block for one turn, as seen by ``ctx``'s principal. Never raises."""
     p = policy or InjectPolicy()
     t0 = time.perf_counter()
     query = message.strip() if isinstance(message, str) else ""
@@ -199,13 +199,14 @@ def context_for_turn(
         {"id": a, "why": f"over the {p.max_anchors}-anchor cap"} for a in wanted[p.max_anchors :]
     ]
     try:
-        visible, missing = _resolve_anchors(brain, wanted[: p.max_anchors])
+        visible, missing = _resolve_anchors(ctx, wanted[: p.max_anchors])
         dropped += [{"id": a, "why": "unknown or not visible"} for a in missing]
         candidates = [Candidate(i, "anchor", None) for i in visible]
         scores: tuple[float, ...] = ()
         top, verdict = 0.0, "none"
         if query:
-            result = brain.search(query, k=p.max_items)
+            plan = get_plan(ctx.settings.plan)
+            result = Searcher(ctx).search(query[:4000], plan, k=p.max_items)
             scores = tuple(round(h.score, 6) for h in result.hits)
             top, verdict, reason = result.top_score, result.verdict, result.reason
             taken = {c.item.id for c in candidates}
@@ -222,7 +223,7 @@ def context_for_turn(
         n_anchors = sum(1 for i in items if i.origin == "anchor")
         if items:
             reason = f"anchors: {n_anchors}, hits: {len(items) - n_anchors}; search: {reason}"
-        ctx = TurnContext(
+        turn = TurnContext(
             text=text,
             items=items,
             tokens=tokens,
@@ -235,7 +236,7 @@ def context_for_turn(
         )
     except Exception as exc:  # fail open: a memory must never break the turn
         log.warning("read injection failed; the turn goes on without memories", exc_info=True)
-        ctx = TurnContext(
+        turn = TurnContext(
             text="",
             items=(),
             tokens=0,
@@ -248,38 +249,35 @@ def context_for_turn(
         verdict = "none"
     latency = round((time.perf_counter() - t0) * 1000.0, 3)
     record: dict[str, object] = {
-        "actor": brain.actor,
+        "actor": ctx.actor,
         "query": query[: p.query_log_chars],
         "anchors": wanted,
         "dropped_anchors": dropped,
-        "decision": ctx.decision,
-        "reason": ctx.reason,
+        "decision": turn.decision,
+        "reason": turn.reason,
         "verdict": verdict,
-        "top_score": ctx.top_score,
-        "scores": list(ctx.scores),
-        "injected": [{"id": i.id, "origin": i.origin, "score": i.score} for i in ctx.items],
-        "tokens": ctx.tokens,
+        "top_score": turn.top_score,
+        "scores": list(turn.scores),
+        "injected": [{"id": i.id, "origin": i.origin, "score": i.score} for i in turn.items],
+        "tokens": turn.tokens,
         "budget": p.token_budget,
         "latency_ms": latency,
-        "error": ctx.error,
+        "error": turn.error,
     }
     event_id: int | None = None
     try:
-        event_id = brain.store.log_event(brain.workspace, "turn", record)
+        event_id = ctx.store.log_event(ctx.workspace, "turn", record)
     except Exception:
         log.warning("could not log turn %s", record, exc_info=True)
-    return replace(ctx, latency_ms=latency, event_id=event_id)
+    return replace(turn, latency_ms=latency, event_id=event_id)
 
 
-def _resolve_anchors(brain: Brain, ids: list[str]) -> tuple[list[Item], list[str]]:
-    if not ids:
-        return [], []
-    found = brain.store.get_items(brain.workspace, ids, brain.visibility)
+def _resolve_anchors(ctx: BrainContext, ids: list[str]) -> tuple[list[Item], list[str]]:
+    found = ctx.get_many(ids)
     visible, missing = [], []
     for item_id in ids:
         item = found.get(item_id)
-        # Second check, in code: the store already filtered by scope.
-        if item is None or not brain.visibility.allows(item.scope) or item.tombstoned_at:
+        if item is None:
             missing.append(item_id)
         else:
             visible.append(item)
@@ -372,8 +370,8 @@ def _join(heads: list[str], bodies: list[str]) -> str:
     return "\n\n".join(parts)
 
 
-def recent_turns(brain: Brain, limit: int = 20) -> list[dict[str, object]]:
+def recent_turns(ctx: BrainContext, limit: int = 20) -> list[dict[str, object]]:
     """The latest logged turns, newest first: all of them for the local owner, only the
     caller's own for a principal (a turn log holds other people's questions)."""
-    actor = None if brain.principal is None else brain.actor
-    return brain.store.events(brain.workspace, "turn", limit=limit, actor=actor)
+    actor = None if ctx.principal is None else ctx.actor
+    return ctx.store.events(ctx.workspace, "turn", limit=limit, actor=actor)

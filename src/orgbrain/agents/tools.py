@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from ..brain import Brain
 from ..errors import Conflict, InvalidInput, NotFound, OrgBrainError
 from ..model import Citation, Edge, Hit, Item, storage_class_for
-from . import graph
 
 __all__ = [
     "MAX_READ_BYTES",
@@ -332,9 +331,7 @@ def brain_observe_mention(
     text span it came from. The entity is found again by (type, value) or created; the
     same mention twice is recorded once. Never merges anything.
     """
-    m = graph.observe_mention(
-        brain, item_id, type, value, text, start=start, end=end, run_id=ctx.run_id
-    )
+    m = brain.observe_mention(item_id, type, value, text, start=start, end=end, run_id=ctx.run_id)
     return {
         "entity": item_json(m.entity),
         "edge": edge_json(m.edge),
@@ -362,7 +359,7 @@ def brain_link(
     """Link two items you can see with a typed edge. SAME_AS is only a soft claim that two
     items are the same thing; nothing is ever merged. The same link again is a no-op.
     """
-    result = graph.link(brain, src, dst, type, note=note, run_id=ctx.run_id)
+    result = brain.link(src, dst, type, note=note, run_id=ctx.run_id)
     return {"edge": edge_json(result.edge), "created": result.created}
 
 
@@ -376,7 +373,7 @@ def brain_neighborhood(
     """The items and edges around one item, 1 or 2 hops out (at most 50 items and 100 edges
     per hop), through what you can see. Use it to find who owns, mentions or depends on it.
     """
-    n = graph.neighborhood(brain, item_id, hops)
+    n = brain.neighborhood(item_id, hops)
     return {
         "center": item_json(n.center),
         "hops": [

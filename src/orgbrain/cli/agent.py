@@ -15,7 +15,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from ..agents.inject import InjectPolicy, context_for_turn, recent_turns
+from ..agents.inject import InjectPolicy
 from ..agents.tools import SchemaFormat, ToolContext, render_tools
 from ..brain import Brain
 from ..errors import InvalidInput
@@ -99,7 +99,7 @@ def mcp(
 
 def _warm(brain: Brain) -> None:
     try:
-        brain.embedder.embed(["warm up"])
+        brain.warm_up()
     except Exception:  # the first real call reports it properly
         pass
 
@@ -143,8 +143,8 @@ def context(
 ) -> None:
     """Show what read injection would give an agent for MESSAGE (and log the turn)."""
     brain = _brain_for(state, user, teams, as_agent)
-    ctx = context_for_turn(
-        brain, " ".join(message), anchors, policy=InjectPolicy(token_budget=budget)
+    ctx = brain.context_for_turn(
+        " ".join(message), anchors, policy=InjectPolicy(token_budget=budget)
     )
     if state.json:
         echo_json(ctx.to_json())
@@ -164,7 +164,7 @@ def log(
     state: CliState, limit: int, user: str | None, teams: tuple[str, ...], as_agent: bool
 ) -> None:
     """Show recent read-injection turns: what was asked, what was injected, and why."""
-    turns = recent_turns(_brain_for(state, user, teams, as_agent), limit)
+    turns = _brain_for(state, user, teams, as_agent).recent_turns(limit)
     if state.json:
         echo_json({"turns": turns})
         return

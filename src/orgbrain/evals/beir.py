@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..brain import MAX_NOTE_CHARS, Brain, NoteInput
+from ..brain import Brain, NoteInput
 from ..errors import InvalidInput, NotFound
 from ..ports import Embedder
 from ..retrieve import SearchPlan
+from ..writes import MAX_NOTE_CHARS
 from .cache import index_key, indexed_brain
 from .memo import QueryMemo
 from .metrics import mean, mrr_at_k, ndcg_at_k, percentile, recall_at_k

@@ -17,10 +17,9 @@ from pathlib import Path
 
 from ..brain import Brain, NoteInput
 from ..errors import InvalidInput
-from ..ids import new_id
-from ..model import Edge, Item, Origin, utcnow
+from ..model import Item
 from ..ports import Embedder
-from ..retrieve import Searcher, SearchPlan
+from ..retrieve import SearchPlan
 from .cache import index_key, indexed_brain
 from .locomo_data import (
     ANSWERABLE,
@@ -115,10 +114,6 @@ class _Asker:
     brain: Brain
     memo: QueryMemo
     prefix: str
-    searcher: Searcher = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.searcher = Searcher(self.brain.store, self.brain.embedder)
 
     def ask(
         self, q: Question, plan: SearchPlan, deep: SearchPlan
@@ -132,12 +127,8 @@ class _Asker:
             for h in result.hits
             if h.item.source_key.startswith(self.prefix)
         ]
-        shipped, trace = self.searcher.search_traced(
-            self.brain.workspace,
-            q.question.strip(),
-            plan,
-            self.brain.visibility,
-            evidence_depth=EVIDENCE_DEPTH,
+        shipped, trace = self.brain.search_traced(
+            q.question, plan=plan, evidence_depth=EVIDENCE_DEPTH
         )
         gate = {
             "floored": trace.floored,
@@ -168,11 +159,9 @@ def _writer(
         for start in range(0, len(notes), BATCH):
             written += brain.add_notes(notes[start : start + BATCH])
         ids = {item.source_key: item.id for item in written}
-        origin = Origin("system:eval", "locomo", utcnow())
+        system = brain.acting_as("system:eval")
         for type_, src, dst in edges:
-            brain.store.put_edge(
-                Edge(new_id("edg"), brain.workspace, type_, ids[src], ids[dst], origin)
-            )
+            system.link_system(type_, ids[src], ids[dst], "locomo")
 
     return write
 

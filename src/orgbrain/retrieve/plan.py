@@ -7,6 +7,7 @@ from typing import Literal
 
 from ..errors import InvalidInput
 from ..model import StorageClass
+from ..settings import DEFAULT_PLAN
 from .fuse import Normalise
 
 __all__ = [
@@ -143,12 +144,6 @@ PLANS: dict[str, SearchPlan] = {
     "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
     "tuned-z": replace(_CONVEX_Z, name="tuned-z", neighbour_weight=0.3, gate=_GATE),
 }
-
-# What users get: the best measured ranking (z-scored convex fusion over deep lists, next
-# turn credit) with the membership gate, so that a question the brain holds nothing about
-# gets silence (docs/eval.md, "The default plan"). `hybrid` is plain RRF with no gate.
-DEFAULT_PLAN = "tuned-z"
-"""The plan ``Brain.search`` uses when none is named."""
 
 
 def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:

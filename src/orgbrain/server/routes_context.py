@@ -11,7 +11,7 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ..agents.inject import InjectPolicy, TurnContext, context_for_turn
+from ..agents.inject import InjectPolicy, TurnContext
 from .auth import Reader
 from .problems import problem_responses
 
@@ -95,4 +95,4 @@ def context_out(ctx: TurnContext) -> ContextOut:
 )
 def context(caller: Reader, body: ContextIn) -> ContextOut:
     policy = InjectPolicy(token_budget=body.budget)
-    return context_out(context_for_turn(caller.brain, body.message, body.anchors, policy=policy))
+    return context_out(caller.brain.context_for_turn(body.message, body.anchors, policy=policy))

@@ -26,7 +26,7 @@ from datetime import datetime
 from ..brain import Brain
 from ..errors import NotFound
 from ..model import Item
-from ..scopes import Principal, Visibility
+from ..scopes import Principal
 from .schemas import IndexState
 
 __all__ = ["INDEX_REQUEST_EVENT", "IndexWorker", "index_state"]
@@ -104,8 +104,7 @@ class IndexWorker:
         with self._lock:
             if self._live.get(key) == "queued":
                 return "queued"
-        self._brain.store.log_event(
-            principal.workspace,
+        self._brain.for_workspace(principal.workspace).log_event(
             INDEX_REQUEST_EVENT,
             {
                 "item_id": item_id,
@@ -124,16 +123,16 @@ class IndexWorker:
 
     def recover(self, workspaces: Iterable[str]) -> int:
         """Queue again the requests a previous process acknowledged but did not finish."""
-        store = self._brain.store
         queued = 0
         for ws in workspaces:
+            owner = self._brain.for_workspace(ws)
             seen: set[str] = set()
-            for event in store.events(ws, INDEX_REQUEST_EVENT, limit=RECOVER_SCAN):
+            for event in owner.events(INDEX_REQUEST_EVENT, limit=RECOVER_SCAN):
                 item_id = str(event.get("item_id", ""))
                 if not item_id or item_id in seen:
                     continue
                 seen.add(item_id)  # newest request first: that one decides
-                item = store.get_item(ws, item_id, Visibility.everything())
+                item = owner.get_many([item_id]).get(item_id)
                 if item is None or item.storage_class != "file" or item.indexed:
                     continue
                 asked = datetime.fromisoformat(str(event["at"]))
@@ -226,7 +225,7 @@ class IndexWorker:
 
     def _record_failure(self, workspace: str, item_id: str, error: str) -> None:
         try:
-            self._brain.store.set_index_error(workspace, item_id, error[:2000])
+            self._brain.for_workspace(workspace).set_index_error(item_id, error[:2000])
         except Exception:
             log.exception("could not record the index error of %s", item_id)
 

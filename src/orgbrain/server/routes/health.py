@@ -7,7 +7,6 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import OrgBrainError, Unavailable
-from ...scopes import Visibility
 from ..auth import context_of
 from ..problems import problem_responses
 from ..schemas import Ready, Status
@@ -32,9 +31,7 @@ async def readyz(request: Request) -> Ready:
     ctx = context_of(request)
     checks: dict[str, str] = {}
     try:
-        await run_in_threadpool(
-            ctx.brain.store.get_item, "readyz", "readyz", Visibility.everything()
-        )
+        await run_in_threadpool(ctx.brain.check_store)
     except OrgBrainError as exc:
         raise Unavailable(f"store: {exc.message}") from exc
     except Exception as exc:
@@ -43,7 +40,7 @@ async def readyz(request: Request) -> Ready:
     if not ctx.ready:
         try:
             # The first embed loads the model; after that it stays loaded.
-            await run_in_threadpool(ctx.brain.embedder.embed, ["ready"])
+            await run_in_threadpool(ctx.brain.warm_up)
         except OrgBrainError as exc:
             raise Unavailable(f"embedder: {exc.message}") from exc
         except Exception as exc:

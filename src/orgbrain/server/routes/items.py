@@ -6,18 +6,16 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 
-from ...brain import Brain
 from ...errors import InvalidInput
-from ...model import Edge, Item
+from ...model import Item
 from ..auth import Reader, context_of
 from ..problems import problem_responses
 from ..schemas import EdgeList, ItemOut, ItemPage, SectionList, edge_out, item_out
 from ..worker import index_state
 
-MAX_EDGES = 1000
 """The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
 
-__all__ = ["ItemId", "router", "visible_edges"]
+__all__ = ["ItemId", "router"]
 
 router = APIRouter(prefix="/v1", tags=["items"])
 
@@ -94,17 +92,4 @@ def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionL
     responses=_READ_ERRORS,
 )
 def list_edges(caller: Reader, item_id: ItemId) -> EdgeList:
-    return EdgeList(
-        item_id=item_id, edges=[edge_out(e) for e in visible_edges(caller.brain, item_id)]
-    )
-
-
-def visible_edges(brain: Brain, item_id: str) -> list[Edge]:
-    """Edges of a visible item, each shown only when both its ends are visible: checked in
-    the store query and again here. (The Brain facade has no edges read yet.)"""
-    item = brain.get(item_id)
-    edges = brain.store.edges_of(brain.workspace, item.id, brain.visibility, limit=MAX_EDGES)
-    ends = {e.src for e in edges} | {e.dst for e in edges}
-    found = brain.store.get_items(brain.workspace, sorted(ends), brain.visibility)
-    seen = {i for i, it in found.items() if brain.visibility.allows(it.scope)}
-    return [e for e in edges if e.src in seen and e.dst in seen and e.workspace == item.workspace]
+    return EdgeList(item_id=item_id, edges=[edge_out(e) for e in caller.brain.edges(item_id)])

@@ -15,10 +15,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..brain import Brain
+from ..context import BrainContext
 from ..errors import Forbidden, InvalidInput
 from ..ids import new_id
-from ..model import Canonical, Edge, Item, Origin, utcnow
+from ..model import Canonical, Edge, Item
 from ..scopes import Visibility, narrowest_scope
 
 __all__ = [
@@ -38,6 +38,8 @@ __all__ = [
     "normalise_type",
     "normalise_value",
     "observe_mention",
+    "put_system_edge",
+    "visible_edges",
 ]
 
 MAX_HOPS = 2
@@ -131,7 +133,7 @@ def entity_source_key(type_: str, value: str, scope: str) -> str:
 
 
 def entity_for(
-    brain: Brain,
+    ctx: BrainContext,
     type_: str,
     value: str,
     sources: Sequence[Item],
@@ -146,10 +148,10 @@ def entity_for(
         scope = narrowest_scope([s.scope for s in sources])
     except Forbidden as exc:
         raise Forbidden(f"cannot place entity {t}:{v}: {exc.message}") from None
-    if brain.principal is not None:
-        scope = brain.principal.check_write_scope(scope)
+    if ctx.principal is not None:
+        scope = ctx.principal.check_write_scope(scope)
     key = entity_source_key(t, v, scope)
-    store, ws = brain.store, brain.workspace
+    store, ws = ctx.store, ctx.workspace
     existing = store.get_by_source_key(ws, key, Visibility.everything())
     if existing is not None:
         if existing.storage_class != "entity" or existing.scope != scope:
@@ -168,17 +170,17 @@ def entity_for(
         source_key=key,
         indexed=True,
         scope=scope,
-        origin=Origin(brain.actor, "mention", utcnow(), run_id),
+        origin=ctx.origin("mention", run_id),
         canonical=Canonical(t, v),
     )
-    vector = brain.embedder.embed([text])[0]
+    vector = ctx.embedder.embed([text])[0]
     saved = store.put_item(item, vector)
     # Two writers racing on one key both land on one row; the id that row kept wins.
     return saved, saved.id == item.id
 
 
 def observe_mention(
-    brain: Brain,
+    ctx: BrainContext,
     item_id: str,
     type_: str,
     value: str,
@@ -192,7 +194,7 @@ def observe_mention(
 
     The same mention (item, entity, span, text) observed twice is one edge.
     """
-    item = brain.get(item_id)
+    item = ctx.get(item_id)
     if item.storage_class == "entity":
         raise InvalidInput(f"{item.id} is an entity; mentions come from files, sections, notes")
     span = text.strip() if isinstance(text, str) else ""
@@ -205,15 +207,15 @@ def observe_mention(
             raise InvalidInput(f"{name} must not be negative")
     if start is not None and end is not None and end < start:
         raise InvalidInput(f"end ({end}) is before start ({start})")
-    entity, entity_created = entity_for(brain, type_, value, [item], run_id=run_id)
+    entity, entity_created = entity_for(ctx, type_, value, [item], run_id=run_id)
     digest = hashlib.sha256(span.encode()).hexdigest()[:16]
     edge = Edge(
         id=new_id("edg"),
-        workspace=brain.workspace,
+        workspace=ctx.workspace,
         type="MENTIONS",
         src=item.id,
         dst=entity.id,
-        origin=Origin(brain.actor, "mention", utcnow(), run_id),
+        origin=ctx.origin("mention", run_id),
         props={
             "text": span,
             "start": start,
@@ -222,7 +224,7 @@ def observe_mention(
             "dedupe": f"{start}:{end}:{digest}",
         },
     )
-    saved = brain.store.put_edge(edge)
+    saved = ctx.store.put_edge(edge)
     return Mention(entity, saved, entity_created, saved.id == edge.id)
 
 
@@ -241,7 +243,7 @@ def normalise_edge_type(type_: str) -> str:
 
 
 def link(
-    brain: Brain,
+    ctx: BrainContext,
     src: str,
     dst: str,
     type_: str,
@@ -258,27 +260,51 @@ def link(
         raise InvalidInput("an item cannot be linked to itself")
     if note is not None and len(note) > MAX_NOTE_CHARS:
         raise InvalidInput(f"a link note is at most {MAX_NOTE_CHARS} characters")
-    a, b = brain.get(src), brain.get(dst)
+    a, b = ctx.get(src), ctx.get(dst)
     props: dict[str, object] = {"run_id": run_id}
     if note is not None and note.strip():
         props["note"] = note.strip()
     edge = Edge(
         id=new_id("edg"),
-        workspace=brain.workspace,
+        workspace=ctx.workspace,
         type=t,
         src=a.id,
         dst=b.id,
-        origin=Origin(brain.actor, "link", utcnow(), run_id),
+        origin=ctx.origin("link", run_id),
         props=props,
     )
-    saved = brain.store.put_edge(edge)
+    saved = ctx.store.put_edge(edge)
     return Link(saved, saved.id == edge.id)
+
+
+def put_system_edge(ctx: BrainContext, type_: str, src: str, dst: str, source: str) -> Edge:
+    """An edge the system knows to be true (e.g. the order of turns in one session), of any
+    type but a reserved one, between two visible items; the same edge again is a no-op."""
+    t = type_ if type_ in ("FOLLOWED_BY", "SIMILAR_TO") else normalise_edge_type(type_)
+    a, b = ctx.get(src), ctx.get(dst)
+    edge = Edge(new_id("edg"), ctx.workspace, t, a.id, b.id, ctx.origin(source))
+    return ctx.store.put_edge(edge)
+
+
+def visible_edges(
+    ctx: BrainContext,
+    item_id: str,
+    *,
+    types: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> list[Edge]:
+    """Edges of a visible item, each kept only when both its ends are visible: checked in
+    the store query and again here."""
+    item = ctx.get(item_id)
+    edges = ctx.store.edges_of(ctx.workspace, item.id, ctx.visibility, types=types, limit=limit)
+    seen = set(ctx.get_many(sorted({e.src for e in edges} | {e.dst for e in edges})))
+    return [e for e in edges if e.src in seen and e.dst in seen]
 
 
 # -- neighbourhood ----------------------------------------------------------------------
 
 
-def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
+def neighborhood(ctx: BrainContext, item_id: str, hops: int = 1) -> Neighborhood:
     """Walk ``hops`` (1-2) steps out from ``item_id`` through visible items and edges.
 
     Each hop keeps at most ``MAX_ITEMS_PER_HOP`` new items and ``MAX_EDGES_PER_HOP``
@@ -286,8 +312,8 @@ def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
     """
     if not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
         raise InvalidInput(f"hops must be 1 or {MAX_HOPS}")
-    center = brain.get(item_id)
-    vis, store, ws = brain.visibility, brain.store, brain.workspace
+    center = ctx.get(item_id)
+    vis, store, ws = ctx.visibility, ctx.store, ctx.workspace
     seen: dict[str, Item] = {center.id: center}
     seen_edges: set[str] = set()
     frontier = [center.id]
@@ -303,7 +329,7 @@ def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
                     seen_edges.add(e.id)
                     candidates.append(e)
         others = {e.dst if e.src in seen else e.src for e in candidates}
-        found = store.get_items(ws, sorted(others - seen.keys()), vis) if others else {}
+        found = ctx.get_many(sorted(others - seen.keys()))
         new: dict[str, Item] = {}
         kept: list[Edge] = []
         truncated = more
@@ -316,8 +342,8 @@ def neighborhood(brain: Brain, item_id: str, hops: int = 1) -> Neighborhood:
                 known = seen.get(end) or new.get(end)
                 if known is None:
                     item = found.get(end)
-                    # The store filters by scope; this is the second check, in code.
-                    if item is None or not vis.allows(item.scope) or item.tombstoned_at:
+                    # get_many made the second check, in code (ctx.visible).
+                    if item is None:
                         break
                     if len(new) >= MAX_ITEMS_PER_HOP:
                         truncated = True

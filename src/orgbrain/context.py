@@ -1,0 +1,96 @@
+"""What a service holds: the ports, the settings and who is reading and writing.
+
+Services (indexing, search, injection, the graph, and next derivation, write-back and
+audit) take a ``BrainContext``, never the ``Brain`` facade, so the facade stays the one
+entry point and nothing reaches a store through it. The two scope rules live here once:
+``visible(item)`` is the second check, in code, of every read (the store query is the
+first), and ``write_scope(scope)`` is where a write may land.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from .errors import InvalidInput, NotFound
+from .model import Item, Origin, utcnow
+from .ports import BlobStore, Embedder, Reranker, Store
+from .scopes import Principal, Visibility, parse_scope
+from .settings import Settings
+
+__all__ = ["BrainContext", "actor_of"]
+
+
+def actor_of(principal: Principal) -> str:
+    return f"{'agent' if principal.agent else 'human'}:{principal.user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class BrainContext:
+    """One workspace's ports, seen by one reader (``principal``; ``None`` is the local
+    owner, who sees everything) and written with one origin ``actor``."""
+
+    store: Store
+    blobs: BlobStore
+    embedder: Embedder
+    settings: Settings = field(default_factory=Settings)
+    workspace: str = "default"
+    principal: Principal | None = None
+    actor: str = "human:local"
+    reranker: Reranker | None = None
+    clock: Callable[[], datetime] = utcnow
+
+    @property
+    def visibility(self) -> Visibility:
+        return self.principal.visibility if self.principal else Visibility.everything()
+
+    # -- the two scope rules ------------------------------------------------------------
+
+    def visible(self, item: Item | None) -> bool:
+        """The second check, in code: this workspace, a scope the reader may see, not
+        tombstoned. Every read of items applies it after the store query did."""
+        return (
+            item is not None
+            and item.workspace == self.workspace
+            and self.visibility.allows(item.scope)
+            and item.tombstoned_at is None
+        )
+
+    def write_scope(self, scope: str | None) -> str:
+        """Where a write asked for ``scope`` lands: a principal only writes its own scopes
+        (``Forbidden`` otherwise); the local owner writes any valid scope."""
+        if self.principal is not None:
+            return self.principal.check_write_scope(scope or "org")
+        return parse_scope(scope)
+
+    # -- reads every service needs ------------------------------------------------------
+
+    def get(self, item_id: str) -> Item:
+        """The visible item ``item_id``, or ``NotFound`` (an invisible one reads as absent)."""
+        item = self.store.get_item(self.workspace, item_id, self.visibility)
+        if item is None or not self.visible(item):
+            raise NotFound(f"no item {item_id}")
+        return item
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Item]:
+        """The visible items among ``ids``, by id; the others are left out."""
+        if not ids:
+            return {}
+        found = self.store.get_items(self.workspace, ids, self.visibility)
+        return {i: item for i, item in found.items() if self.visible(item)}
+
+    def origin(self, source: str, run_id: str | None = None) -> Origin:
+        return Origin(self.actor, source, self.clock(), run_id)
+
+    # -- the same ports, another reader -------------------------------------------------
+
+    def for_principal(self, principal: Principal) -> BrainContext:
+        return replace(
+            self, principal=principal, workspace=principal.workspace, actor=actor_of(principal)
+        )
+
+    def acting_as(self, actor: str) -> BrainContext:
+        if not actor or ":" not in actor:
+            raise InvalidInput("an actor looks like agent:<name> or human:<name>")
+        return replace(self, actor=actor)
