@@ -19,12 +19,12 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from orgbrain import Brain, Principal, Settings
+from orgbrain import Brain, NotFound, Principal, Settings
 from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
 from orgbrain.keys import KeyStore, issue_key, revoke_key
 from orgbrain.ports import Embedder, Vector
 from orgbrain.server import BackgroundServer, ServerConfig, ServerContext, create_app
-from orgbrain.server.worker import IndexWorker
+from orgbrain.server.worker import WorkerPool
 from tests.filegen import fake_pptx, truncated_pdf
 from tests.toy import HashEmbedder
 
@@ -456,15 +456,15 @@ def test_unfinished_index_requests_are_requeued_on_startup(tmp_path: Path) -> No
     brain = Brain.open(folder, embedder=HashEmbedder())
     keys = SQLiteKeyStore.for_brain(folder)
     token = issue_key(keys, "acme", "alice", "read,write", teams=["eng"]).token
-    # A server that acknowledged requests and died before its worker ran them.
-    dead = create_app(brain, keys)
+    # A server that acknowledged requests and died before its worker ran them: the
+    # requests are jobs in the brain's file.
+    create_app(brain, keys)
     mine = brain.for_principal(alice)
     pending = mine.add_file(HANDBOOK, name="handbook.md", scope="team:eng")
     changed = mine.add_file(b"# Old\n\nold text\n", name="old.md")
     never_asked = mine.add_file(b"# Quiet\n\nnot requested\n", name="quiet.md")
-    worker = dead.state.orgbrain.worker
-    worker.submit(alice, pending.id)
-    worker.submit(alice, changed.id)
+    mine.request_index(pending.id)
+    mine.request_index(changed.id)
     time.sleep(0.01)
     mine.add_file(b"# New\n\nnew bytes after the request\n", name="old.md")
     keys.close()
@@ -502,13 +502,15 @@ def test_requests_that_pile_up_are_indexed_together(tmp_path: Path) -> None:
         ]
         broken = mine.add_file(truncated_pdf(), name="broken.pdf")
         private = his.add_file(b"# Bob\n\nbob's own notes\n", name="bob.md", scope="user:bob")
-        worker = IndexWorker(brain)
         for f in [*files, broken]:
-            assert worker.submit(alice, f.id) == "queued"
-        worker.submit(bob, private.id)
-        worker.submit(alice, private.id)  # not alice's to see: ends as a missing file
-        assert worker.state("acme", files[0].id) == "queued"
+            assert mine.request_index(f.id) is not None
+            assert mine.index_state(f.id) == "queued"
+        his.request_index(private.id)
+        with pytest.raises(NotFound):  # not alice's to see: a missing file to her
+            mine.request_index(private.id)
+        assert mine.index_state(files[0].id) == "queued"
         embedder.calls.clear()
+        worker = WorkerPool(brain)
         worker.start()
         try:
             assert worker.wait_idle(30)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInput, Unavailable
-from .ports import BlobStore, Embedder, Reranker, Store
+from .ports import BlobStore, Embedder, JobQueue, Reranker, Store
 from .retrieve.plan import get_plan
 from .settings import Settings
 
@@ -44,6 +44,7 @@ def open_embedded(
 ) -> Brain:
     from .adapters.blobs_local import LocalBlobStore
     from .adapters.sqlite import SQLiteStore
+    from .adapters.sqlite.jobs import SQLiteJobQueue
 
     s = settings or Settings()
     root = Path(path) if path is not None else s.brain
@@ -51,11 +52,21 @@ def open_embedded(
         raise InvalidInput(f"{root} exists and is not a brain folder")
     root.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(root / "brain.sqlite", keyword_engine=_keyword_engine(s.keyword_engine))
+    jobs: JobQueue | None = None
     try:
+        # The queue lives in the brain's own file, so every process over it shares it.
+        jobs = SQLiteJobQueue(root / "brain.sqlite")
         return build_brain(
-            store, LocalBlobStore(root / "blobs"), embedder or make_embedder(s), s, workspace
+            store,
+            LocalBlobStore(root / "blobs"),
+            embedder or make_embedder(s),
+            s,
+            workspace,
+            jobs=jobs,
         )
     except BaseException:
+        if jobs is not None:
+            jobs.close()
         store.close()
         raise
 
@@ -68,8 +79,13 @@ def build_brain(
     workspace: str | None = None,
     *,
     reranker: Reranker | None = None,
+    jobs: JobQueue | None = None,
 ) -> Brain:
-    """One ``Brain`` over built parts: the store learns the embedding space first."""
+    """One ``Brain`` over built parts: the store learns the embedding space first.
+
+    Without ``jobs`` the brain gets an in-memory queue: background work then lasts only
+    as long as the process (``open_embedded`` passes the durable SQLite one)."""
+    from .adapters.jobs_memory import MemoryJobQueue
     from .brain import Brain
     from .context import BrainContext
 
@@ -77,7 +93,13 @@ def build_brain(
     get_plan(s.plan)  # an unknown ORGBRAIN_PLAN fails at start, not at the first search
     store.bind_embedder(embedder.name, embedder.dim)
     ctx = BrainContext(
-        store, blobs, embedder, s, workspace=workspace or s.workspace, reranker=reranker
+        store,
+        blobs,
+        embedder,
+        s,
+        workspace=workspace or s.workspace,
+        reranker=reranker,
+        jobs=jobs if jobs is not None else MemoryJobQueue(),
     )
     return Brain(ctx)
 

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from .errors import InvalidInput, NotFound
 from .model import Item, Origin, utcnow
-from .ports import BlobStore, Embedder, Reranker, Store
+from .ports import BlobStore, Embedder, JobQueue, Reranker, Store
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
 
@@ -40,6 +40,8 @@ class BrainContext:
     actor: str = "human:local"
     reranker: Reranker | None = None
     clock: Callable[[], datetime] = utcnow
+    # Durable background work (orgbrain.jobs); None for a context built without one.
+    jobs: JobQueue | None = None
 
     @property
     def visibility(self) -> Visibility:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BrainContext
-from .errors import CorruptFile, InvalidInput, OrgBrainError
+from .errors import CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk, extract
 from .ingest.sniff import MEDIA_TYPES, FileFormat
@@ -47,6 +47,9 @@ class IndexReport:
     sections: int
     error: str | None = None
     error_code: str | None = None
+    # True when the fault was not the file's (the embedder, or the store at commit): the
+    # file stays pending, nothing is recorded on it, and the same work may succeed later.
+    retry: bool = False
 
     @property
     def ok(self) -> bool:
@@ -180,10 +183,11 @@ class Indexer:
         Their passages are embedded together in batches of ``batch``, file after file as
         ``embed_texts`` would cut them, so a batch does not end where a file does; each
         file commits in its own transaction once its last vector is in. A bad file gets
-        its error recorded on the item, as ``index`` does. An embedder error fails only the
-        files waiting on it and records nothing on them: the fault is not theirs, so they
-        stay pending. ``progress`` sees each report as it is settled, which is not always
-        in file order (a file that cannot be read settles before earlier ones embed).
+        its error recorded on the item, as ``index`` does. An embedder error (of any type)
+        or a failed commit fails only the files waiting on it, records nothing on them and
+        marks their reports ``retry``: the fault is not theirs, so they stay pending.
+        ``progress`` sees each report as it is settled, which is not always in file order
+        (a file that cannot be read settles before earlier ones embed).
         """
         reports: list[IndexReport | None] = []
         waiting: deque[_Waiting] = deque()
@@ -199,10 +203,11 @@ class Indexer:
             nonlocal pieces, ready
             try:
                 vectors = self.embedder.embed(pieces[:n])
-            except OrgBrainError as exc:
+            except Exception as exc:  # any embedder fault is the embedder's, not the files'
+                fault = exc if isinstance(exc, OrgBrainError) else _embedder_fault(exc)
                 while waiting:
                     w = waiting.popleft()
-                    settle(w.position, _failed(w.prepared.file, exc))
+                    settle(w.position, _failed(w.prepared.file, fault, retry=True))
                 pieces, ready = [], ready[:0]
                 return
             pieces = pieces[n:]
@@ -215,7 +220,7 @@ class Indexer:
                 try:
                     settle(w.position, self._commit(w.prepared, vecs))
                 except OrgBrainError as exc:
-                    settle(w.position, _failed(w.prepared.file, exc))
+                    settle(w.position, _failed(w.prepared.file, exc, retry=True))
 
         for position, file in enumerate(files):
             reports.append(None)
@@ -326,8 +331,13 @@ def _head(title: str, heading_path: Sequence[str]) -> str:
     return " > ".join((title, *path))
 
 
-def _failed(file: Item, exc: OrgBrainError) -> IndexReport:
-    return IndexReport(file.id, file.label or file.name or file.id, 0, exc.message, exc.code)
+def _failed(file: Item, exc: OrgBrainError, *, retry: bool = False) -> IndexReport:
+    label = file.label or file.name or file.id
+    return IndexReport(file.id, label, 0, exc.message, exc.code, retry)
+
+
+def _embedder_fault(exc: Exception) -> Unavailable:
+    return Unavailable(f"the embedder failed: {type(exc).__name__}: {exc}")
 
 
 def _summary(ex: Extracted) -> str:

@@ -36,7 +36,7 @@ from ..keys import KeyStore
 from .auth import ServerConfig, ServerContext
 from .problems import Problem, error_response, install_problem_handlers, problem_response
 from .routes import ROUTERS
-from .worker import IndexWorker
+from .worker import WorkerPool
 
 __all__ = ["BackgroundServer", "Lifespan", "create_app"]
 
@@ -62,18 +62,20 @@ def create_app(
     """The API over ``brain`` (the shared, unscoped brain) with keys from ``keys``.
 
     ``extra_mounts`` maps a path prefix (e.g. ``"/mcp"``) to an ASGI app served beside the
-    API; ``lifespans`` are entered, in order, after the index worker starts. The context
+    API; ``lifespans`` are entered, in order, after the job workers start. The context
     (brain, keys, worker, config) is ``app.state.orgbrain``; a mounted transport
     authenticates with ``orgbrain.server.auth.caller_for(ctx, authorization, permission)``.
     """
     cfg = config or ServerConfig()
-    ctx = ServerContext(brain, keys, IndexWorker(brain, threads=cfg.index_threads), cfg)
+    workers = WorkerPool(brain, threads=cfg.index_threads, lease_s=cfg.job_lease_s)
+    ctx = ServerContext(brain, keys, workers, cfg)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Nothing to recover: unfinished jobs are in the queue, and an expired lease
+        # makes a job that was running when a process died claimable again.
         ctx.worker.start()
         try:
-            await run_in_threadpool(lambda: ctx.worker.recover(ctx.keys.workspaces()))
             async with AsyncExitStack() as stack:
                 for hook in lifespans:
                     await stack.enter_async_context(hook(app))

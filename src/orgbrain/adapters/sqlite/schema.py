@@ -201,6 +201,37 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        # Durable background jobs (adapters/sqlite/jobs.py): in the brain's own file, so
+        # every process over it sees one queue. Times are fixed-width UTC ISO text, so
+        # comparing the strings compares the times.
+        "0005_jobs",
+        """
+        CREATE TABLE jobs (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            workspace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            subject TEXT,
+            actor TEXT NOT NULL,
+            payload TEXT NOT NULL DEFAULT '{}',
+            state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            max_attempts INTEGER NOT NULL,
+            run_after TEXT NOT NULL,
+            lease_owner TEXT,
+            lease_until TEXT,
+            last_error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            finished_at TEXT,
+            UNIQUE (workspace, key)
+        );
+        CREATE INDEX jobs_ready ON jobs (state, kind, run_after);
+        CREATE INDEX jobs_ws ON jobs (workspace, state, rowid);
+        """,
+    ),
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request
@@ -11,11 +12,10 @@ from ...model import Item
 from ..auth import Reader, context_of
 from ..problems import problem_responses
 from ..schemas import EdgeList, ItemOut, ItemPage, SectionList, edge_out, item_out
-from ..worker import index_state
 
 """The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
 
-__all__ = ["ItemId", "router"]
+__all__ = ["ItemId", "router", "shown", "shown_all"]
 
 router = APIRouter(prefix="/v1", tags=["items"])
 
@@ -24,8 +24,17 @@ _READ_ERRORS = problem_responses(400, 401, 403, 404, 422, 503)
 
 
 def shown(request: Request, item: Item) -> ItemOut:
-    ctx = context_of(request)
-    return item_out(item, index_state(item, ctx.worker.state(item.workspace, item.id)))
+    return shown_all(request, [item])[0]
+
+
+def shown_all(request: Request, items: Sequence[Item]) -> list[ItemOut]:
+    """Items (already read through the caller's scopes) with their index state, read
+    from the job queue in one look-up."""
+    if not items:
+        return []
+    owner = context_of(request).brain.for_workspace(items[0].workspace)
+    states = owner.index_states(items)
+    return [item_out(i, states.get(i.id, "added")) for i in items]
 
 
 @router.get(
@@ -61,7 +70,7 @@ def list_items(
     except OverflowError:
         # The SQLite store lets an over-long numeric cursor through to the driver.
         raise InvalidInput(f"invalid cursor {cursor!r}") from None
-    return ItemPage(items=[shown(request, i) for i in page.items], next_cursor=page.next_cursor)
+    return ItemPage(items=shown_all(request, page.items), next_cursor=page.next_cursor)
 
 
 @router.get(
@@ -82,7 +91,7 @@ def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemOut:
 )
 def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionList:
     sections = caller.brain.sections(item_id)
-    return SectionList(file_id=item_id, sections=[shown(request, s) for s in sections])
+    return SectionList(file_id=item_id, sections=shown_all(request, sections))
 
 
 @router.get(
