@@ -137,15 +137,16 @@ class Worker:
                 report.add(self._run(handler, jobs))
         return report
 
-    def drain(self) -> WorkReport:
+    def drain(self, stop: threading.Event | None = None) -> WorkReport:
         """Run until no job of these kinds is ready (jobs waiting on a retry or held by a
-        live worker's lease are left for later)."""
+        live worker's lease are left for later), or until ``stop`` is set."""
         total = WorkReport()
-        while True:
+        while stop is None or not stop.is_set():
             report = self.run_once()
             total.add(report)
             if not report.claimed:
-                return total
+                break
+        return total
 
     def run(self, stop: threading.Event, wake: threading.Event | None = None) -> WorkReport:
         total = WorkReport()
@@ -195,7 +196,9 @@ class Worker:
         q, owner = self.queue, self.name
         if outcome.error is None:
             held = q.complete(job.id, owner)
-            report.done += held
+            if held:
+                report.done += 1
+                log.info("%s job %s done (attempt %d)", job.kind, job.id, job.attempts)
         else:
             error = outcome.error[:ERROR_CHARS]
             retry_in = self.retry.delay(job.attempts) if outcome.retry else None
