@@ -4,6 +4,7 @@ which jobs. Real SQLite files, the toy embedder."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -19,7 +20,7 @@ from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
 from orgbrain.compose import build_brain
 from orgbrain.context import BrainContext
 from orgbrain.errors import Unavailable
-from orgbrain.jobs import INDEX_KIND, Outcome, RetryPolicy, Settle
+from orgbrain.jobs import INDEX_KIND, INDEX_MAX_ATTEMPTS, Outcome, RetryPolicy, Settle
 from orgbrain.ports import Job, Vector
 from tests.filegen import truncated_pdf
 from tests.toy import HashEmbedder
@@ -273,3 +274,43 @@ def test_a_brain_built_without_a_durable_queue_gets_one_in_memory(tmp_path: Path
     assert brain.request_index(item.id) is not None
     assert brain.run_jobs().done == 1 and brain.get(item.id).indexed
     brain.close()
+
+
+def test_index_requests_logged_before_the_jobs_table_become_jobs(tmp_path: Path) -> None:
+    folder = tmp_path / "brain"
+    alice = Principal("acme", "alice", frozenset({"eng"}))
+    with Brain.open(folder, embedder=HashEmbedder()) as brain:
+        mine = brain.for_principal(alice)
+        asked = mine.add_file(DOC, name="a.md", scope="team:eng")
+        changed = mine.add_file(b"# Old\n\nold text\n", name="old.md")
+        quiet = mine.add_file(b"# Quiet\n\nnobody asked\n", name="q.md")
+        for item in (asked, changed, asked):  # what the old server logged per request
+            record: dict[str, object] = {
+                "item_id": item.id,
+                "actor": "human:alice",
+                "user_id": "alice",
+                "team_ids": ["eng"],
+                "agent": False,
+            }
+            brain.for_workspace("acme").log_event("index_request", record)
+        time.sleep(0.01)
+        mine.add_file(b"# Old\n\nnew bytes since\n", name="old.md")
+    # The brain as it was before migration 0006 ran.
+    conn = sqlite3.connect(folder / "brain.sqlite")
+    conn.execute("DELETE FROM migrations WHERE name = '0006_index_requests_to_jobs'")
+    conn.commit()
+    conn.close()
+    with Brain.open(folder, embedder=HashEmbedder()) as brain:
+        mine = brain.for_principal(alice)
+        [job] = mine.jobs().jobs
+        assert (job.subject, job.state, job.kind) == (asked.id, "queued", "index")
+        assert job.max_attempts == INDEX_MAX_ATTEMPTS
+        assert job.payload["team_ids"] == ["eng"] and job.payload["agent"] is False
+        assert job.payload["content_hash"] == asked.content_hash
+        assert [mine.index_state(i.id) for i in (asked, changed, quiet)] == [
+            "queued",
+            "added",
+            "added",
+        ]
+        assert mine.request_index(asked.id) == job  # the same key as a request made now
+        assert brain.run_jobs().done == 1 and mine.get(asked.id).indexed
