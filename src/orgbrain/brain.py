@@ -12,13 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from . import graph, writes
-from .agents import inject
+from . import graph, inject, writes
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, OrgBrainError
 from .indexer import Indexer, IndexReport
 from .model import STORAGE_CLASSES, Edge, Item, SearchResult
-from .ports import Embedder, ItemFilter, Page
+from .ports import Embedder, ItemFilter, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
 from .settings import Settings
@@ -56,12 +55,7 @@ class Brain:
         """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``."""
         from .compose import open_embedded
 
-        return open_embedded(
-            path,
-            embedder=embedder,
-            settings=settings,
-            workspace=workspace,
-        )
+        return cls(open_embedded(path, embedder=embedder, settings=settings, workspace=workspace))
 
     def for_principal(self, principal: Principal) -> Brain:
         """The same brain, seen and written by ``principal`` (its scopes, its workspace)."""
@@ -332,7 +326,7 @@ class Brain:
 
     def _section_of(self, file: Item, section: int | str) -> Item:
         sections = self.sections(file.id)
-        if isinstance(section, int) or (isinstance(section, str) and section.isdigit()):
+        if isinstance(section, int) or (section.isascii() and section.isdigit()):
             n = int(section)
             if not 1 <= n <= len(sections):
                 raise NotFound(f"{file.id} has {len(sections)} sections; no section {n}")
@@ -397,7 +391,7 @@ class Brain:
         anchors: Sequence[str] = (),
         *,
         policy: inject.InjectPolicy | None = None,
-        tokenizer: inject.Tokenizer | None = None,
+        tokenizer: Tokenizer | None = None,
     ) -> inject.TurnContext:
         """Read injection for one agent turn: cited items within the token budget, or
         nothing. Never raises: a failing search gives an empty context, logged."""

@@ -24,6 +24,7 @@ __all__ = [
     "Reranker",
     "ScoredId",
     "Store",
+    "Tokenizer",
     "Vector",
 ]
 
@@ -58,6 +59,16 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an ``(len(texts), dim)`` float32 array of L2-normalised rows."""
+        ...
+
+
+class Tokenizer(Protocol):
+    """Counts and cuts text in tokens."""
+
+    def count(self, text: str) -> int: ...
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` of at most ``max_tokens`` tokens."""
         ...
 
 

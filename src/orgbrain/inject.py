@@ -10,26 +10,23 @@ goes wrong, the turn gets an empty context and the failure is logged, never rais
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from ..context import BrainContext
-from ..model import Item
-from ..retrieve import Searcher, citation_for, get_plan
+from .context import BrainContext
+from .model import Item
+from .ports import Tokenizer
+from .retrieve import Searcher, citation_for, get_plan
 
 __all__ = [
     "Candidate",
     "ContextItem",
     "InjectPolicy",
-    "Tokenizer",
     "TurnContext",
-    "WordPieceTokenizer",
     "context_for_turn",
-    "default_tokenizer",
     "recent_turns",
     "render_block",
 ]
@@ -46,56 +43,6 @@ HEADER = (
 )
 FOOTER = "</brain-context>"
 ELLIPSIS = " …"
-
-
-class Tokenizer(Protocol):
-    """Counts and cuts text in tokens."""
-
-    def count(self, text: str) -> int: ...
-
-    def truncate(self, text: str, max_tokens: int) -> str:
-        """The longest prefix of ``text`` of at most ``max_tokens`` tokens."""
-        ...
-
-
-class WordPieceTokenizer:
-    """The bundled all-MiniLM-L6-v2 tokenizer, loaded from its ``tokenizer.json``.
-
-    Offline by construction (tiktoken's encodings need a download). WordPiece splits
-    English into slightly more pieces than the BPE vocabularies of chat models, so a
-    budget counted here is a safe upper bound for them.
-    """
-
-    def __init__(self, path: str | None = None) -> None:
-        from tokenizers import Tokenizer as HFTokenizer
-
-        if path is None:
-            from ..adapters.embed_minilm import bundled_model_dir
-
-            path = str(bundled_model_dir() / "tokenizer.json")
-        tok = HFTokenizer.from_file(path)
-        # The file is set up for the encoder: 128-token truncation and padding.
-        tok.no_truncation()
-        tok.no_padding()
-        self._tok = tok
-
-    def count(self, text: str) -> int:
-        if not text:
-            return 0
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
-
-    def truncate(self, text: str, max_tokens: int) -> str:
-        if max_tokens <= 0 or not text:
-            return ""
-        offsets = self._tok.encode(text, add_special_tokens=False).offsets
-        if len(offsets) <= max_tokens:
-            return text
-        return text[: offsets[max_tokens - 1][1]]
-
-
-@functools.cache
-def default_tokenizer() -> Tokenizer:
-    return WordPieceTokenizer()
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +164,7 @@ def context_for_turn(
             reason = "empty message: no search"
         candidates = candidates[: p.max_items]
         text, items, tokens = render_block(
-            candidates, p.token_budget, tokenizer or default_tokenizer(), p.body_chars
+            candidates, p.token_budget, tokenizer or ctx.tokenizer, p.body_chars
         )
         decision: Decision = "injected" if items else "nothing"
         n_anchors = sum(1 for i in items if i.origin == "anchor")
