@@ -15,13 +15,14 @@ from types import TracebackType
 from . import graph, inject, writes
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, OrgBrainError
+from .ids import new_id
 from .indexer import Indexer, IndexReport
 from .model import STORAGE_CLASSES, Edge, Item, SearchResult
 from .ports import Embedder, ItemFilter, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
 from .settings import Settings
-from .writes import NoteInput
+from .writes import FileSource, NoteInput
 
 __all__ = ["Brain", "IndexReport", "NoteInput"]
 
@@ -116,7 +117,7 @@ class Brain:
 
     def add_file(
         self,
-        source: str | Path | bytes,
+        source: FileSource,
         *,
         name: str | None = None,
         kind: str = "file",
@@ -129,18 +130,22 @@ class Brain:
     ) -> Item:
         """Store a file's bytes and an unindexed item (findable by name, not answerable).
 
+        ``source`` is a path, the bytes, or a binary stream (read in pieces, never whole).
         The same ``source_key`` (default ``file:<name>``) updates that item in place: the
         same bytes change nothing; new bytes take it out of answers until reindexed.
         """
         ctx = self._ctx
-        file = writes.read_source(source, name, ctx.settings.max_file_bytes)
+        clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
-        key = source_key or writes.default_file_key(file.name, where)
-        existing = writes.file_key(ctx, file.name, where, key)
+        key = source_key or writes.default_file_key(clean, where)
+        existing = writes.file_key(ctx, key)
+        item_id = existing.id if existing else new_id("fil")
+        stored = writes.put_bytes(ctx, source, clean, item_id)
         item = writes.store_file(
             ctx,
-            file,
+            stored,
             existing,
+            item_id=item_id,
             key=key,
             kind=kind,
             label=label,
