@@ -148,10 +148,18 @@ class Store(Protocol):
         edge_origin_actor: str,
     ) -> list[Item]:
         """Atomically: mark the file indexed, upsert its sections by source key, link
-        ``HAS_SECTION`` edges, and drop sections of this file not in ``sections``."""
+        ``HAS_SECTION`` edges, and drop sections of this file not in ``sections``.
+
+        Only if the item still holds the version ``file`` was read as (its content hash
+        and blob key); otherwise ``Conflict``, and nothing is written."""
         ...
 
-    def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None: ...
+    def set_index_error(
+        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
+    ) -> None:
+        """Record (or clear) why a file could not be indexed; with ``content_hash``, only
+        while the item still holds that version (a newer one is not blamed)."""
+        ...
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (their file's bytes changed)."""

@@ -322,6 +322,19 @@ class SQLiteStore:
         edge_origin_actor: str,
     ) -> list[Item]:
         with self._tx() as conn:
+            # Only the version that was read may be marked indexed: a file re-added while
+            # it was indexed keeps its new bytes, unindexed, for the next run.
+            current = conn.execute(
+                "SELECT content_hash, blob_key FROM items WHERE workspace = ? AND id = ?",
+                (file.workspace, file.id),
+            ).fetchone()
+            if current is None or (current["content_hash"], current["blob_key"]) != (
+                file.content_hash,
+                file.blob_key,
+            ):
+                raise Conflict(
+                    f"{file.id} changed while it was being indexed; its new version waits"
+                )
             stored_file = self._put(conn, file, file_embedding)
             stored: list[Item] = []
             keep: set[str] = set()
@@ -359,12 +372,16 @@ class SQLiteStore:
                     self._log_vec_delete(conn, file.workspace, rowid)
             return stored
 
-    def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None:
+    def set_index_error(
+        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
+    ) -> None:
+        sql = "UPDATE items SET index_error = ?, updated_at = ? WHERE workspace = ? AND id = ?"
+        args: list[object] = [error, utcnow().isoformat(), workspace, item_id]
+        if content_hash is not None:
+            sql += " AND content_hash = ?"
+            args.append(content_hash)
         with self._tx() as conn:
-            conn.execute(
-                "UPDATE items SET index_error = ?, updated_at = ? WHERE workspace = ? AND id = ?",
-                (error, utcnow().isoformat(), workspace, item_id),
-            )
+            conn.execute(sql, args)
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""
