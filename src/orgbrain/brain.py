@@ -138,7 +138,7 @@ class Brain:
         clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
         key = source_key or writes.default_file_key(clean, where)
-        existing = writes.file_key(ctx, key)
+        existing = writes.file_key(ctx, key, where)
         item_id = existing.id if existing else new_id("fil")
         stored = writes.put_bytes(ctx, source, clean, item_id)
         item = writes.store_file(

@@ -110,7 +110,7 @@ class Store(Protocol):
         ...
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
-        """Insert, or update in place the item with the same (workspace, source_key).
+        """Insert, or update in place the item with the same (workspace, scope, source_key).
 
         ``embedding`` is one vector, or rows of vectors: the item's own first, then its
         passages' (``vector_search`` scores an item by its best row)."""
@@ -127,8 +127,12 @@ class Store(Protocol):
     ) -> dict[str, Item]: ...
 
     def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility
-    ) -> Item | None: ...
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
+    ) -> Item | None:
+        """The item ``source_key`` names in ``scope``. A source key is unique per
+        (workspace, scope): the same key in two scopes is two items, so a writer never
+        learns of, updates or moves an item in a scope it cannot see."""
+        ...
 
     def list_items(
         self,

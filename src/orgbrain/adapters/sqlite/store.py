@@ -18,7 +18,14 @@ from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
 from .keywords import KeywordIndex
-from .rows import ITEM_COLUMNS, edge_from_row, edge_values, item_from_row, item_values
+from .rows import (
+    ITEM_COLUMNS,
+    edge_from_row,
+    edge_values,
+    item_from_row,
+    item_values,
+    stored_key,
+)
 from .schema import migrate
 from .snapshot import watermark
 from .vectors import VectorIndex
@@ -155,8 +162,14 @@ class SQLiteStore:
         old = conn.execute(
             "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
             "WHERE workspace = ? AND source_key = ?",
-            (item.workspace, item.source_key),
+            (item.workspace, values["source_key"]),
         ).fetchone()
+        if old is None:  # the same item put in another scope: its key moves with it
+            old = conn.execute(
+                "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
+                "WHERE workspace = ? AND id = ?",
+                (item.workspace, item.id),
+            ).fetchone()
         # Out of answers (unindexed or tombstoned): no vector, and its removal is logged.
         answerable = item.indexed and item.tombstoned_at is None
         blob = self._vector_blob(embedding) if answerable else None
@@ -245,14 +258,14 @@ class SQLiteStore:
         return out
 
     def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
     ) -> Item | None:
         vis, params = self._visible_sql(visibility)
         row = (
             self._conn()
             .execute(
                 "SELECT * FROM items WHERE workspace = ? AND source_key = ?" + vis,
-                [workspace, source_key, *params],
+                [workspace, stored_key(scope, source_key), *params],
             )
             .fetchone()
         )
