@@ -17,7 +17,7 @@ from orgbrain import Brain, Forbidden, NotFound, Principal
 from orgbrain.adapters.blobs_local import LocalBlobStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
-from orgbrain.compose import build_brain
+from orgbrain.compose import build_context
 from orgbrain.context import BrainContext
 from orgbrain.errors import Unavailable
 from orgbrain.jobs import INDEX_KIND, INDEX_MAX_ATTEMPTS, Outcome, RetryPolicy, Settle
@@ -269,7 +269,9 @@ def test_a_handler_that_raises_retries_what_it_had_not_settled(brain: Brain) -> 
 
 def test_a_brain_built_without_a_durable_queue_gets_one_in_memory(tmp_path: Path) -> None:
     ctx = _context(tmp_path)
-    brain = build_brain(ctx.store, ctx.blobs, ctx.embedder)
+    assert ctx.jobs is not None
+    ctx.jobs.close()
+    brain = Brain(build_context(ctx.store, ctx.blobs, ctx.embedder))
     item = brain.add_file(DOC, name="refunds.md")
     assert brain.request_index(item.id) is not None
     assert brain.run_jobs().done == 1 and brain.get(item.id).indexed
@@ -297,7 +299,7 @@ def test_index_requests_logged_before_the_jobs_table_become_jobs(tmp_path: Path)
         mine.add_file(b"# Old\n\nnew bytes since\n", name="old.md")
     # The brain as it was before migration 0006 ran.
     conn = sqlite3.connect(folder / "brain.sqlite")
-    conn.execute("DELETE FROM migrations WHERE name = '0006_index_requests_to_jobs'")
+    conn.execute("DELETE FROM migrations WHERE name = '0007_index_requests_to_jobs'")
     conn.commit()
     conn.close()
     with Brain.open(folder, embedder=HashEmbedder()) as brain:
@@ -314,3 +316,29 @@ def test_index_requests_logged_before_the_jobs_table_become_jobs(tmp_path: Path)
         ]
         assert mine.request_index(asked.id) == job  # the same key as a request made now
         assert brain.run_jobs().done == 1 and mine.get(asked.id).indexed
+
+
+def test_a_file_replaced_mid_job_fails_that_job_and_waits_for_a_new_one(tmp_path: Path) -> None:
+    class Midway(HashEmbedder):
+        """Re-adds the file between reading and committing it, once."""
+
+        def embed(self, texts: Sequence[str]) -> Vector:
+            if other is not None and not replaced:
+                replaced.append(other.add_file(b"# Plan\n\nv2\n", name="plan.md"))
+            return super().embed(texts)
+
+    replaced: list[object] = []
+    other: Brain | None = None
+    with Brain.open(tmp_path / "b", embedder=Midway()) as brain:
+        other = Brain.open(tmp_path / "b", embedder=HashEmbedder())
+        v1 = brain.add_file(b"# Plan\n\nv1\n", name="plan.md")
+        job = brain.request_index(v1.id)
+        assert job is not None
+        report = brain.run_jobs(retry=QUICK)
+        other.close()
+        assert (report.failed, report.retried) == (1, 0)  # retrying cannot help
+        failed = brain.job(job.id)
+        assert (failed.last_error or "").startswith("conflict:")
+        now = brain.get(v1.id)
+        assert not now.indexed and now.index_error is None
+        assert brain.index_state(v1.id) == "added"  # nobody asked for the new bytes yet

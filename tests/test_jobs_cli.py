@@ -34,6 +34,8 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
 
 
 def test_jobs_lists_what_the_worker_then_does(run: Invoke, tmp_path: Path) -> None:
+    assert run("jobs").exit_code == 3  # no brain there yet
+    assert run("init").exit_code == 0
     empty = run("jobs")
     assert empty.exit_code == 0 and empty.stdout.strip() == "no jobs"
     with Brain.open(tmp_path / "brain", embedder=HashEmbedder()) as brain:

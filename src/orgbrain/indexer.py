@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BrainContext
-from .errors import CorruptFile, InvalidInput, OrgBrainError, Unavailable
+from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk, extract
 from .ingest.sniff import MEDIA_TYPES, FileFormat
@@ -185,7 +185,8 @@ class Indexer:
         file commits in its own transaction once its last vector is in. A bad file gets
         its error recorded on the item, as ``index`` does. An embedder error (of any type)
         or a failed commit fails only the files waiting on it, records nothing on them and
-        marks their reports ``retry``: the fault is not theirs, so they stay pending.
+        marks their reports ``retry`` (unless the file changed mid-run): the fault is not
+        theirs, so they stay pending.
         ``progress`` sees each report as it is settled, which is not always in file order
         (a file that cannot be read settles before earlier ones embed).
         """
@@ -220,7 +221,10 @@ class Indexer:
                 try:
                     settle(w.position, self._commit(w.prepared, vecs))
                 except OrgBrainError as exc:
-                    settle(w.position, _failed(w.prepared.file, exc, retry=True))
+                    # A store that blinked may take the same work later; a version replaced
+                    # mid-run (Conflict) never will: the new bytes are other work.
+                    retry = not isinstance(exc, Conflict)
+                    settle(w.position, _failed(w.prepared.file, exc, retry=retry))
 
         for position, file in enumerate(files):
             reports.append(None)
@@ -251,11 +255,11 @@ class Indexer:
             if not chunks:
                 raise CorruptFile(f"{file.name}: no text to index")
         except OrgBrainError as exc:
-            self.store.set_index_error(file.workspace, file.id, f"{exc.code}: {exc.message}")
+            self._record(file, f"{exc.code}: {exc.message}")
             raise
         except Exception as exc:  # a library bug must not take the process down
             msg = f"{file.name}: could not be read ({type(exc).__name__}: {exc})"
-            self.store.set_index_error(file.workspace, file.id, f"corrupt_file: {msg}")
+            self._record(file, f"corrupt_file: {msg}")
             raise CorruptFile(msg) from exc
 
         text_key = file.blob_key
@@ -266,6 +270,12 @@ class Indexer:
         title = extracted.title or file.label
         texts = [_embed_text(title, c) for c in chunks] + [f"{title}\n{extracted.text}"]
         return _Prepared(file, extracted, chunks, text_key, title, texts)
+
+    def _record(self, file: Item, error: str) -> None:
+        # On the version that was read: bytes re-added since are not blamed for it.
+        self.store.set_index_error(
+            file.workspace, file.id, error, content_hash=file.content_hash or None
+        )
 
     def _commit(self, prepared: _Prepared, vectors: Sequence[Vector]) -> IndexReport:
         """Write the file and its sections in one transaction (fsynced when it returns)."""
@@ -293,7 +303,13 @@ class Indexer:
         # The file keeps only its own (mean) vector: its sections hold the passages, and a
         # file matched with its sections folds into them.
         file_vector = vectors[-1][:1]
-        stored = self.store.commit_index(indexed_file, file_vector, sections, "system:indexer")
+        try:
+            stored = self.store.commit_index(indexed_file, file_vector, sections, "system:indexer")
+        except Conflict:
+            # A newer version replaced this one mid-run: its extracted text names no row.
+            if text_key != file.blob_key:
+                self.blobs.delete_prefix(text_key)
+            raise
         return IndexReport(file.id, indexed_file.label, len(stored))
 
     def _section(self, file: Item, c: Chunk, text_key: str, title: str, origin: Origin) -> Item:

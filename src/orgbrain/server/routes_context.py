@@ -11,7 +11,7 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ..agents.inject import InjectPolicy, TurnContext
+from ..inject import InjectPolicy, TurnContext
 from .auth import Reader
 from .problems import problem_responses
 

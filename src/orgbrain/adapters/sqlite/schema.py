@@ -233,11 +233,18 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
+        "0006_scoped_source_keys",
+        """
+        UPDATE items SET source_key = '@' || scope || '/' || source_key
+        WHERE scope <> 'org' AND substr(source_key, 1, length(scope) + 2) <> '@' || scope || '/';
+        """,
+    ),
+    (
         # Before the jobs table, the server logged each index request as an event and
         # re-queued on startup those still unindexed and unchanged since (the newest
         # request per file decides). Those become queued jobs here, so an upgrade loses no
         # acknowledged request; their key is the one jobs/index.py gives the same bytes.
-        "0006_index_requests_to_jobs",
+        "0007_index_requests_to_jobs",
         """
         WITH asked AS (
             SELECT workspace, json_extract(record, '$.item_id') AS item_id,
