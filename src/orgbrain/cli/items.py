@@ -13,6 +13,7 @@ import click
 
 from ..errors import InvalidInput
 from ..model import STORAGE_CLASSES, StorageClass
+from ..views import ItemPage, ItemView
 from .app import CliState, json_option
 from .render import console, echo_json, item_panel, items_table, sections_table
 
@@ -54,7 +55,7 @@ def note(
         body, kind=kind, label=label, scope=scope, source_key=source_key, source="cli"
     )
     if state.json:
-        echo_json(item)
+        echo_json(ItemView.of(item))
     else:
         click.echo(item.id)
 
@@ -92,7 +93,7 @@ def items(
         )
         found, next_cursor = list(page.items), page.next_cursor
     if state.json:
-        echo_json({"items": found, "next_cursor": next_cursor})
+        echo_json(ItemPage(items=[ItemView.of(i) for i in found], next_cursor=next_cursor))
         return
     if not found:
         click.echo("nothing pending" if pending else "no items")
@@ -113,7 +114,7 @@ def show(state: CliState, item_id: str) -> None:
     item = brain.get(item_id)
     sections = brain.sections(item.id) if item.storage_class == "file" else []
     if state.json:
-        echo_json({"item": item, "sections": sections})
+        echo_json({"item": ItemView.of(item), "sections": [ItemView.of(s) for s in sections]})
         return
     out = console()
     out.print(item_panel(item))

@@ -1,26 +1,32 @@
-"""How the CLI shows things: rich tables and panels for people, ``to_json`` for programs."""
+"""How the CLI shows things: rich tables and panels for people, JSON for programs.
+
+``--json`` prints views (``orgbrain.views``), the shapes HTTP, MCP and the client use, and
+the plain dicts and lists a command wraps around them; a model dataclass has no JSON shape
+of its own here.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import PurePath
 from typing import Any
 
 import click
-import numpy as np
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..indexer import IndexReport
-from ..model import Citation, Item, SearchResult
+from ..model import IndexReport, Item, SearchResult
+from ..views import ErrorView, ItemView
 
 __all__ = [
+    "JSON_PRINTED",
     "console",
+    "echo_error_json",
     "echo_json",
     "item_panel",
     "items_table",
@@ -33,46 +39,44 @@ __all__ = [
 
 SNIPPET_CHARS = 240
 BODY_CHARS = 2000
+JSON_PRINTED = "orgbrain.json_printed"
+"""Set in the click context's meta once a command printed its JSON result."""
 
 
 def to_json(obj: object) -> Any:
-    """Plain JSON data for any model object: dataclasses, datetimes, tuples, paths."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        out.update(_derived(obj))
-        return out
+    """Plain JSON data for a view, or for plain data holding views."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
     if isinstance(obj, datetime | date):
         return obj.isoformat()
     if isinstance(obj, PurePath):
         return str(obj)
-    if isinstance(obj, np.generic):
-        return to_json(obj.item())
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if obj is None or isinstance(obj, str | int | bool):
         return obj
-    if isinstance(obj, dict):
+    if isinstance(obj, Mapping):
         return {str(k): to_json(v) for k, v in obj.items()}
-    if isinstance(obj, set | frozenset):
-        return sorted(to_json(v) for v in obj)
     if isinstance(obj, list | tuple):
         return [to_json(v) for v in obj]
-    raise TypeError(f"cannot show a {type(obj).__name__} as JSON")
-
-
-def _derived(obj: object) -> dict[str, Any]:
-    """The computed properties a reader of the JSON needs as much as the fields."""
-    if isinstance(obj, Citation):
-        return {"text": obj.describe()}
-    if isinstance(obj, IndexReport):
-        return {"ok": obj.ok}
-    if isinstance(obj, SearchResult):
-        return {"speak": obj.speak}
-    return {}
+    raise TypeError(f"cannot show a {type(obj).__name__} as JSON: build its view")
 
 
 def echo_json(obj: object) -> None:
     click.echo(json.dumps(to_json(obj), indent=2, ensure_ascii=False))
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[JSON_PRINTED] = True
+
+
+def echo_error_json(error: ErrorView) -> None:
+    """A failed command's ``{"error": {code, message}}`` on stdout, unless the command
+    already printed its result there (``add`` and ``index`` list each file's error in it):
+    stdout then holds one JSON document either way."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(JSON_PRINTED):
+        return
+    echo_json({"error": error})
 
 
 def console() -> Console:
@@ -139,8 +143,7 @@ def item_panel(item: Item) -> Table:
     table = Table(show_header=False, box=None, title=f"{item.storage_class} {item.id}")
     table.add_column("field", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
-    data = to_json(item)
-    data.pop("embedding", None)
+    data = ItemView.of(item).model_dump(mode="json")
     body = str(data.pop("body", "")).rstrip()
     for key, value in data.items():
         if key == "indexed":

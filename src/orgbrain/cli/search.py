@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..retrieve import DEFAULT_PLAN, PLANS
+from ..views import SearchResultView
 from .app import CliState, json_option
 from .render import console, echo_json, search_text
 
@@ -28,7 +29,7 @@ def search(
     """Search files, sections and notes; every hit carries its citation."""
     result = state.brain().search(" ".join(query), k=k, plan=plan, kind=kind)
     if state.json:
-        echo_json(result)
+        echo_json(SearchResultView.of(result))
         return
     out = console()
     for line in search_text(result):

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Path, Query, Request
 
 from ...errors import InvalidInput
 from ...model import Item
+from ...views import EdgeList, EdgeView, ItemPage, ItemView, SectionList
 from ..auth import Reader, context_of
 from ..problems import problem_responses
-from ..schemas import EdgeList, ItemOut, ItemPage, SectionList, edge_out, item_out
 from ..worker import index_state
 
 """The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
@@ -23,9 +23,9 @@ ItemId = Annotated[str, Path(min_length=1, max_length=200, description="An item 
 _READ_ERRORS = problem_responses(400, 401, 403, 404, 422, 503)
 
 
-def shown(request: Request, item: Item) -> ItemOut:
+def shown(request: Request, item: Item) -> ItemView:
     ctx = context_of(request)
-    return item_out(item, index_state(item, ctx.worker.state(item.workspace, item.id)))
+    return ItemView.of(item, state=index_state(item, ctx.worker.state(item.workspace, item.id)))
 
 
 @router.get(
@@ -66,11 +66,11 @@ def list_items(
 
 @router.get(
     "/items/{item_id}",
-    response_model=ItemOut,
+    response_model=ItemView,
     summary="One item, with its index state",
     responses=_READ_ERRORS,
 )
-def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemOut:
+def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemView:
     return shown(request, caller.brain.get(item_id))
 
 
@@ -92,4 +92,4 @@ def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionL
     responses=_READ_ERRORS,
 )
 def list_edges(caller: Reader, item_id: ItemId) -> EdgeList:
-    return EdgeList(item_id=item_id, edges=[edge_out(e) for e in caller.brain.edges(item_id)])
+    return EdgeList(item_id=item_id, edges=[EdgeView.of(e) for e in caller.brain.edges(item_id)])
