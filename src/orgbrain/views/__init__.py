@@ -7,8 +7,8 @@ be rebuilt from what was sent, turned back with ``view.to_model()`` (the client'
 home). A failure crosses as ``ErrorView`` (``{code, message}``); ``OrgBrainError.from_code``
 turns the code back into its class.
 
-Views are core-level data: they import the model, the error tree and pydantic, and no
-service or transport. An item's ``embedding`` is left out unless a caller asks for it.
+Views are core-level data: they import the model (and ``keys.ApiKey``, the one record that
+lives beside its port), the error tree and pydantic, and no service or transport. An item's ``embedding`` is left out unless a caller asks for it.
 """
 
 from ._base import View
