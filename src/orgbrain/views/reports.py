@@ -61,7 +61,7 @@ class ContextItemView(View):
 
 
 class TurnContextView(View):
-    """Read injection for one turn. Bodies stay out: ``text`` is the block that holds them."""
+    """Read injection for one turn; the items' bodies are in the block, not beside it."""
 
     decision: Decision
     reason: str = Field(description="Why the brain spoke or stayed quiet")
