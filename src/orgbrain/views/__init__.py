@@ -8,7 +8,8 @@ home). A failure crosses as ``ErrorView`` (``{code, message}``); ``OrgBrainError
 turns the code back into its class.
 
 Views are core-level data: they import the model (and ``keys.ApiKey``, the one record that
-lives beside its port), the error tree and pydantic, and no service or transport. An item's ``embedding`` is left out unless a caller asks for it.
+lives beside its port), the error tree and pydantic, and no service or transport. An
+item's ``embedding`` is left out unless a caller asks for it (``ItemWithEmbedding``).
 """
 
 from ._base import View
@@ -21,6 +22,7 @@ from .items import (
     IndexState,
     ItemPage,
     ItemView,
+    ItemWithEmbedding,
     LocatorView,
     OriginView,
     SectionList,
@@ -46,6 +48,7 @@ __all__ = [
     "IndexState",
     "ItemPage",
     "ItemView",
+    "ItemWithEmbedding",
     "KeyCreated",
     "KeyList",
     "KeyView",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import Literal
 
@@ -19,6 +20,7 @@ __all__ = [
     "IndexState",
     "ItemPage",
     "ItemView",
+    "ItemWithEmbedding",
     "LocatorView",
     "OriginView",
     "SectionList",
@@ -106,10 +108,6 @@ class CanonicalView(View):
         return Canonical(self.type, self.value)
 
 
-def _absent(value: object) -> bool:
-    return value is None
-
-
 class ItemView(View):
     id: str
     workspace: str
@@ -146,10 +144,6 @@ class ItemView(View):
     tombstoned_at: datetime | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
-    # 384 floats nobody reads by eye: left out of every body unless a caller asks for it.
-    embedding: list[float] | None = Field(
-        default=None, exclude_if=_absent, description="The item's vector, only when asked for"
-    )
 
     @classmethod
     def of(
@@ -161,10 +155,14 @@ class ItemView(View):
         embedding: bool = False,
     ) -> ItemView:
         """``item`` as every transport shows it. ``state`` is what a worker knows (default:
-        from the item); ``body_chars`` cuts the body; ``embedding`` includes the vector."""
+        from the item); ``body_chars`` cuts the body; ``embedding`` adds the vector (an
+        ``ItemWithEmbedding``), which is otherwise never shown."""
         code = None if item.index_error is None else _recorded(item.index_error)[0]
         body = item.body if body_chars is None else item.body[:body_chars]
-        return cls(
+        if embedding and item.embedding is not None:
+            view = ItemView.of(item, state=state, body_chars=body_chars)
+            return ItemWithEmbedding(**dict(view), embedding=list(item.embedding))
+        return ItemView(
             id=item.id,
             workspace=item.workspace,
             kind=item.kind,
@@ -196,7 +194,6 @@ class ItemView(View):
             tombstoned_at=item.tombstoned_at,
             created_at=item.created_at,
             updated_at=item.updated_at,
-            embedding=list(item.embedding) if embedding and item.embedding else None,
         )
 
     def to_model(self) -> Item:
@@ -230,7 +227,6 @@ class ItemView(View):
             tombstoned_at=self.tombstoned_at,
             created_at=self.created_at,
             updated_at=self.updated_at,
-            embedding=None if self.embedding is None else tuple(self.embedding),
         )
 
     def index_failure(self) -> OrgBrainError | None:
@@ -239,6 +235,16 @@ class ItemView(View):
             return None
         code, message = _recorded(self.index_error)
         return OrgBrainError.from_code(code, message)
+
+
+class ItemWithEmbedding(ItemView):
+    """An item with its vector: 384 floats nobody reads by eye, so no body carries them
+    unless a caller asks (``ItemView.of(item, embedding=True)``)."""
+
+    embedding: list[float]
+
+    def to_model(self) -> Item:
+        return replace(super().to_model(), embedding=tuple(self.embedding))
 
 
 class ItemPage(View):
