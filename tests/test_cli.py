@@ -57,6 +57,8 @@ def run(brain_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(app, "open_brain", open_brain)
     monkeypatch.delenv("ORGBRAIN_DEBUG", raising=False)
     runner = CliRunner()
+    # As a user would: `orgbrain init` first (only init and the demo create a brain).
+    assert runner.invoke(cli, ["--brain", str(brain_dir), "init"]).exit_code == 0
 
     def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
         return runner.invoke(cli, ["--brain", str(brain_dir), *args], input=input, env=env)
@@ -470,6 +472,7 @@ def test_the_installed_entry_point_end_to_end(tmp_path: Path) -> None:
     doc = tmp_path / "handbook.md"
     doc.write_bytes(HANDBOOK)
 
+    assert _process(exe, "init", brain=brain).returncode == 0
     added = _process(exe, "add", str(doc), "--index", "--json", brain=brain)
     assert added.returncode == 0, added.stderr.decode()
     assert b"\x1b[" not in added.stdout + added.stderr  # piped: no colours, no bar
@@ -500,3 +503,12 @@ def test_demo_adds_indexes_and_answers_with_a_citation(run: Invoke, tmp_path: Pa
     assert report["small_talk"]["hits"] == []
     text = ok(run("demo", "--brain", str(target))).stdout  # again: same bytes change nothing
     assert "1. add" in text and "decisions.md" in text
+
+
+def test_a_mistyped_brain_path_is_an_error_not_a_new_brain(tmp_path: Path) -> None:
+    where = tmp_path / "nonexistent" / "x"
+    for args in (["items"], ["search", "who owns billing"], ["show", "fil_1"], ["index"]):
+        result = CliRunner().invoke(cli, ["--brain", str(where), *args])
+        assert result.exit_code == 3, result.output
+        assert f"no brain at {where}" in result.stderr and "orgbrain init" in result.stderr
+    assert not where.exists() and not where.parent.exists()

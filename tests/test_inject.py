@@ -16,16 +16,15 @@ from click.testing import CliRunner
 from orgbrain import Brain, Principal
 from orgbrain.adapters.blobs_local import LocalBlobStore
 from orgbrain.adapters.sqlite import SQLiteStore
-from orgbrain.agents.inject import (
-    Candidate,
-    InjectPolicy,
-    WordPieceTokenizer,
-    default_tokenizer,
-    render_block,
-)
+from orgbrain.adapters.tokenize_wordpiece import WordPieceTokenizer, default_tokenizer
 from orgbrain.cli import agent as agent_cli
 from orgbrain.cli import app, cli
-from orgbrain.compose import build_brain
+from orgbrain.compose import build_context
+from orgbrain.inject import (
+    Candidate,
+    InjectPolicy,
+    render_block,
+)
 from orgbrain.keys import MemoryKeyStore, issue_key
 from orgbrain.model import StorageClass
 from orgbrain.ports import Embedder, ScoredId, Vector
@@ -237,7 +236,7 @@ def toy(tmp_path: Path) -> Iterator[Brain]:
 
 def test_a_failing_search_gives_an_empty_context_and_a_log_row(tmp_path: Path) -> None:
     store = SearchDownStore(tmp_path / "brain.sqlite")
-    b = build_brain(store, LocalBlobStore(tmp_path / "blobs"), HashEmbedder())
+    b = Brain(build_context(store, LocalBlobStore(tmp_path / "blobs"), HashEmbedder()))
     try:
         note = b.add_note("Billing is owned by Priya.", label="Billing")
         ctx = b.context_for_turn("who owns billing?", [note.id])
@@ -252,7 +251,7 @@ def test_a_failing_search_gives_an_empty_context_and_a_log_row(tmp_path: Path) -
 
 def test_a_closed_store_fails_open(toy: Brain, caplog: pytest.LogCaptureFixture) -> None:
     toy.close()
-    with caplog.at_level(logging.WARNING, logger="orgbrain.agents.inject"):
+    with caplog.at_level(logging.WARNING, logger="orgbrain.inject"):
         ctx = toy.context_for_turn("who owns billing?")
     assert (ctx.decision, ctx.text, ctx.event_id) == ("failed", "", None)
     messages = [r.getMessage() for r in caplog.records]

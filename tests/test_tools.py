@@ -96,11 +96,10 @@ def test_schemas_come_from_the_signatures() -> None:
 
 
 def test_the_package_exports_are_real() -> None:
-    from orgbrain import agents
+    from orgbrain import graph, inject
 
-    assert len(set(agents.__all__)) == len(agents.__all__)
-    assert all(hasattr(agents, name) for name in agents.__all__)
-    for module in (agents.graph, agents.inject, agents.tools):
+    for module in (graph, graph.links, inject, agent_tools):
+        assert len(set(module.__all__)) == len(module.__all__), module.__name__
         assert all(hasattr(module, name) for name in module.__all__), module.__name__
 
 

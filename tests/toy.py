@@ -12,6 +12,7 @@ import numpy as np
 
 from orgbrain.adapters.blobs_local import LocalBlobStore
 from orgbrain.adapters.sqlite import SQLiteStore
+from orgbrain.compose import build_context
 from orgbrain.context import BrainContext
 from orgbrain.ports import Vector
 
@@ -40,10 +41,8 @@ class HashEmbedder:
 
 
 def toy_context(root: Path) -> BrainContext:
-    """A service's context over a real SQLite file and blob folder, with the toy embedder
-    (what ``compose.build_brain`` gives a ``Brain``, for tests of one service)."""
+    """A service's context over a real SQLite file and blob folder with the toy embedder:
+    what the composition root gives a ``Brain``, for tests of one service."""
     root.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(root / "brain.sqlite")
-    embedder = HashEmbedder()
-    store.bind_embedder(embedder.name, embedder.dim)
-    return BrainContext(store, LocalBlobStore(root / "blobs"), embedder)
+    return build_context(store, LocalBlobStore(root / "blobs"), HashEmbedder())

@@ -12,17 +12,17 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from . import graph, writes
-from .agents import inject
+from . import graph, inject, writes
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, OrgBrainError
+from .ids import new_id
 from .indexer import Indexer, IndexReport
 from .model import STORAGE_CLASSES, Edge, Item, SearchResult
-from .ports import Embedder, ItemFilter, Page
+from .ports import Embedder, ItemFilter, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
 from .settings import Settings
-from .writes import NoteInput
+from .writes import FileSource, NoteInput
 
 __all__ = ["Brain", "IndexReport", "NoteInput"]
 
@@ -56,12 +56,7 @@ class Brain:
         """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``."""
         from .compose import open_embedded
 
-        return open_embedded(
-            path,
-            embedder=embedder,
-            settings=settings,
-            workspace=workspace,
-        )
+        return cls(open_embedded(path, embedder=embedder, settings=settings, workspace=workspace))
 
     def for_principal(self, principal: Principal) -> Brain:
         """The same brain, seen and written by ``principal`` (its scopes, its workspace)."""
@@ -122,7 +117,7 @@ class Brain:
 
     def add_file(
         self,
-        source: str | Path | bytes,
+        source: FileSource,
         *,
         name: str | None = None,
         kind: str = "file",
@@ -135,18 +130,22 @@ class Brain:
     ) -> Item:
         """Store a file's bytes and an unindexed item (findable by name, not answerable).
 
+        ``source`` is a path, the bytes, or a binary stream (read in pieces, never whole).
         The same ``source_key`` (default ``file:<name>``) updates that item in place: the
         same bytes change nothing; new bytes take it out of answers until reindexed.
         """
         ctx = self._ctx
-        file = writes.read_source(source, name, ctx.settings.max_file_bytes)
+        clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
-        key = source_key or writes.default_file_key(file.name, where)
-        existing = writes.file_key(ctx, file.name, where, key)
+        key = source_key or writes.default_file_key(clean, where)
+        existing = writes.file_key(ctx, key, where)
+        item_id = existing.id if existing else new_id("fil")
+        stored = writes.put_bytes(ctx, source, clean, item_id)
         item = writes.store_file(
             ctx,
-            file,
+            stored,
             existing,
+            item_id=item_id,
             key=key,
             kind=kind,
             label=label,
@@ -332,7 +331,7 @@ class Brain:
 
     def _section_of(self, file: Item, section: int | str) -> Item:
         sections = self.sections(file.id)
-        if isinstance(section, int) or (isinstance(section, str) and section.isdigit()):
+        if isinstance(section, int) or (section.isascii() and section.isdigit()):
             n = int(section)
             if not 1 <= n <= len(sections):
                 raise NotFound(f"{file.id} has {len(sections)} sections; no section {n}")
@@ -397,7 +396,7 @@ class Brain:
         anchors: Sequence[str] = (),
         *,
         policy: inject.InjectPolicy | None = None,
-        tokenizer: inject.Tokenizer | None = None,
+        tokenizer: Tokenizer | None = None,
     ) -> inject.TurnContext:
         """Read injection for one agent turn: cited items within the token budget, or
         nothing. Never raises: a failing search gives an empty context, logged."""

@@ -1,10 +1,15 @@
-"""The composition root: builds a Brain from a path and settings."""
+"""The composition root: builds the parts (adapters behind ports) into a ``BrainContext``
+from a path and settings; ``Brain(ctx)`` is the facade over it.
+
+The only module above the adapters that imports them (an import-linter contract says so).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .context import BrainContext
 from .errors import InvalidInput, Unavailable
 from .ports import BlobStore, Embedder, Reranker, Store
 from .retrieve.plan import get_plan
@@ -12,9 +17,9 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .adapters.sqlite.store import KeywordEngine
-    from .brain import Brain
+    from .keys import KeyStore
 
-__all__ = ["build_brain", "make_embedder", "open_embedded"]
+__all__ = ["build_context", "make_embedder", "open_embedded", "open_key_store"]
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -41,7 +46,7 @@ def open_embedded(
     embedder: Embedder | None = None,
     settings: Settings | None = None,
     workspace: str | None = None,
-) -> Brain:
+) -> BrainContext:
     from .adapters.blobs_local import LocalBlobStore
     from .adapters.sqlite import SQLiteStore
 
@@ -52,7 +57,7 @@ def open_embedded(
     root.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(root / "brain.sqlite", keyword_engine=_keyword_engine(s.keyword_engine))
     try:
-        return build_brain(
+        return build_context(
             store, LocalBlobStore(root / "blobs"), embedder or make_embedder(s), s, workspace
         )
     except BaseException:
@@ -60,7 +65,7 @@ def open_embedded(
         raise
 
 
-def build_brain(
+def build_context(
     store: Store,
     blobs: BlobStore,
     embedder: Embedder,
@@ -68,18 +73,30 @@ def build_brain(
     workspace: str | None = None,
     *,
     reranker: Reranker | None = None,
-) -> Brain:
-    """One ``Brain`` over built parts: the store learns the embedding space first."""
-    from .brain import Brain
-    from .context import BrainContext
+) -> BrainContext:
+    """The context over built parts, for the local owner: the store learns the embedding
+    space first, and an unknown plan name fails here."""
+    from .adapters.tokenize_wordpiece import default_tokenizer
 
     s = settings or Settings()
     get_plan(s.plan)  # an unknown ORGBRAIN_PLAN fails at start, not at the first search
     store.bind_embedder(embedder.name, embedder.dim)
-    ctx = BrainContext(
-        store, blobs, embedder, s, workspace=workspace or s.workspace, reranker=reranker
+    return BrainContext(
+        store,
+        blobs,
+        embedder,
+        s,
+        workspace=workspace or s.workspace,
+        tokenizer=default_tokenizer(),
+        reranker=reranker,
     )
-    return Brain(ctx)
+
+
+def open_key_store(brain: str | Path) -> KeyStore:
+    """The API keys of the embedded brain in folder ``brain`` (created on first use)."""
+    from .adapters.sqlite.keys import SQLiteKeyStore
+
+    return SQLiteKeyStore.for_brain(Path(brain))
 
 
 def _keyword_engine(name: str) -> KeywordEngine:

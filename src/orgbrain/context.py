@@ -15,7 +15,7 @@ from datetime import datetime
 
 from .errors import InvalidInput, NotFound
 from .model import Item, Origin, utcnow
-from .ports import BlobStore, Embedder, Reranker, Store
+from .ports import BlobStore, Embedder, Reranker, Store, Tokenizer
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
 
@@ -24,6 +24,20 @@ __all__ = ["BrainContext", "actor_of"]
 
 def actor_of(principal: Principal) -> str:
     return f"{'agent' if principal.agent else 'human'}:{principal.user_id}"
+
+
+class _NoTokenizer:
+    """Counts by whitespace; the composition root gives a real tokenizer."""
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        return " ".join(text.split()[: max(max_tokens, 0)])
+
+
+def _no_tokenizer() -> Tokenizer:
+    return _NoTokenizer()
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +52,7 @@ class BrainContext:
     workspace: str = "default"
     principal: Principal | None = None
     actor: str = "human:local"
+    tokenizer: Tokenizer = field(default_factory=_no_tokenizer)
     reranker: Reranker | None = None
     clock: Callable[[], datetime] = utcnow
 

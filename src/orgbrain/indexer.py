@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BrainContext
-from .errors import CorruptFile, InvalidInput, OrgBrainError
+from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk, extract
 from .ingest.sniff import MEDIA_TYPES, FileFormat
@@ -233,11 +233,11 @@ class Indexer:
             if not chunks:
                 raise CorruptFile(f"{file.name}: no text to index")
         except OrgBrainError as exc:
-            self.store.set_index_error(file.workspace, file.id, f"{exc.code}: {exc.message}")
+            self._record(file, f"{exc.code}: {exc.message}")
             raise
         except Exception as exc:  # a library bug must not take the process down
             msg = f"{file.name}: could not be read ({type(exc).__name__}: {exc})"
-            self.store.set_index_error(file.workspace, file.id, f"corrupt_file: {msg}")
+            self._record(file, f"corrupt_file: {msg}")
             raise CorruptFile(msg) from exc
 
         text_key = file.blob_key
@@ -248,6 +248,12 @@ class Indexer:
         title = extracted.title or file.label
         texts = [_embed_text(title, c) for c in chunks] + [f"{title}\n{extracted.text}"]
         return _Prepared(file, extracted, chunks, text_key, title, texts)
+
+    def _record(self, file: Item, error: str) -> None:
+        # On the version that was read: bytes re-added since are not blamed for it.
+        self.store.set_index_error(
+            file.workspace, file.id, error, content_hash=file.content_hash or None
+        )
 
     def _commit(self, prepared: _Prepared, vectors: Sequence[Vector]) -> IndexReport:
         """Write the file and its sections in one transaction (fsynced when it returns)."""
@@ -275,7 +281,13 @@ class Indexer:
         # The file keeps only its own (mean) vector: its sections hold the passages, and a
         # file matched with its sections folds into them.
         file_vector = vectors[-1][:1]
-        stored = self.store.commit_index(indexed_file, file_vector, sections, "system:indexer")
+        try:
+            stored = self.store.commit_index(indexed_file, file_vector, sections, "system:indexer")
+        except Conflict:
+            # A newer version replaced this one mid-run: its extracted text names no row.
+            if text_key != file.blob_key:
+                self.blobs.delete_prefix(text_key)
+            raise
         return IndexReport(file.id, indexed_file.label, len(stored))
 
     def _section(self, file: Item, c: Chunk, text_key: str, title: str, origin: Origin) -> Item:

@@ -164,13 +164,15 @@ class Citation:
     text_key: str | None
     byte_range: ByteRange | None
     locator: Locator
+    file_name: str | None = None
+    """The cited file's name as it was added (blob keys carry no user-supplied names)."""
 
     def describe(self) -> str:
         """One line a person can follow: file, where in it, and the exact bytes."""
         loc = self.locator
         parts = []
         if self.blob_key:
-            parts.append(self.blob_key.rsplit("/", 1)[-1])
+            parts.append(self.file_name or self.blob_key.rsplit("/", 1)[-1])
         if loc.heading_path:
             parts.append(loc.breadcrumb)
         elif not self.blob_key or self.item_id != self.file_id:

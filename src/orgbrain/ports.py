@@ -24,6 +24,7 @@ __all__ = [
     "Reranker",
     "ScoredId",
     "Store",
+    "Tokenizer",
     "Vector",
 ]
 
@@ -58,6 +59,16 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an ``(len(texts), dim)`` float32 array of L2-normalised rows."""
+        ...
+
+
+class Tokenizer(Protocol):
+    """Counts and cuts text in tokens."""
+
+    def count(self, text: str) -> int: ...
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` of at most ``max_tokens`` tokens."""
         ...
 
 
@@ -99,7 +110,7 @@ class Store(Protocol):
         ...
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
-        """Insert, or update in place the item with the same (workspace, source_key).
+        """Insert, or update in place the item with the same (workspace, scope, source_key).
 
         ``embedding`` is one vector, or rows of vectors: the item's own first, then its
         passages' (``vector_search`` scores an item by its best row)."""
@@ -116,8 +127,12 @@ class Store(Protocol):
     ) -> dict[str, Item]: ...
 
     def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility
-    ) -> Item | None: ...
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
+    ) -> Item | None:
+        """The item ``source_key`` names in ``scope``. A source key is unique per
+        (workspace, scope): the same key in two scopes is two items, so a writer never
+        learns of, updates or moves an item in a scope it cannot see."""
+        ...
 
     def list_items(
         self,
@@ -137,10 +152,18 @@ class Store(Protocol):
         edge_origin_actor: str,
     ) -> list[Item]:
         """Atomically: mark the file indexed, upsert its sections by source key, link
-        ``HAS_SECTION`` edges, and drop sections of this file not in ``sections``."""
+        ``HAS_SECTION`` edges, and drop sections of this file not in ``sections``.
+
+        Only if the item still holds the version ``file`` was read as (its content hash
+        and blob key); otherwise ``Conflict``, and nothing is written."""
         ...
 
-    def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None: ...
+    def set_index_error(
+        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
+    ) -> None:
+        """Record (or clear) why a file could not be indexed; with ``content_hash``, only
+        while the item still holds that version (a newer one is not blamed)."""
+        ...
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (their file's bytes changed)."""

@@ -1,8 +1,9 @@
 """Writing items: a file's bytes (read, keyed, stored) and notes (embedded, answerable).
 
-A file is added in three steps that each say one thing: ``read_source`` takes the bytes
-and checks their size, ``file_key`` decides the identity (the ``source_key``) and whether
-an existing item may be updated, and ``store_file`` puts the blob and the item. A note is
+A file is added in three steps that each say one thing: ``file_key`` decides the identity
+(the ``source_key``) and whether an existing item may be updated, ``put_bytes`` streams
+the bytes into a fresh version folder (sniffed, hashed and size-checked as they arrive,
+never joined into one ``bytes``), and ``store_file`` commits the item over them. A note is
 embedded and written in the same transaction as the others of its batch.
 """
 
@@ -10,26 +11,29 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, TooLarge
 from .ids import new_id
 from .indexer import embed_texts
-from .ingest.sniff import MEDIA_TYPES, FileFormat, detect_format
+from .ingest.sniff import MEDIA_TYPES, FileFormat, Sniffer
 from .model import Item, storage_class_for
-from .scopes import Visibility
 
 __all__ = [
     "MAX_NOTE_CHARS",
-    "FileInput",
+    "FileSource",
     "NoteInput",
+    "StoredBytes",
     "add_notes",
+    "default_file_key",
     "file_key",
-    "read_source",
+    "name_of",
+    "put_bytes",
     "store_file",
 ]
 
@@ -52,47 +56,41 @@ class NoteInput:
 
 
 @dataclass(frozen=True, slots=True)
-class FileInput:
-    """A file's bytes, read and checked: its clean name, format and digest."""
+class StoredBytes:
+    """A file's bytes, streamed into the blob store: sniffed, hashed and size-checked as
+    they arrived. ``blob_key`` is a fresh version folder's ``raw`` file."""
 
     name: str
-    data: bytes
     format: FileFormat
     digest: str
+    size: int
+    blob_key: str
+
+
+FileSource = str | Path | bytes | BinaryIO
+"""A path, the bytes themselves, or a binary stream (read to its end, never whole)."""
+
+_READ = 1 << 20
 
 
 # -- files ------------------------------------------------------------------------------
 
 
-def read_source(source: str | Path | bytes, name: str | None, cap: int) -> FileInput:
-    """The bytes of a path or of ``source`` itself, size-checked, sniffed and hashed."""
-    if isinstance(source, bytes):
-        if name is None:
-            raise InvalidInput("a name is needed to add bytes")
-        data = source
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise NotFound(f"no such file: {path}")
-        if path.stat().st_size > cap:
-            raise TooLarge(f"{path.name} is {path.stat().st_size} bytes; the cap is {cap}")
-        data = path.read_bytes()
-        name = name or path.name
-    clean = clean_name(name)
-    if len(data) > cap:
-        raise TooLarge(f"{clean} is {len(data)} bytes; the cap is {cap}")
-    fmt = detect_format(data, clean)
-    return FileInput(clean, data, fmt, hashlib.sha256(data).hexdigest())
+def name_of(source: FileSource, name: str | None) -> str:
+    """The file's clean base name: ``name`` if given, else the path's."""
+    if name is None:
+        if isinstance(source, str | Path):
+            name = Path(source).name
+        else:
+            raise InvalidInput("a name is needed to add bytes or a stream")
+    return clean_name(name)
 
 
-def file_key(ctx: BrainContext, name: str, scope: str, source_key: str | None) -> Item | None:
-    """The item ``source_key`` (default ``file:<name>``, scoped unless org) already names,
-    if the writer may update it; ``InvalidInput`` when the key is taken by something the
-    writer cannot see or by an item that is not a file."""
-    key = source_key or default_file_key(name, scope)
-    existing = ctx.store.get_by_source_key(ctx.workspace, key, Visibility.everything())
-    if existing is not None and not ctx.visibility.allows(existing.scope):
-        raise InvalidInput(f"source key {key!r} is taken")
+def file_key(ctx: BrainContext, key: str, scope: str) -> Item | None:
+    """The file ``key`` already names in ``scope`` (a scope the writer writes, so one it
+    sees), or None; ``InvalidInput`` when the key names an item that is not a file. Keys
+    are per scope, so another scope's items are never found, updated or moved here."""
+    existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
     if existing is not None and existing.storage_class != "file":
         raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
     return existing
@@ -102,11 +100,55 @@ def default_file_key(name: str, scope: str) -> str:
     return f"file:{name}" if scope == "org" else f"file:{scope}:{name}"
 
 
+def put_bytes(ctx: BrainContext, source: FileSource, name: str, item_id: str) -> StoredBytes:
+    """Stream ``source`` into a new version folder of ``item_id``'s blobs, sniffing,
+    hashing and counting as it goes; bad or oversize bytes leave nothing behind."""
+    cap = ctx.settings.max_file_bytes
+    sniffer, digest = Sniffer(), hashlib.sha256()
+
+    def tee() -> Iterator[bytes]:
+        for chunk in _chunks(source, cap):
+            sniffer.feed(chunk)
+            digest.update(chunk)
+            yield chunk
+
+    folder = f"workspaces/{ctx.workspace}/{item_id}/{new_id('ver')}"
+    blob_key = f"{folder}/raw"
+    try:
+        size = ctx.blobs.put(blob_key, tee(), max_bytes=cap)
+        fmt = sniffer.format_of(name)
+    except TooLarge:
+        sniffer.close()
+        raise TooLarge(f"{name} is over the cap of {cap} bytes") from None
+    except BaseException:
+        sniffer.close()
+        ctx.blobs.delete_prefix(folder)
+        raise
+    return StoredBytes(name, fmt, digest.hexdigest(), size, blob_key)
+
+
+def _chunks(source: FileSource, cap: int) -> Iterator[bytes]:
+    if isinstance(source, bytes):
+        yield source
+        return
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if not path.is_file():
+            raise NotFound(f"no such file: {path}")
+        if path.stat().st_size > cap:
+            raise TooLarge(f"{path.name} is {path.stat().st_size} bytes; the cap is {cap}")
+        with path.open("rb") as f:
+            yield from iter(lambda: f.read(_READ), b"")
+        return
+    yield from iter(lambda: source.read(_READ), b"")
+
+
 def store_file(
     ctx: BrainContext,
-    file: FileInput,
+    stored: StoredBytes,
     existing: Item | None,
     *,
+    item_id: str,
     key: str,
     kind: str,
     label: str | None,
@@ -114,39 +156,48 @@ def store_file(
     occurred_at: datetime | None,
     run_id: str | None,
 ) -> Item:
-    """Put the blob and the unindexed item; the same bytes in the same scope change
-    nothing, new bytes take the item (and its sections) out of answers until reindexed."""
-    if existing is not None and existing.content_hash == file.digest and existing.scope == scope:
+    """Write the unindexed item over the stored bytes. The same bytes in the same scope
+    change nothing (the new copy is dropped); new bytes take the item and its sections out
+    of answers until reindexed, and the previous version's blobs go once this commits."""
+    version = stored.blob_key.rsplit("/", 1)[0]
+    if existing is not None and existing.content_hash == stored.digest and existing.scope == scope:
+        ctx.blobs.delete_prefix(version)
         return existing
-    ws = ctx.workspace
-    item_id = existing.id if existing else new_id("fil")
-    blob_key = f"workspaces/{ws}/{item_id}/{file.name}"
-    if existing is not None and existing.blob_key and existing.blob_key != blob_key:
-        ctx.blobs.delete_prefix(existing.blob_key)
-    ctx.blobs.put(blob_key, [file.data], max_bytes=ctx.settings.max_file_bytes)
-    item = ctx.store.put_item(
-        Item(
-            id=item_id,
-            workspace=ws,
-            kind=kind,
-            storage_class="file",
-            label=label or (existing.label if existing else "") or file.name,
-            body="",
-            source_key=key,
-            indexed=False,
-            scope=scope,
-            origin=ctx.origin("add", run_id),
-            blob_key=blob_key,
-            occurred_at=occurred_at,
-            name=file.name,
-            media_type=MEDIA_TYPES[file.format],
-            size=len(file.data),
-            content_hash=file.digest,
+    try:
+        item = ctx.store.put_item(
+            Item(
+                id=item_id,
+                workspace=ctx.workspace,
+                kind=kind,
+                storage_class="file",
+                label=label or (existing.label if existing else "") or stored.name,
+                body="",
+                source_key=key,
+                indexed=False,
+                scope=scope,
+                origin=ctx.origin("add", run_id),
+                blob_key=stored.blob_key,
+                occurred_at=occurred_at,
+                name=stored.name,
+                media_type=MEDIA_TYPES[stored.format],
+                size=stored.size,
+                content_hash=stored.digest,
+            )
         )
-    )
+    except BaseException:
+        ctx.blobs.delete_prefix(version)
+        raise
     if existing is not None:
-        ctx.store.unindex_children(ws, item.id)
+        ctx.store.unindex_children(ctx.workspace, item.id)
+        if existing.blob_key:
+            ctx.blobs.delete_prefix(_version_of(existing.blob_key))
     return item
+
+
+def _version_of(blob_key: str) -> str:
+    """The folder of a version's blobs; a key from before version folders is the file."""
+    folder, _, leaf = blob_key.rpartition("/")
+    return folder if leaf == "raw" else blob_key
 
 
 def clean_name(name: str) -> str:
@@ -183,12 +234,9 @@ def note_item(ctx: BrainContext, n: NoteInput) -> Item:
     scope = ctx.write_scope(n.scope)
     label = (n.label or first_line(text)).strip()
     key = n.source_key or content_key("note", f"{scope}\n{n.kind}\n{text}".encode())
-    existing = ctx.store.get_by_source_key(ctx.workspace, key, Visibility.everything())
-    taken = existing is not None and (
-        existing.storage_class in ("file", "section") or not ctx.visibility.allows(existing.scope)
-    )
-    if taken:
-        raise InvalidInput(f"source key {key!r} is taken")
+    existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
+    if existing is not None and existing.storage_class in ("file", "section"):
+        raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
     return Item(
         id=existing.id if existing else new_id("not"),
         workspace=ctx.workspace,

@@ -15,10 +15,10 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from ..agents.inject import InjectPolicy
 from ..agents.tools import SchemaFormat, ToolContext, render_tools
 from ..brain import Brain
 from ..errors import InvalidInput
+from ..inject import InjectPolicy
 from ..scopes import Principal, parse_scope
 from ..views import TurnContextView
 from .app import CliState, json_option

@@ -38,6 +38,7 @@ __all__ = [
     "exit_code_for",
     "json_option",
     "open_brain",
+    "require_brain",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -67,6 +68,14 @@ def error_for_code(code: str | None, message: str) -> OrgBrainError:
     return OrgBrainError.from_code(code, message)
 
 
+def require_brain(path: Path) -> None:
+    if not (path / "brain.sqlite").is_file():
+        raise NotFound(
+            f"no brain at {path.resolve()}: run `orgbrain init` there, or point --brain "
+            "(or ORGBRAIN_BRAIN) at an existing brain folder"
+        )
+
+
 def open_brain(settings: Settings) -> Brain:
     """The CLI's one way to a brain; tests replace it to share an embedder."""
     from ..brain import Brain
@@ -82,8 +91,12 @@ class CliState:
     json: bool = False
     _brain: Brain | None = field(default=None, repr=False)
 
-    def brain(self) -> Brain:
+    def brain(self, *, create: bool = False) -> Brain:
+        """The brain at ``settings.brain``; only ``create`` (init, the demo) makes one, so a
+        mistyped path is an error naming it, not a new empty brain."""
         if self._brain is None:
+            if not create:
+                require_brain(self.settings.brain)
             self._brain = open_brain(self.settings)
         return self._brain
 

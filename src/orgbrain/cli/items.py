@@ -25,7 +25,7 @@ __all__ = ["COMMANDS", "init", "items", "note", "read", "show"]
 @click.pass_obj
 def init(state: CliState) -> None:
     """Create the brain folder (or open the one there); safe to run again."""
-    brain = state.brain()
+    brain = state.brain(create=True)
     where = state.settings.brain.resolve()
     if state.json:
         echo_json({"brain": where, "workspace": brain.workspace, "counts": brain.counts()})

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from ..adapters.sqlite.keys import SQLiteKeyStore
-from ..keys import ApiKey, issue_key, revoke_key
+from .. import compose
+from ..keys import ApiKey, KeyStore, issue_key, revoke_key
 from ..settings import Settings
 from ..views import KeyCreated, KeyList, KeyView
 from .app import CliState
@@ -33,9 +33,9 @@ def brain_folder(ctx: click.Context, explicit: Path | None) -> Path:
     return Settings.from_env().brain
 
 
-def open_key_store(ctx: click.Context) -> SQLiteKeyStore:
+def open_key_store(ctx: click.Context) -> KeyStore:
     path = ctx.meta.get(_BRAIN_META)
-    return SQLiteKeyStore.for_brain(brain_folder(ctx, path))
+    return compose.open_key_store(brain_folder(ctx, path))
 
 
 def _wants_json(ctx: click.Context, flag: bool) -> bool:

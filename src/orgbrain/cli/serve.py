@@ -75,7 +75,7 @@ def serve(
     as_json: bool,
 ) -> None:
     """Serve the HTTP API: /v1 (API keys), /openapi.json, /healthz, /readyz."""
-    from ..adapters.sqlite.keys import SQLiteKeyStore
+    from ..compose import open_key_store
     from ..server import ServerConfig, create_app
 
     try:
@@ -88,9 +88,10 @@ def serve(
     base = state.settings if state is not None else Settings.from_env()
     settings = Settings.from_env(brain=brain_path or base.brain)
     configure_logging(log_level)
+    cli_app.require_brain(settings.brain)
     brain = cli_app.open_brain(settings)
     try:
-        keys = SQLiteKeyStore.for_brain(settings.brain)
+        keys = open_key_store(settings.brain)
         try:
             if not keys.list_keys():
                 click.echo(

@@ -111,10 +111,10 @@ def entity_for(
         scope = ctx.principal.check_write_scope(scope)
     key = entity_source_key(t, v, scope)
     store, ws = ctx.store, ctx.workspace
-    existing = store.get_by_source_key(ws, key, Visibility.everything())
+    existing = store.get_by_source_key(ws, key, Visibility.everything(), scope=scope)
     if existing is not None:
-        if existing.storage_class != "entity" or existing.scope != scope:
-            raise InvalidInput(f"source key {key!r} is taken")
+        if existing.storage_class != "entity":
+            raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
         return existing, False
     label = " ".join(unicodedata.normalize("NFKC", value).split())
     text = f"{label} ({t})"

@@ -10,10 +10,9 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # extract imports the heading rules from here; only the type goes back
-    from orgbrain.ingest.extract import Extracted
+from .extract import Extracted
+from .markdown import Heading, frontmatter_end, md_headings
 
 __all__ = [
     "MAX_CHARS",
@@ -47,57 +46,8 @@ class Chunk:
     sheet: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
-    """An ATX heading: where its line starts in the text, its level (1-6) and its title."""
-
-    start: int
-    level: int
-    title: str
-
-
-# CommonMark-ish: up to three spaces of indent; `#` alone (an empty heading) is no boundary.
-_LINE = re.compile(
-    r"^ {0,3}(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
-    r"|(?P<hashes>#{1,6})(?:[ \t]+(?P<title>[^\n]*))?)$",
-    re.MULTILINE,
-)
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_FRONTMATTER_OPEN = re.compile(r"---[ \t]*\r?\n")
-_FRONTMATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$\n?", re.MULTILINE)
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t]*\r?\n)+")
 _SPACES = (" ", "\t", "\r", "\f", "\v", "\u00a0", "\u3000")
-
-
-def frontmatter_end(text: str) -> int:
-    """Offset just past a leading YAML frontmatter block (``---`` ... ``---``), else 0."""
-    opening = _FRONTMATTER_OPEN.match(text)
-    if opening is None:
-        return 0
-    closing = _FRONTMATTER_CLOSE.search(text, opening.end())
-    return 0 if closing is None else closing.end()
-
-
-def md_headings(text: str) -> list[Heading]:
-    """ATX headings outside fenced code blocks and outside the frontmatter, in order."""
-    headings: list[Heading] = []
-    fence: str | None = None
-    for m in _LINE.finditer(text, frontmatter_end(text)):
-        marker = m.group("fence")
-        if marker is not None:
-            info = m.group("info")
-            if fence is None:
-                if not (marker[0] == "`" and "`" in info):
-                    fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip():
-                fence = None
-            continue
-        if fence is not None:
-            continue
-        title = _CLOSING_HASHES.sub("", (m.group("title") or "").rstrip("\r")).strip()
-        if title:
-            headings.append(Heading(m.start(), len(m.group("hashes")), title))
-    return headings
 
 
 def flat_windows(

@@ -20,7 +20,7 @@ from itertools import zip_longest
 from typing import Any
 
 from orgbrain.errors import CorruptFile, OrgBrainError, TooLarge, Unsupported
-from orgbrain.ingest.chunk import frontmatter_end, md_headings
+from orgbrain.ingest.markdown import frontmatter_end, md_headings
 from orgbrain.ingest.sniff import FileFormat
 
 __all__ = ["Extracted", "Limits", "extract"]

@@ -7,13 +7,14 @@ feeds a zip to the PDF reader or a PDF to the text decoder.
 
 from __future__ import annotations
 
-import io
+import codecs
+import tempfile
 import zipfile
-from typing import Literal
+from typing import IO, Literal
 
 from orgbrain.errors import CorruptFile, Unsupported
 
-__all__ = ["MEDIA_TYPES", "FileFormat", "detect_format"]
+__all__ = ["MEDIA_TYPES", "FileFormat", "Sniffer", "detect_format"]
 
 FileFormat = Literal["md", "txt", "pdf", "docx", "xlsx"]
 
@@ -68,6 +69,7 @@ _PDF_HEADER_WINDOW = 1024
 # Enough to hold any real [Content_Types].xml; read only when the part names are unusual.
 _CONTENT_TYPES_CAP = 256 * 1024
 _DAMAGED_ZIP = "a damaged zip container"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 
 def detect_format(data: bytes, name: str) -> FileFormat:
@@ -76,32 +78,119 @@ def detect_format(data: bytes, name: str) -> FileFormat:
     Extensions: .md/.markdown, .txt/.text, .pdf, .docx, .xlsx; a name without an extension
     is accepted when its content is one of those formats (text counts as txt).
     """
-    if not data:
-        raise CorruptFile(f"{name!r} is empty")
-    ext = _extension(name)
-    if ext and ext not in _EXTENSIONS:
-        what = _KNOWN_UNSUPPORTED.get(ext, f"the .{ext} format")
-        raise Unsupported(
-            f"{name!r}: {what} is not supported (it looks like {_content(data)[1]}); "
-            f"supported: {_SUPPORTED}"
-        )
-    claimed = _EXTENSIONS.get(ext)
-    if claimed == "pdf" and b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
-        return "pdf"
-    kind, description = _content(data)
-    if description.startswith(_DAMAGED_ZIP) and claimed in ("docx", "xlsx"):
-        raise CorruptFile(f"{name!r} is {description}")
-    if claimed is None:
-        if kind is None:
+    sniffer = Sniffer()
+    sniffer.feed(data)
+    return sniffer.format_of(name)
+
+
+class Sniffer:
+    """Reads a file's bytes once, as they arrive, and then says what they are.
+
+    It keeps the first KiB (magic numbers, a PDF header), notes NUL bytes and the first
+    byte that is not UTF-8, and spools a zip container to a temporary file (in memory up
+    to ``SPOOL_IN_MEMORY``, on disk beyond), because its directory is at the end. So an
+    upload of any size is sniffed without being joined into one ``bytes``.
+    """
+
+    SPOOL_IN_MEMORY = 1 << 20
+
+    def __init__(self) -> None:
+        self.size = 0
+        self._head = bytearray()
+        self._nul = False
+        self._bad_utf8_at: int | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._spool: tempfile.SpooledTemporaryFile[bytes] | None = None
+        self._decided = False
+
+    def feed(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        before = self.size
+        if before < _PDF_HEADER_WINDOW:
+            self._head += chunk[: _PDF_HEADER_WINDOW - before]
+        if self._spool is not None:
+            self._spool.write(chunk)
+        elif not self._decided and len(self._head) >= 4:
+            # Decided on the chunk that completes four bytes, so what came before it is
+            # all in the head.
+            self._decided = True
+            if bytes(self._head[:4]) in _ZIP_MAGIC:
+                self._spool = tempfile.SpooledTemporaryFile(max_size=self.SPOOL_IN_MEMORY)
+                self._spool.write(bytes(self._head[:before]))
+                self._spool.write(chunk)
+        self._nul = self._nul or b"\x00" in chunk
+        if self._bad_utf8_at is None and not self._nul:
+            self._decode(chunk, final=False)
+        self.size += len(chunk)
+
+    def _decode(self, chunk: bytes, *, final: bool) -> None:
+        pending = len(self._decoder.getstate()[0])
+        try:
+            self._decoder.decode(chunk, final=final)
+        except UnicodeDecodeError as exc:
+            self._bad_utf8_at = self.size - pending + exc.start
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def format_of(self, name: str) -> FileFormat:
+        """The format of what was fed, or ``Unsupported`` / ``CorruptFile``."""
+        try:
+            return self._format_of(name)
+        finally:
+            self.close()
+
+    def _format_of(self, name: str) -> FileFormat:
+        if self.size == 0:
+            raise CorruptFile(f"{name!r} is empty")
+        if self._bad_utf8_at is None and not self._nul:
+            self._decode(b"", final=True)
+        head = bytes(self._head)
+        ext = _extension(name)
+        if ext and ext not in _EXTENSIONS:
+            what = _KNOWN_UNSUPPORTED.get(ext, f"the .{ext} format")
             raise Unsupported(
-                f"{name!r} has no extension and looks like {description}; supported: {_SUPPORTED}"
+                f"{name!r}: {what} is not supported (it looks like {self._content()[1]}); "
+                f"supported: {_SUPPORTED}"
             )
-        return kind
-    if kind == claimed or (kind == "txt" and claimed == "md"):
-        return claimed
-    if claimed in ("md", "txt") and kind is None and description.startswith("binary"):
-        raise Unsupported(f"{name!r} is named .{ext} but is {description}")
-    raise Unsupported(f"{name!r} is named .{ext} but looks like {description}")
+        claimed = _EXTENSIONS.get(ext)
+        if claimed == "pdf" and b"%PDF-" in head[:_PDF_HEADER_WINDOW]:
+            return "pdf"
+        kind, description = self._content()
+        if description.startswith(_DAMAGED_ZIP) and claimed in ("docx", "xlsx"):
+            raise CorruptFile(f"{name!r} is {description}")
+        if claimed is None:
+            if kind is None:
+                raise Unsupported(
+                    f"{name!r} has no extension and looks like {description}; "
+                    f"supported: {_SUPPORTED}"
+                )
+            return kind
+        if kind == claimed or (kind == "txt" and claimed == "md"):
+            return claimed
+        if claimed in ("md", "txt") and kind is None and description.startswith("binary"):
+            raise Unsupported(f"{name!r} is named .{ext} but is {description}")
+        raise Unsupported(f"{name!r} is named .{ext} but looks like {description}")
+
+    def _content(self) -> tuple[FileFormat | None, str]:
+        """What the bytes look like: a format we read (or None) and words for a message."""
+        head = bytes(self._head)
+        if head.startswith(b"%PDF-"):
+            return "pdf", "a PDF document"
+        if head.startswith(_ZIP_MAGIC) and self._spool is not None:
+            self._spool.seek(0)
+            return _zip_kind(self._spool)
+        for magic, description in _MAGIC:
+            if head.startswith(magic):
+                return None, description
+        if self._nul:
+            return None, "binary data (it contains NUL bytes)"
+        if self._bad_utf8_at is not None:
+            return None, f"binary data (not valid UTF-8 at byte {self._bad_utf8_at})"
+        return "txt", "UTF-8 text"
 
 
 def _extension(name: str) -> str:
@@ -112,29 +201,11 @@ def _extension(name: str) -> str:
     return ext.lower()
 
 
-def _content(data: bytes) -> tuple[FileFormat | None, str]:
-    """What the bytes look like: a format we read (or None) and words for a message."""
-    if data.startswith(b"%PDF-"):
-        return "pdf", "a PDF document"
-    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
-        return _zip_kind(data)
-    for magic, description in _MAGIC:
-        if data.startswith(magic):
-            return None, description
-    if b"\x00" in data:
-        return None, "binary data (it contains NUL bytes)"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"binary data (not valid UTF-8 at byte {exc.start})"
-    return "txt", "UTF-8 text"
-
-
-def _zip_kind(data: bytes) -> tuple[FileFormat | None, str]:
+def _zip_kind(data: IO[bytes]) -> tuple[FileFormat | None, str]:
     # Reading the central directory only; no entry is decompressed unless the package
     # uses unusual part names, and then only a capped read of [Content_Types].xml.
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        with zipfile.ZipFile(data) as zf:
             names = set(zf.namelist())
             if "[Content_Types].xml" not in names:
                 return None, "a zip archive"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ..agents.inject import InjectPolicy
+from ..inject import InjectPolicy
 from ..views import TurnContextView
 from .auth import Reader
 from .problems import problem_responses

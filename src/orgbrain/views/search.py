@@ -19,6 +19,7 @@ class CitationView(View):
     text_key: str | None
     byte_range: ByteRangeView | None
     locator: LocatorView
+    file_name: str | None = Field(default=None, description="The cited file's name as added")
     text: str = Field(description="The citation for a person, e.g. 'handbook.md · Billing'")
 
     @classmethod
@@ -31,6 +32,7 @@ class CitationView(View):
             text_key=c.text_key,
             byte_range=ByteRangeView.of(c.byte_range),
             locator=LocatorView.of(c.locator),
+            file_name=c.file_name,
             text=c.describe(),
         )
 
@@ -43,6 +45,7 @@ class CitationView(View):
             text_key=self.text_key,
             byte_range=None if self.byte_range is None else self.byte_range.to_model(),
             locator=self.locator.to_model(),
+            file_name=self.file_name,
         )
 
 

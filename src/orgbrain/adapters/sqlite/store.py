@@ -18,7 +18,14 @@ from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
 from .keywords import KeywordIndex
-from .rows import ITEM_COLUMNS, edge_from_row, edge_values, item_from_row, item_values
+from .rows import (
+    ITEM_COLUMNS,
+    edge_from_row,
+    edge_values,
+    item_from_row,
+    item_values,
+    stored_key,
+)
 from .schema import migrate
 from .snapshot import watermark
 from .vectors import VectorIndex
@@ -155,8 +162,14 @@ class SQLiteStore:
         old = conn.execute(
             "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
             "WHERE workspace = ? AND source_key = ?",
-            (item.workspace, item.source_key),
+            (item.workspace, values["source_key"]),
         ).fetchone()
+        if old is None:  # the same item put in another scope: its key moves with it
+            old = conn.execute(
+                "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
+                "WHERE workspace = ? AND id = ?",
+                (item.workspace, item.id),
+            ).fetchone()
         # Out of answers (unindexed or tombstoned): no vector, and its removal is logged.
         answerable = item.indexed and item.tombstoned_at is None
         blob = self._vector_blob(embedding) if answerable else None
@@ -245,14 +258,14 @@ class SQLiteStore:
         return out
 
     def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
     ) -> Item | None:
         vis, params = self._visible_sql(visibility)
         row = (
             self._conn()
             .execute(
                 "SELECT * FROM items WHERE workspace = ? AND source_key = ?" + vis,
-                [workspace, source_key, *params],
+                [workspace, stored_key(scope, source_key), *params],
             )
             .fetchone()
         )
@@ -322,6 +335,19 @@ class SQLiteStore:
         edge_origin_actor: str,
     ) -> list[Item]:
         with self._tx() as conn:
+            # Only the version that was read may be marked indexed: a file re-added while
+            # it was indexed keeps its new bytes, unindexed, for the next run.
+            current = conn.execute(
+                "SELECT content_hash, blob_key FROM items WHERE workspace = ? AND id = ?",
+                (file.workspace, file.id),
+            ).fetchone()
+            if current is None or (current["content_hash"], current["blob_key"]) != (
+                file.content_hash,
+                file.blob_key,
+            ):
+                raise Conflict(
+                    f"{file.id} changed while it was being indexed; its new version waits"
+                )
             stored_file = self._put(conn, file, file_embedding)
             stored: list[Item] = []
             keep: set[str] = set()
@@ -359,12 +385,16 @@ class SQLiteStore:
                     self._log_vec_delete(conn, file.workspace, rowid)
             return stored
 
-    def set_index_error(self, workspace: str, item_id: str, error: str | None) -> None:
+    def set_index_error(
+        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
+    ) -> None:
+        sql = "UPDATE items SET index_error = ?, updated_at = ? WHERE workspace = ? AND id = ?"
+        args: list[object] = [error, utcnow().isoformat(), workspace, item_id]
+        if content_hash is not None:
+            sql += " AND content_hash = ?"
+            args.append(content_hash)
         with self._tx() as conn:
-            conn.execute(
-                "UPDATE items SET index_error = ?, updated_at = ? WHERE workspace = ? AND id = ?",
-                (error, utcnow().isoformat(), workspace, item_id),
-            )
+            conn.execute(sql, args)
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""

@@ -10,26 +10,22 @@ goes wrong, the turn gets an empty context and the failure is logged, never rais
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
-from ..context import BrainContext
-from ..model import ContextItem, Decision, Item, Provenance, TurnContext
-from ..retrieve import Searcher, citation_for, get_plan
+from .context import BrainContext
+from .model import ContextItem, Item, Provenance, TurnContext
+from .ports import Tokenizer
+from .retrieve import Searcher, citation_for, get_plan
 
 __all__ = [
     "Candidate",
     "ContextItem",
     "InjectPolicy",
-    "Tokenizer",
     "TurnContext",
-    "WordPieceTokenizer",
     "context_for_turn",
-    "default_tokenizer",
     "recent_turns",
     "render_block",
 ]
@@ -43,56 +39,6 @@ HEADER = (
 )
 FOOTER = "</brain-context>"
 ELLIPSIS = " …"
-
-
-class Tokenizer(Protocol):
-    """Counts and cuts text in tokens."""
-
-    def count(self, text: str) -> int: ...
-
-    def truncate(self, text: str, max_tokens: int) -> str:
-        """The longest prefix of ``text`` of at most ``max_tokens`` tokens."""
-        ...
-
-
-class WordPieceTokenizer:
-    """The bundled all-MiniLM-L6-v2 tokenizer, loaded from its ``tokenizer.json``.
-
-    Offline by construction (tiktoken's encodings need a download). WordPiece splits
-    English into slightly more pieces than the BPE vocabularies of chat models, so a
-    budget counted here is a safe upper bound for them.
-    """
-
-    def __init__(self, path: str | None = None) -> None:
-        from tokenizers import Tokenizer as HFTokenizer
-
-        if path is None:
-            from ..adapters.embed_minilm import bundled_model_dir
-
-            path = str(bundled_model_dir() / "tokenizer.json")
-        tok = HFTokenizer.from_file(path)
-        # The file is set up for the encoder: 128-token truncation and padding.
-        tok.no_truncation()
-        tok.no_padding()
-        self._tok = tok
-
-    def count(self, text: str) -> int:
-        if not text:
-            return 0
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
-
-    def truncate(self, text: str, max_tokens: int) -> str:
-        if max_tokens <= 0 or not text:
-            return ""
-        offsets = self._tok.encode(text, add_special_tokens=False).offsets
-        if len(offsets) <= max_tokens:
-            return text
-        return text[: offsets[max_tokens - 1][1]]
-
-
-@functools.cache
-def default_tokenizer() -> Tokenizer:
-    return WordPieceTokenizer()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +61,15 @@ class Candidate:
     score: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """One turn's input, cleaned: the query, the anchors wanted and those dropped."""
+
+    query: str
+    wanted: list[str]
+    dropped: list[dict[str, str]]
+
+
 def context_for_turn(
     ctx: BrainContext,
     message: str,
@@ -123,71 +78,96 @@ def context_for_turn(
     policy: InjectPolicy | None = None,
     tokenizer: Tokenizer | None = None,
 ) -> TurnContext:
-    """The context block for one turn, as seen by ``ctx``'s principal. Never raises."""
+    """The context block for one turn, as seen by ``ctx``'s principal. Never raises: the
+    block is built (``build_turn``), a failure becomes an empty block, and the turn is
+    logged either way."""
     p = policy or InjectPolicy()
     t0 = time.perf_counter()
+    asked = _asked(message, anchors, p)
+    try:
+        turn, verdict = build_turn(ctx, asked, p, tokenizer or ctx.tokenizer)
+    except Exception as exc:  # fail open: a memory must never break the turn
+        log.warning("read injection failed; the turn goes on without memories", exc_info=True)
+        turn, verdict = _failed(exc, asked, p), "none"
+    latency = round((time.perf_counter() - t0) * 1000.0, 3)
+    return _log_turn(ctx, replace(turn, latency_ms=latency), asked, verdict, p)
+
+
+def _asked(message: object, anchors: object, p: InjectPolicy) -> _Asked:
     query = message.strip() if isinstance(message, str) else ""
     # Ids, not anything else a caller's bug might pass; a string is not a list of ids.
     given = () if isinstance(anchors, str) or not isinstance(anchors, Sequence) else anchors
     wanted = list(dict.fromkeys(a for a in given if isinstance(a, str) and 0 < len(a) <= 200))
-    dropped: list[dict[str, str]] = [
+    dropped = [
         {"id": a, "why": f"over the {p.max_anchors}-anchor cap"} for a in wanted[p.max_anchors :]
     ]
-    try:
-        visible, missing = _resolve_anchors(ctx, wanted[: p.max_anchors])
-        dropped += [{"id": a, "why": "unknown or not visible"} for a in missing]
-        candidates = [Candidate(i, "anchor", None) for i in visible]
-        scores: tuple[float, ...] = ()
-        top, verdict = 0.0, "none"
-        if query:
-            plan = get_plan(ctx.settings.plan)
-            result = Searcher(ctx).search(query[:4000], plan, k=p.max_items)
-            scores = tuple(round(h.score, 6) for h in result.hits)
-            top, verdict, reason = result.top_score, result.verdict, result.reason
-            taken = {c.item.id for c in candidates}
-            candidates += [
-                Candidate(h.item, "search", h.score) for h in result.hits if h.item.id not in taken
-            ]
-        else:
-            reason = "empty message: no search"
-        candidates = candidates[: p.max_items]
-        text, items, tokens = render_block(
-            candidates, p.token_budget, tokenizer or default_tokenizer(), p.body_chars
-        )
-        decision: Decision = "injected" if items else "nothing"
+    return _Asked(query, wanted, dropped)
+
+
+def build_turn(
+    ctx: BrainContext, asked: _Asked, p: InjectPolicy, tokenizer: Tokenizer
+) -> tuple[TurnContext, str]:
+    """The block for ``asked`` and the search's verdict: visible anchors first, then what
+    one search of the message finds, within the budget. May raise."""
+    visible, missing = _resolve_anchors(ctx, asked.wanted[: p.max_anchors])
+    asked.dropped.extend({"id": a, "why": "unknown or not visible"} for a in missing)
+    candidates = [Candidate(i, "anchor", None) for i in visible]
+    scores: tuple[float, ...] = ()
+    top, verdict = 0.0, "none"
+    if asked.query:
+        plan = get_plan(ctx.settings.plan)
+        result = Searcher(ctx).search(asked.query[:4000], plan, k=p.max_items)
+        scores = tuple(round(h.score, 6) for h in result.hits)
+        top, verdict, reason = result.top_score, result.verdict, result.reason
+        taken = {c.item.id for c in candidates}
+        candidates += [
+            Candidate(h.item, "search", h.score) for h in result.hits if h.item.id not in taken
+        ]
+    else:
+        reason = "empty message: no search"
+    text, items, tokens = render_block(
+        candidates[: p.max_items], p.token_budget, tokenizer, p.body_chars
+    )
+    if items:
         n_anchors = sum(1 for i in items if i.origin == "anchor")
-        if items:
-            reason = f"anchors: {n_anchors}, hits: {len(items) - n_anchors}; search: {reason}"
-        turn = TurnContext(
-            text=text,
-            items=items,
-            tokens=tokens,
-            decision=decision,
-            reason=reason,
-            top_score=round(top, 6),
-            scores=scores,
-            dropped_anchors=tuple(d["id"] for d in dropped),
-            budget=p.token_budget,
-        )
-    except Exception as exc:  # fail open: a memory must never break the turn
-        log.warning("read injection failed; the turn goes on without memories", exc_info=True)
-        turn = TurnContext(
-            text="",
-            items=(),
-            tokens=0,
-            decision="failed",
-            reason=f"failed: {type(exc).__name__}: {exc}",
-            dropped_anchors=tuple(d["id"] for d in dropped),
-            budget=p.token_budget,
-            error=f"{type(exc).__name__}: {exc}",
-        )
-        verdict = "none"
-    latency = round((time.perf_counter() - t0) * 1000.0, 3)
+        reason = f"anchors: {n_anchors}, hits: {len(items) - n_anchors}; search: {reason}"
+    turn = TurnContext(
+        text=text,
+        items=items,
+        tokens=tokens,
+        decision="injected" if items else "nothing",
+        reason=reason,
+        top_score=round(top, 6),
+        scores=scores,
+        dropped_anchors=tuple(d["id"] for d in asked.dropped),
+        budget=p.token_budget,
+    )
+    return turn, verdict
+
+
+def _failed(exc: Exception, asked: _Asked, p: InjectPolicy) -> TurnContext:
+    return TurnContext(
+        text="",
+        items=(),
+        tokens=0,
+        decision="failed",
+        reason=f"failed: {type(exc).__name__}: {exc}",
+        dropped_anchors=tuple(d["id"] for d in asked.dropped),
+        budget=p.token_budget,
+        error=f"{type(exc).__name__}: {exc}",
+    )
+
+
+def _log_turn(
+    ctx: BrainContext, turn: TurnContext, asked: _Asked, verdict: str, p: InjectPolicy
+) -> TurnContext:
+    """Append the turn to the workspace's log (``turn`` events); a log that fails is
+    itself logged, and the turn keeps no event id."""
     record: dict[str, object] = {
         "actor": ctx.actor,
-        "query": query[: p.query_log_chars],
-        "anchors": wanted,
-        "dropped_anchors": dropped,
+        "query": asked.query[: p.query_log_chars],
+        "anchors": asked.wanted,
+        "dropped_anchors": asked.dropped,
         "decision": turn.decision,
         "reason": turn.reason,
         "verdict": verdict,
@@ -196,15 +176,14 @@ def context_for_turn(
         "injected": [{"id": i.id, "origin": i.origin, "score": i.score} for i in turn.items],
         "tokens": turn.tokens,
         "budget": p.token_budget,
-        "latency_ms": latency,
+        "latency_ms": turn.latency_ms,
         "error": turn.error,
     }
-    event_id: int | None = None
     try:
-        event_id = ctx.store.log_event(ctx.workspace, "turn", record)
+        return replace(turn, event_id=ctx.store.log_event(ctx.workspace, "turn", record))
     except Exception:
         log.warning("could not log turn %s", record, exc_info=True)
-    return replace(turn, latency_ms=latency, event_id=event_id)
+        return turn
 
 
 def _resolve_anchors(ctx: BrainContext, ids: list[str]) -> tuple[list[Item], list[str]]:

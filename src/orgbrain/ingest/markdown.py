@@ -1,0 +1,59 @@
+"""Markdown structure the extractor and the chunker share: frontmatter and ATX headings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Heading", "frontmatter_end", "md_headings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """An ATX heading: where its line starts in the text, its level (1-6) and its title."""
+
+    start: int
+    level: int
+    title: str
+
+
+# CommonMark-ish: up to three spaces of indent; `#` alone (an empty heading) is no boundary.
+_LINE = re.compile(
+    r"^ {0,3}(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
+    r"|(?P<hashes>#{1,6})(?:[ \t]+(?P<title>[^\n]*))?)$",
+    re.MULTILINE,
+)
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FRONTMATTER_OPEN = re.compile(r"---[ \t]*\r?\n")
+_FRONTMATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$\n?", re.MULTILINE)
+
+
+def frontmatter_end(text: str) -> int:
+    """Offset just past a leading YAML frontmatter block (``---`` ... ``---``), else 0."""
+    opening = _FRONTMATTER_OPEN.match(text)
+    if opening is None:
+        return 0
+    closing = _FRONTMATTER_CLOSE.search(text, opening.end())
+    return 0 if closing is None else closing.end()
+
+
+def md_headings(text: str) -> list[Heading]:
+    """ATX headings outside fenced code blocks and outside the frontmatter, in order."""
+    headings: list[Heading] = []
+    fence: str | None = None
+    for m in _LINE.finditer(text, frontmatter_end(text)):
+        marker = m.group("fence")
+        if marker is not None:
+            info = m.group("info")
+            if fence is None:
+                if not (marker[0] == "`" and "`" in info):
+                    fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip():
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        title = _CLOSING_HASHES.sub("", (m.group("title") or "").rstrip("\r")).strip()
+        if title:
+            headings.append(Heading(m.start(), len(m.group("hashes")), title))
+    return headings
