@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
 from . import graph, inject, writes
+from . import sweep as sweeping
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, OrgBrainError
 from .ids import new_id
@@ -108,6 +109,11 @@ class Brain:
     def check_store(self) -> None:
         """Raise unless the store answers a read."""
         self._ctx.store.get_item(self.workspace, "readyz", Visibility.everything())
+
+    def sweep(self, grace: timedelta = sweeping.GRACE) -> sweeping.SweepReport:
+        """Remove blobs no committed item names (a crash between a blob's write and its
+        item's commit) and partial writes, older than ``grace``, in every workspace."""
+        return sweeping.sweep_blobs(self._ctx, self._ctx.store.workspaces(), grace)
 
     def warm_up(self) -> None:
         """Load the embedding model now (the first embed loads it; it stays loaded)."""

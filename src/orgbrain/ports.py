@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -90,6 +91,15 @@ class BlobStore(Protocol):
     def exists(self, key: str) -> bool: ...
 
     def delete_prefix(self, prefix: str) -> None: ...
+
+    def keys(self, prefix: str) -> Iterator[tuple[str, datetime]]:
+        """Every blob under ``prefix`` (a folder), with when it was last written."""
+        ...
+
+    def clear_partial(self, older_than: datetime) -> int:
+        """Remove what puts that never finished left behind (a crash mid-write) and that
+        is older than ``older_than``; return how many were removed."""
+        ...
 
 
 class Store(Protocol):
@@ -210,6 +220,10 @@ class Store(Protocol):
         ...
 
     def counts(self, workspace: str) -> dict[str, int]: ...
+
+    def workspaces(self) -> list[str]:
+        """Every workspace that holds an item, sorted."""
+        ...
 
     def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
         """Append a JSON record to the workspace's log (e.g. kind "turn"); returns its id."""

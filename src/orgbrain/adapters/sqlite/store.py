@@ -515,6 +515,10 @@ class SQLiteStore:
             params.append(limit)
         return [edge_from_row(r) for r in self._conn().execute(sql, params)]
 
+    def workspaces(self) -> list[str]:
+        rows = self._conn().execute("SELECT DISTINCT workspace FROM items ORDER BY workspace")
+        return [str(r[0]) for r in rows]
+
     def counts(self, workspace: str) -> dict[str, int]:
         rows = (
             self._conn()
