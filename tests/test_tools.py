@@ -28,6 +28,7 @@ NAMES = {
     "brain_link",
     "brain_neighborhood",
     "brain_read_file",
+    "brain_forget",
 }
 HANDBOOK = b"""# Billing
 
@@ -118,6 +119,7 @@ def test_every_format_renders_the_same_schemas() -> None:
         "brain_link": False,
         "brain_neighborhood": True,
         "brain_read_file": True,
+        "brain_forget": False,
     }
     with pytest.raises(OrgBrainError, match="unknown tool format"):
         render_tools("langchain")  # type: ignore[arg-type]

@@ -38,6 +38,7 @@ class Stack:
     brain: Brain
     url: str
     token: str
+    keys: MemoryKeyStore
 
 
 @pytest.fixture
@@ -56,7 +57,7 @@ def stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
 
     monkeypatch.setattr(app, "open_brain", open_brain)
     with BackgroundServer(api) as server:
-        yield Stack(folder, brain, server.url, token)
+        yield Stack(folder, brain, server.url, token, keys)
     brain.close()
 
 

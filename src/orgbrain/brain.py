@@ -12,13 +12,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
+from . import forget as forgetting
 from . import graph, inject, writes
 from . import sweep as sweeping
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, OrgBrainError
 from .ids import new_id
 from .indexer import Indexer, IndexReport
-from .model import STORAGE_CLASSES, Edge, Item, SearchResult
+from .model import STORAGE_CLASSES, Edge, Forgotten, Item, SearchResult
 from .ports import Embedder, ItemFilter, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
@@ -349,6 +350,18 @@ class Brain:
 
     def counts(self) -> dict[str, int]:
         return self._ctx.store.counts(self.workspace)
+
+    # -- forget --------------------------------------------------------------------------
+
+    def forget(self, item_id: str, *, reason: str) -> Forgotten:
+        """Take an item (and a file's sections) out of every stream and read at once: a
+        tombstone with ``reason``, logged with its actor. Scoped like a write."""
+        return forgetting.forget(self._ctx, item_id, reason)
+
+    def erase(self, item_id: str, *, reason: str) -> Forgotten:
+        """``forget``, and delete the raw bytes and extracted text, blanking the row: only
+        the audit record (who, when, why) is left."""
+        return forgetting.forget(self._ctx, item_id, reason, erase=True)
 
     # -- the graph ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ __all__ = [
     "ContextItem",
     "Decision",
     "Edge",
+    "Forgotten",
     "Hit",
     "Hop",
     "IndexReport",
@@ -213,6 +214,21 @@ class SearchResult:
     @property
     def speak(self) -> bool:
         return bool(self.hits)
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What ``forget`` or ``erase`` did: the item, how many items left every stream with it
+    (a file's sections), whether its bytes and text were erased, and the audit record."""
+
+    item_id: str
+    storage_class: StorageClass
+    items: int
+    erased: bool
+    reason: str
+    actor: str
+    at: datetime
+    event_id: int
 
 
 @dataclass(frozen=True, slots=True)

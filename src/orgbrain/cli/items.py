@@ -13,7 +13,7 @@ import click
 
 from ..errors import InvalidInput
 from ..model import STORAGE_CLASSES, StorageClass
-from ..views import ItemPage, ItemView
+from ..views import ForgottenView, ItemPage, ItemView
 from .app import CliState, json_option
 from .render import console, echo_json, item_panel, items_table, sections_table
 
@@ -178,4 +178,39 @@ def _write_atomically(path: Path, chunks: Iterable[bytes]) -> int:
     return size
 
 
-COMMANDS: tuple[click.Command, ...] = (init, note, items, show, read)
+def _forget_command(erase: bool) -> click.Command:
+    verb = "erase" if erase else "forget"
+
+    @click.command(
+        verb,
+        help=(
+            "Erase ITEM_ID: forget it and delete its bytes, extracted text and name, "
+            "leaving only an audit record (who, when, why). For content that must not be "
+            "kept: a leaked secret, personal data."
+            if erase
+            else "Forget ITEM_ID: it (and a file's sections) leaves every search, listing "
+            "and read at once; the row and an audit record (who, when, why) stay."
+        ),
+    )
+    @click.argument("item_id")
+    @click.option("--reason", required=True, help="Why; kept in the audit record.")
+    @json_option
+    @click.pass_obj
+    def command(state: CliState, item_id: str, reason: str) -> None:
+        brain = state.brain()
+        act = brain.erase if erase else brain.forget
+        done = act(item_id, reason=reason)
+        if state.json:
+            echo_json(ForgottenView.of(done))
+            return
+        what = "erased" if done.erased else "forgotten"
+        extra = f" (and {done.items - 1} sections)" if done.items > 1 else ""
+        click.echo(f"{what}: {done.item_id}{extra} · audit record {done.event_id}")
+
+    return command
+
+
+forget = _forget_command(erase=False)
+erase = _forget_command(erase=True)
+
+COMMANDS: tuple[click.Command, ...] = (init, note, items, show, read, forget, erase)

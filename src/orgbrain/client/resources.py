@@ -14,10 +14,11 @@ from typing import Any
 import httpx
 
 from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
-from ..model import Edge, IndexReport, Item, SearchResult
+from ..model import Edge, Forgotten, IndexReport, Item, SearchResult
 from ..ports import Page
 from ..views import (
     EdgeList,
+    ForgottenView,
     IndexAccepted,
     ItemPage,
     ItemView,
@@ -233,6 +234,19 @@ class Client:
             headers["Range"] = f"bytes={start}-{end - 1}"
         path = f"/v1/items/{segment(item_id)}/content"
         return self._t.request("GET", path, params=params, headers=headers).content
+
+    def forget(self, item_id: str, *, reason: str) -> Forgotten:
+        """Forget an item (and a file's sections): it leaves every stream and read."""
+        return self._forget(item_id, reason, erase=False)
+
+    def erase(self, item_id: str, *, reason: str) -> Forgotten:
+        """Forget an item and delete its bytes, text and name; the audit record stays."""
+        return self._forget(item_id, reason, erase=True)
+
+    def _forget(self, item_id: str, reason: str, *, erase: bool) -> Forgotten:
+        params = {"reason": reason, "erase": "true" if erase else "false"}
+        path = f"/v1/items/{segment(item_id)}"
+        return self._t.view(ForgottenView, "DELETE", path, params=params).to_model()
 
     def me(self) -> dict[str, Any]:
         """The key's workspace, principal, permissions and readable scopes."""

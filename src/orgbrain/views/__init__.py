@@ -29,7 +29,7 @@ from .items import (
     item_state,
 )
 from .keys import KeyCreated, KeyList, KeyView
-from .reports import ContextItemView, IndexReportView, TurnContextView
+from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "EdgeList",
     "EdgeView",
     "ErrorView",
+    "ForgottenView",
     "HitView",
     "HopView",
     "IndexAccepted",

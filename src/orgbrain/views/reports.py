@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import cast
+
 from pydantic import Field
 
 from ..errors import OrgBrainError
-from ..model import ContextItem, Decision, IndexReport, Provenance, TurnContext
+from ..model import (
+    ContextItem,
+    Decision,
+    Forgotten,
+    IndexReport,
+    Provenance,
+    StorageClass,
+    TurnContext,
+)
 from ._base import View
 from .errors import ErrorView
 
-__all__ = ["ContextItemView", "IndexReportView", "TurnContextView"]
+__all__ = ["ContextItemView", "ForgottenView", "IndexReportView", "TurnContextView"]
 
 
 class IndexReportView(View):
@@ -89,4 +100,42 @@ class TurnContextView(View):
             dropped_anchors=list(ctx.dropped_anchors),
             latency_ms=ctx.latency_ms,
             event_id=ctx.event_id,
+        )
+
+
+class ForgottenView(View):
+    """What forgetting (or erasing) an item did, and its audit record in the log."""
+
+    item_id: str
+    storage_class: str
+    items: int = Field(description="Items that left every stream: the item and its sections")
+    erased: bool = Field(description="Whether its bytes, text and name were deleted too")
+    reason: str
+    actor: str
+    at: datetime
+    event_id: int = Field(description="The audit record's id in the workspace's log")
+
+    @classmethod
+    def of(cls, f: Forgotten) -> ForgottenView:
+        return cls(
+            item_id=f.item_id,
+            storage_class=f.storage_class,
+            items=f.items,
+            erased=f.erased,
+            reason=f.reason,
+            actor=f.actor,
+            at=f.at,
+            event_id=f.event_id,
+        )
+
+    def to_model(self) -> Forgotten:
+        return Forgotten(
+            self.item_id,
+            cast(StorageClass, self.storage_class),
+            self.items,
+            self.erased,
+            self.reason,
+            self.actor,
+            self.at,
+            self.event_id,
         )

@@ -1,4 +1,4 @@
-"""The six agent tools. Each returns a view from ``orgbrain.views``, so an item, hit or edge
+"""The agent tools. Each returns a view from ``orgbrain.views``, so an item, hit or edge
 reads the same here as over HTTP, the CLI and the client.
 
 Search hits carry their bodies as the search cut them (4000 characters). Every other item
@@ -18,7 +18,15 @@ from pydantic import Field
 from ...brain import Brain
 from ...errors import Conflict, InvalidInput
 from ...model import Item, storage_class_for
-from ...views import ItemView, LinkView, MentionView, NeighborhoodView, SearchResultView, View
+from ...views import (
+    ForgottenView,
+    ItemView,
+    LinkView,
+    MentionView,
+    NeighborhoodView,
+    SearchResultView,
+    View,
+)
 from .registry import ToolContext, tool
 
 __all__ = [
@@ -29,6 +37,7 @@ __all__ = [
     "FileText",
     "NoteWritten",
     "add_to_brain",
+    "brain_forget",
     "brain_link",
     "brain_neighborhood",
     "brain_observe_mention",
@@ -214,6 +223,23 @@ def brain_read_file(
         truncated=truncated,
         source="extracted text" if whole_binary else "stored bytes",
     )
+
+
+@tool(read_only=False, idempotent=False)
+def brain_forget(
+    brain: Brain,
+    ctx: ToolContext,
+    item_id: ItemId,
+    reason: Annotated[
+        str, Field(min_length=1, max_length=2000, description="Why it must be forgotten.")
+    ],
+) -> ForgottenView:
+    """Forget an item you can see and may write (a wrong or outdated fact you or your run
+    wrote, say): it leaves every search, listing and read at once; a file takes its
+    sections with it. The row and an audit record (you, your run, the reason) stay. It
+    does not erase bytes: a person does that with `orgbrain erase`.
+    """
+    return ForgottenView.of(brain.forget(item_id, reason=reason))
 
 
 def _section_read(brain: Brain, item: Item, section: int | str | None) -> Item:

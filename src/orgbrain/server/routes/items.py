@@ -1,4 +1,4 @@
-"""Reading items: list, one item, a file's sections, an item's edges."""
+"""Items: list, one item, a file's sections, an item's edges; forgetting one."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from fastapi import APIRouter, Path, Query, Request
 
 from ...errors import InvalidInput
 from ...model import Item
-from ...views import EdgeList, EdgeView, ItemPage, ItemView, SectionList
-from ..auth import Reader, context_of
+from ...views import EdgeList, EdgeView, ForgottenView, ItemPage, ItemView, SectionList
+from ..auth import Reader, Writer, context_of
 from ..problems import problem_responses
 from ..worker import index_state
-
-"""The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
 
 __all__ = ["ItemId", "router"]
 
@@ -93,3 +91,26 @@ def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionL
 )
 def list_edges(caller: Reader, item_id: ItemId) -> EdgeList:
     return EdgeList(item_id=item_id, edges=[EdgeView.of(e) for e in caller.brain.edges(item_id)])
+
+
+@router.delete(
+    "/items/{item_id}",
+    response_model=ForgottenView,
+    summary="Forget an item (tombstone, logged), or erase its bytes and text too",
+    responses=problem_responses(400, 401, 403, 404, 422, 503),
+)
+def forget_item(
+    caller: Writer,
+    item_id: ItemId,
+    reason: Annotated[
+        str, Query(min_length=1, max_length=2000, description="Why; kept in the audit record")
+    ],
+    erase: Annotated[
+        bool,
+        Query(description="Also delete the raw bytes, extracted text and name (default false)"),
+    ] = False,
+) -> ForgottenView:
+    """The item (and a file's sections) leaves every search, listing and read at once. With
+    ``erase=true`` its bytes and text are deleted and only the audit record is left."""
+    act = caller.brain.erase if erase else caller.brain.forget
+    return ForgottenView.of(act(item_id, reason=reason))
