@@ -188,7 +188,9 @@ class Citation:
             )
             parts.append(pages)
         if self.byte_range is not None:
-            parts.append(f"bytes {self.byte_range.start}-{self.byte_range.end}")
+            # Half-open, as everywhere in orgbrain; written so, so nobody pastes the end
+            # into an (inclusive) HTTP Range and gets one byte too many.
+            parts.append(f"bytes [{self.byte_range.start}, {self.byte_range.end})")
         return " · ".join(parts)
 
 

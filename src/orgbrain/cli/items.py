@@ -20,6 +20,10 @@ from .render import console, echo_json, item_panel, items_table, sections_table
 __all__ = ["COMMANDS", "init", "items", "note", "read", "show"]
 
 
+DEFAULT_CLASSES: tuple[StorageClass, ...] = ("file", "note")
+"""What `orgbrain items` lists unless told otherwise."""
+
+
 @click.command()
 @json_option
 @click.pass_obj
@@ -64,8 +68,12 @@ def note(
 @click.option("--pending", is_flag=True, help="Only files added but not yet indexed.")
 @click.option("--kind", help="Only items of this kind.")
 @click.option(
-    "--class", "storage_class", type=click.Choice(STORAGE_CLASSES), help="Only this class."
+    "--class",
+    "storage_class",
+    type=click.Choice(STORAGE_CLASSES),
+    help="Only this class (default: files and notes).",
 )
+@click.option("--all", "every", is_flag=True, help="Every class: sections and entities too.")
 @click.option("--name", help="Only files whose name contains this.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
 @click.option("--cursor", help="Continue a listing from where the last page ended.")
@@ -76,11 +84,12 @@ def items(
     pending: bool,
     kind: str | None,
     storage_class: StorageClass | None,
+    every: bool,
     name: str | None,
     limit: int,
     cursor: str | None,
 ) -> None:
-    """List items: id, class, kind, label, indexed yes/no, scope, error."""
+    """List files and notes (or --class, --all): id, class, kind, label, indexed, scope."""
     brain = state.brain()
     next_cursor: str | None = None
     if pending:
@@ -88,8 +97,15 @@ def items(
             raise InvalidInput("--pending lists files; it takes only --kind and --limit")
         found = [i for i in brain.pending() if kind is None or i.kind == kind][:limit]
     else:
+        # Sections are what files are cut into: listed by `show FILE`, or asked for.
+        classes = None if storage_class or every else DEFAULT_CLASSES
         page = brain.items(
-            kind=kind, storage_class=storage_class, name=name, limit=limit, cursor=cursor
+            kind=kind,
+            storage_class=storage_class,
+            storage_classes=classes,
+            name=name,
+            limit=limit,
+            cursor=cursor,
         )
         found, next_cursor = list(page.items), page.next_cursor
     if state.json:

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..model import IndexReport, Item, SearchResult
+from ..model import Hit, IndexReport, Item, SearchResult
 from ..views import ErrorView, ItemView
 
 __all__ = [
@@ -133,7 +133,7 @@ def sections_table(sections: Sequence[Item]) -> Table:
     table.add_column("bytes", no_wrap=True)
     table.add_column("pages/sheet", overflow="fold")
     for n, s in enumerate(sections, start=1):
-        rng = f"{s.byte_range.start}-{s.byte_range.end}" if s.byte_range else ""
+        rng = f"[{s.byte_range.start}, {s.byte_range.end})" if s.byte_range else ""
         table.add_row(str(n), s.id, Text(s.label), rng, Text(_locator_text(s)))
     return table
 
@@ -166,12 +166,34 @@ def report_line(report: IndexReport) -> Text:
 
 
 def search_text(result: SearchResult) -> list[Text]:
+    """Hits by rank, each with why in plain words; scores and the gate's reasoning stay in
+    ``--json`` (a score such as 0.0325 means nothing to a person)."""
     if not result.hits:
-        return [Text(f"nothing to say: {result.reason}")]
+        return [Text(f"nothing to say: {silence_reason(result)}")]
     lines: list[Text] = []
     for n, hit in enumerate(result.hits, start=1):
-        lines.append(Text(f"{n}. {hit.item.label}  (score {hit.score:.4f})", style="bold"))
+        lines.append(Text(f"{n}. {hit.item.label}  ({match_reason(hit)})", style="bold"))
         lines.append(Text(f"   {hit.citation.describe()}  [{hit.item.id}]"))
         lines.append(Text(f"   {snippet(hit.item.body)}"))
-    lines.append(Text(f"{result.verdict}: {result.reason} ({result.plan})", style="dim"))
     return lines
+
+
+def match_reason(hit: Hit) -> str:
+    """Why a hit was found: its words, its meaning, or both."""
+    words = any(stream.startswith("keyword") for stream in hit.ranks)
+    meaning = any(stream.startswith("vector") for stream in hit.ranks)
+    if words and meaning:
+        return "matched words and meaning"
+    if words:
+        return "matched words"
+    if meaning:
+        return "close in meaning"
+    return "next to a match"
+
+
+def silence_reason(result: SearchResult) -> str:
+    if result.reason == "no candidates":
+        return "the brain holds nothing on this yet"
+    if result.reason.startswith("best fused score"):
+        return "what it holds is too far from the question"
+    return "what it holds does not answer this (it is about other people or things)"

@@ -18,7 +18,11 @@ __all__ = ["COMMANDS", "search"]
 @click.option(
     "--plan",
     default=None,
-    help=f"One of: {', '.join(sorted(PLANS))}. Default: ORGBRAIN_PLAN, else {DEFAULT_PLAN}.",
+    metavar="NAME",
+    help=(
+        f"The ranking to use. Default: {DEFAULT_PLAN} (or ORGBRAIN_PLAN). Experiments, "
+        f"for comparing: {', '.join(sorted(set(PLANS) - {DEFAULT_PLAN}))}."
+    ),
 )
 @click.option("--kind", help="Only hits of this kind.")
 @json_option
