@@ -11,7 +11,9 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
+from typing import cast
 
+from . import forget as forgetting
 from . import graph, inject, writes
 from . import sweep as sweeping
 from .context import BrainContext
@@ -31,7 +33,7 @@ from .jobs import (
     request_index,
     worker_name,
 )
-from .model import STORAGE_CLASSES, Edge, Item, SearchResult
+from .model import STORAGE_CLASSES, Edge, Forgotten, Item, SearchResult, StorageClass
 from .ports import Embedder, ItemFilter, Job, JobPage, JobState, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
@@ -339,18 +341,30 @@ class Brain:
         *,
         kind: str | None = None,
         storage_class: str | None = None,
+        storage_classes: Sequence[str] | None = None,
         indexed: bool | None = None,
         name: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
     ) -> Page:
-        if storage_class is not None and storage_class not in STORAGE_CLASSES:
-            raise InvalidInput(f"unknown storage class {storage_class!r}")
+        """Visible items, oldest first, a page at a time; ``storage_classes`` lists only
+        those classes (e.g. files and notes, without the sections cut from the files)."""
+        for c in (storage_class, *(storage_classes or ())):
+            if c is not None and c not in STORAGE_CLASSES:
+                raise InvalidInput(f"unknown storage class {c!r}")
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit must be between 1 and 1000")
         page = self._ctx.store.list_items(
             self.workspace,
-            ItemFilter(storage_class=storage_class, kind=kind, indexed=indexed, name_contains=name),
+            ItemFilter(
+                storage_class=cast("StorageClass | None", storage_class),
+                storage_classes=None
+                if storage_classes is None
+                else tuple(cast("StorageClass", c) for c in storage_classes),
+                kind=kind,
+                indexed=indexed,
+                name_contains=name,
+            ),
             self.visibility,
             limit=limit,
             cursor=cursor,
@@ -434,6 +448,18 @@ class Brain:
 
     def counts(self) -> dict[str, int]:
         return self._ctx.store.counts(self.workspace)
+
+    # -- forget --------------------------------------------------------------------------
+
+    def forget(self, item_id: str, *, reason: str) -> Forgotten:
+        """Take an item (and a file's sections) out of every stream and read at once: a
+        tombstone with ``reason``, logged with its actor. Scoped like a write."""
+        return forgetting.forget(self._ctx, item_id, reason)
+
+    def erase(self, item_id: str, *, reason: str) -> Forgotten:
+        """``forget``, and delete the raw bytes and extracted text, blanking the row: only
+        the audit record (who, when, why) is left."""
+        return forgetting.forget(self._ctx, item_id, reason, erase=True)
 
     # -- the graph ----------------------------------------------------------------------
 

@@ -39,11 +39,15 @@ ScoredId = tuple[str, float]
 
 @dataclass(frozen=True, slots=True)
 class ItemFilter:
+    """Which items a listing holds; forgotten (tombstoned) items never, unless asked."""
+
     storage_class: StorageClass | None = None
+    storage_classes: tuple[StorageClass, ...] | None = None
     kind: str | None = None
     indexed: bool | None = None
     name_contains: str | None = None
     parent_id: str | None = None
+    tombstoned: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..jobs import JOB_STATES, WorkReport, worker_name
 from ..ports import Job, JobState
+from ..views import JobList, WorkReportView
 from .app import CliState, json_option
 from .render import console, echo_json
 
@@ -58,7 +59,7 @@ def jobs(
         state=cast(JobState | None, state_filter), kind=kind, limit=limit, cursor=cursor
     )
     if state.json:
-        echo_json({"jobs": list(page.jobs), "next_cursor": page.next_cursor})
+        echo_json(JobList.of(page))
         return
     if not page.jobs:
         click.echo("no jobs")
@@ -130,7 +131,7 @@ def worker(state: CliState, once: bool, threads: int, lease_s: float, poll_s: fl
     for report in reports:
         total.add(report)
     if state.json:
-        echo_json(total)
+        echo_json(WorkReportView.model_validate(total, from_attributes=True))
     else:
         click.echo(
             f"{total.done} done, {total.retried} to retry, {total.failed} failed"

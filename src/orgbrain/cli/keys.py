@@ -14,6 +14,7 @@ import click
 from .. import compose
 from ..keys import ApiKey, KeyStore, issue_key, revoke_key
 from ..settings import Settings
+from ..views import KeyCreated, KeyList, KeyView
 from .app import CliState
 from .render import echo_json
 
@@ -104,7 +105,7 @@ def create(
     finally:
         store.close()
     if _wants_json(ctx, as_json):
-        echo_json({"key": issued.key, "token": issued.token})
+        echo_json(KeyCreated(key=KeyView.of(issued.key), token=issued.token))
         return
     click.echo(issued.token)
     k = issued.key
@@ -127,7 +128,7 @@ def list_(ctx: click.Context, workspace: str | None, as_json: bool) -> None:
     finally:
         store.close()
     if _wants_json(ctx, as_json):
-        echo_json({"keys": found})
+        echo_json(KeyList(keys=[KeyView.of(k) for k in found]))
         return
     if not found:
         click.echo("no keys")
@@ -148,7 +149,7 @@ def revoke(ctx: click.Context, key_id: str, workspace: str | None, as_json: bool
     finally:
         store.close()
     if _wants_json(ctx, as_json):
-        echo_json(key)
+        echo_json(KeyView.of(key))
     else:
         click.echo(f"revoked {key.id}")
 

@@ -299,6 +299,11 @@ class SQLiteStore:
         if filter.storage_class is not None:
             where.append("class = ?")
             params.append(filter.storage_class)
+        if filter.storage_classes is not None:
+            where.append(f"class IN ({', '.join('?' * len(filter.storage_classes))})")
+            params += filter.storage_classes
+        if not filter.tombstoned:
+            where.append("tombstoned_at IS NULL")
         if filter.kind is not None:
             where.append("kind = ?")
             params.append(filter.kind)
