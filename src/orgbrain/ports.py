@@ -227,7 +227,10 @@ class Store(Protocol):
         ``visibility`` allows, oldest first; at most ``limit`` of them."""
         ...
 
-    def counts(self, workspace: str) -> dict[str, int]: ...
+    def counts(self, workspace: str) -> dict[str, int]:
+        """Items per class (``file``, ``note``, ...) and indexed per class
+        (``file_indexed``), forgotten ones apart (``forgotten``), and ``edges``."""
+        ...
 
     def workspaces(self) -> list[str]:
         """Every workspace that holds an item, sorted."""

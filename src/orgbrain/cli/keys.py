@@ -114,6 +114,23 @@ def create(
         f"({', '.join(sorted(k.permissions))}): shown once, store it now",
         err=True,
     )
+    _warn_if_empty(ctx, k.workspace)
+
+
+def _warn_if_empty(ctx: click.Context, workspace: str) -> None:
+    """A key for a workspace that holds nothing serves silence: say so, and where the
+    brain's items are."""
+    sizes = compose.workspace_sizes(brain_folder(ctx, ctx.meta.get(_BRAIN_META)))
+    if sizes.get(workspace, 0) > 0:
+        return
+    elsewhere = ", ".join(f"{ws} ({n} items)" for ws, n in sorted(sizes.items())) or "none"
+    click.echo(
+        f"note: workspace {workspace} holds no items yet, so this key's searches find "
+        f"nothing. Workspaces with items: {elsewhere}. Add to it with "
+        f"ORGBRAIN_WORKSPACE={workspace} orgbrain add ..., or make the key for the "
+        "workspace that holds your files.",
+        err=True,
+    )
 
 
 @keys.command("list")

@@ -528,13 +528,17 @@ class SQLiteStore:
         rows = (
             self._conn()
             .execute(
-                "SELECT class, indexed, count(*) FROM items WHERE workspace = ? GROUP BY 1, 2",
+                "SELECT class, indexed, tombstoned_at IS NOT NULL, count(*) FROM items "
+                "WHERE workspace = ? GROUP BY 1, 2, 3",
                 (workspace,),
             )
             .fetchall()
         )
         out: dict[str, int] = {}
-        for cls, indexed, n in rows:
+        for cls, indexed, forgotten, n in rows:
+            if forgotten:  # out of every read: counted apart
+                out["forgotten"] = out.get("forgotten", 0) + n
+                continue
             out[cls] = out.get(cls, 0) + n
             if indexed:
                 out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n
