@@ -19,7 +19,7 @@ from . import sweep as sweeping
 from .context import BrainContext
 from .errors import Forbidden, InvalidInput, NotFound, OrgBrainError
 from .ids import new_id
-from .indexer import Indexer, IndexReport
+from .indexer import Embedded, Indexer, IndexReport
 from .jobs import (
     IndexState,
     JobHandler,
@@ -229,15 +229,19 @@ class Brain:
         ids: Sequence[str] | None = None,
         *,
         progress: Callable[[IndexReport], None] | None = None,
+        on_embedded: Callable[[Embedded], None] | None = None,
     ) -> list[IndexReport]:
         """Index ``ids`` (default: every pending file); one bad file never stops the rest.
 
         One report per id, in order. The files' texts are embedded together in batches
         (``Indexer.index_many``) and each file commits on its own, so a crash loses at
-        most the files not yet committed, which stay pending.
+        most the files not yet committed, which stay pending. ``on_embedded`` hears the
+        bytes and sections each embedding call stood for (a progress bar's steps).
         """
         if ids is None:
-            return self._indexer.index_many(self.pending(), progress=progress)
+            return self._indexer.index_many(
+                self.pending(), progress=progress, on_embedded=on_embedded
+            )
         reports: dict[int, IndexReport] = {}
         found: list[tuple[int, Item]] = []
         for position, item_id in enumerate(ids):
@@ -247,7 +251,9 @@ class Brain:
                 reports[position] = IndexReport(item_id, item_id, 0, exc.message, exc.code)
                 if progress is not None:
                     progress(reports[position])
-        indexed = self._indexer.index_many([item for _, item in found], progress=progress)
+        indexed = self._indexer.index_many(
+            [item for _, item in found], progress=progress, on_embedded=on_embedded
+        )
         for (position, _), report in zip(found, indexed, strict=True):
             reports[position] = report
         return [reports[position] for position in range(len(ids))]

@@ -23,7 +23,7 @@ from .ingest.sniff import MEDIA_TYPES, FileFormat
 from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
 from .ports import BlobStore, Embedder, Store, Vector
 
-__all__ = ["INDEX_RECIPE", "IndexReport", "Indexer", "embed_texts", "passages"]
+__all__ = ["INDEX_RECIPE", "Embedded", "IndexReport", "Indexer", "embed_texts", "passages"]
 
 EMBED_CHARS = 2000
 EMBED_TOTAL_CHARS = 8000
@@ -141,6 +141,15 @@ class _Waiting:
     owner: list[int]  # text index of each of its passages, in order
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """Work one embedding call stood for: bytes of the files, and their sections (both
+    shared out evenly over each file's passages, so they may be fractions)."""
+
+    bytes: float
+    sections: float
+
+
 class Indexer:
     """Indexes files with a context's ports. A file is read and committed in its own
     workspace (the one the item names), so one indexer serves a whole queue."""
@@ -161,6 +170,7 @@ class Indexer:
         files: Iterable[Item],
         *,
         progress: Callable[[IndexReport], None] | None = None,
+        on_embedded: Callable[[Embedded], None] | None = None,
     ) -> list[IndexReport]:
         """Index ``files``, one report each in their order; one bad file never stops the rest.
 
@@ -172,12 +182,21 @@ class Indexer:
         marks their reports ``retry`` (unless the file changed mid-run): the fault is not
         theirs, so they stay pending.
         ``progress`` sees each report as it is settled, which is not always in file order
-        (a file that cannot be read settles before earlier ones embed).
+        (a file that cannot be read settles before earlier ones embed). ``on_embedded``
+        hears after each embedding call (and each file that cannot be read) how much work
+        it stood for: the files' bytes and sections, shared out over their passages, so a
+        bar over the files' sizes moves section by section.
         """
         reports: list[IndexReport | None] = []
         waiting: deque[_Waiting] = deque()
         pieces: list[str] = []  # passages of waiting files, not embedded yet
+        shares: list[Embedded] = []  # what each waiting passage stands for, in step
         ready = np.zeros((0, self.embedder.dim), dtype=np.float32)  # embedded, not committed
+
+        def done(work: Sequence[Embedded]) -> None:
+            if on_embedded is not None and work:
+                total = Embedded(sum(w.bytes for w in work), sum(w.sections for w in work))
+                on_embedded(total)
 
         def settle(position: int, report: IndexReport) -> None:
             reports[position] = report
@@ -185,7 +204,7 @@ class Indexer:
                 progress(report)
 
         def embed_and_commit(n: int) -> None:
-            nonlocal pieces, ready
+            nonlocal pieces, ready, shares
             try:
                 vectors = self.embedder.embed(pieces[:n])
             except Exception as exc:  # any embedder fault is the embedder's, not the files'
@@ -193,9 +212,11 @@ class Indexer:
                 while waiting:
                     w = waiting.popleft()
                     settle(w.position, _failed(w.prepared.file, fault, retry=True))
-                pieces, ready = [], ready[:0]
+                done(shares)
+                pieces, ready, shares = [], ready[:0], []
                 return
-            pieces = pieces[n:]
+            done(shares[:n])
+            pieces, shares = pieces[n:], shares[n:]
             ready = np.vstack([ready, vectors]) if len(ready) else vectors
             while waiting and len(waiting[0].owner) <= len(ready):
                 w = waiting.popleft()
@@ -216,10 +237,16 @@ class Indexer:
                 prepared = self._prepare(file)
             except OrgBrainError as exc:
                 settle(position, _failed(file, exc))
+                done([Embedded(float(file.size or 0), 0.0)])
                 continue
             mine, owner = _split(prepared.texts)
             waiting.append(_Waiting(position, prepared, owner))
             pieces += mine
+            share = Embedded(
+                (file.size or len(prepared.extracted.text)) / len(mine),
+                len(prepared.chunks) / len(mine),
+            )
+            shares += [share] * len(mine)
             while len(pieces) >= self.batch:
                 embed_and_commit(self.batch)
         if pieces:

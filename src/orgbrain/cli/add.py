@@ -17,7 +17,7 @@ from ..model import Item
 from ..scopes import parse_scope
 from ..views import ErrorView, IndexReportView, ItemView
 from .app import CliState, json_option
-from .progress import progress
+from .progress import progress, work_progress
 from .render import console, echo_json, report_line
 
 __all__ = ["COMMANDS", "add", "index"]
@@ -91,9 +91,13 @@ def _add_all(
     return done
 
 
-def _index_all(brain: Brain, ids: Sequence[str], *, quiet: bool) -> list[IndexReport]:
-    with progress(len(ids), "indexing", enabled=not quiet) as step:
-        return brain.index_pending(list(ids), progress=lambda r: step(r.label))
+def _index_all(brain: Brain, items: Sequence[Item], *, quiet: bool) -> list[IndexReport]:
+    """Index ``items`` under a bar that moves section by section, with an ETA."""
+    total = sum(i.size or 0 for i in items)
+    with work_progress(total, f"indexing {len(items)} files", enabled=not quiet) as advance:
+        return brain.index_pending(
+            [i.id for i in items], on_embedded=lambda e: advance(e.bytes, e.sections)
+        )
 
 
 def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
@@ -145,7 +149,7 @@ def add(
     done = _add_all(brain, targets, fields, quiet=state.json)
     reports: list[IndexReport] = []
     if index_now:
-        todo = [item.id for _, item in done.items if not item.indexed]
+        todo = [item for _, item in done.items if not item.indexed]
         reports = _index_all(brain, todo, quiet=state.json)
         done.items = [(t, brain.get(item.id)) for t, item in done.items]
     _show_added(state, done, reports)
@@ -198,7 +202,7 @@ def index(state: CliState, ids: tuple[str, ...], pending: bool) -> None:
     if ids and pending:
         raise InvalidInput("give ids or --pending, not both")
     brain = state.brain()
-    targets = list(ids) or [item.id for item in brain.pending()]
+    targets = [brain.get(i) for i in ids] if ids else brain.pending()
     reports = _index_all(brain, targets, quiet=state.json)
     if state.json:
         echo_json(
