@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orgbrain.errors import TooLarge
 from orgbrain.ingest import Chunk, Extracted, chunk, extract, flat_windows
 from tests.filegen import TITLE, make_docx, make_pdf, make_xlsx
 
 PROPERTY = settings(max_examples=120, deadline=None)
-ALL = 10**6  # no section cap in property tests: small max_chars make many chunks
 
 
 def flat(text: str, **kw: object) -> Extracted:
@@ -165,12 +165,12 @@ def test_small_txt_is_one_chunk_and_blank_is_none() -> None:
 def test_flat_chunk_properties(text: str, size: tuple[int, int]) -> None:
     max_chars, overlap = size
     ex = flat(text)
-    chunks = chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=ALL)
+    chunks = chunk(ex, max_chars=max_chars, overlap=overlap)
     check_spans(ex, chunks, max_chars)
     spans = [(c.char_start, c.char_end) for c in chunks]
     assert_covers(text, spans)
     assert_overlaps(text, spans, overlap)
-    assert chunks == chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=ALL)
+    assert chunks == chunk(ex, max_chars=max_chars, overlap=overlap)
 
 
 @PROPERTY
@@ -184,7 +184,7 @@ def test_pdf_pages_of_chunks(pages: list[str], size: tuple[int, int]) -> None:
         starts.append(at)
         at += len(p) + 2
     ex = flat("\n\n".join(pages), page_starts=tuple(starts))
-    chunks = chunk(ex, max_chars=size[0], overlap=size[1], max_sections=ALL)
+    chunks = chunk(ex, max_chars=size[0], overlap=size[1])
     check_spans(ex, chunks, size[0])
 
     def page_of(i: int) -> int:
@@ -330,7 +330,7 @@ def test_structured_properties(
         expected.append((len(text), tuple(t for _, t in stack)))
         text += "#" * level + " " + title + "\n" + section_body + "\n"
     ex = md(text)
-    chunks = chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=ALL)
+    chunks = chunk(ex, max_chars=max_chars, overlap=overlap)
     check_spans(ex, chunks, max_chars)
     assert_covers(text, [(c.char_start, c.char_end) for c in chunks])
     for c in chunks:
@@ -338,9 +338,12 @@ def test_structured_properties(
         assert c.heading_path == (above[-1] if above else ())
         bounds = [s for s, _ in expected if c.char_start < s]
         assert not bounds or c.char_end <= bounds[0]  # never crosses a heading
-    assert chunks == chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=ALL)
-    capped = chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=3)
-    assert capped == chunks[:3]
+    assert chunks == chunk(ex, max_chars=max_chars, overlap=overlap)
+    if len(chunks) > 3:
+        with pytest.raises(TooLarge):
+            chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=3)
+    else:
+        assert chunk(ex, max_chars=max_chars, overlap=overlap, max_sections=3) == chunks
 
 
 # --- sheets -----------------------------------------------------------------------------
@@ -364,21 +367,44 @@ def test_sheet_chunks() -> None:
 # --- limits and scale -------------------------------------------------------------------
 
 
-def test_max_sections_keeps_the_first() -> None:
+def test_a_large_text_is_cut_whole() -> None:
+    # 8 MB of text used to stop at 1000 sections, the last one ending at byte 752,018.
+    data = b"".join(b"Sentence number %d is here, with some words. " % i for i in range(180_000))
+    assert len(data) > 8_000_000
+    ex = extract(data, "txt")
+    chunks = chunk(ex)
+    assert len(chunks) > 8_000
+    assert chunks[-1].byte_end == len(data) and chunks[-1].char_end == len(ex.text)
+    assert_covers(ex.text, [(c.char_start, c.char_end) for c in chunks])
+
+
+def test_too_many_sections_is_refused_never_cut() -> None:
     ex = flat("word " * 2000)
-    chunks = chunk(ex, max_chars=100, overlap=10, max_sections=7)
-    assert len(chunks) == 7
-    assert chunks == chunk(ex, max_chars=100, overlap=10)[:7]
-    assert chunk(ex, max_sections=0) == []
+    assert len(chunk(ex, max_chars=100, overlap=10)) > 7
+    with pytest.raises(TooLarge, match="more than 7 sections"):
+        chunk(ex, max_chars=100, overlap=10, max_sections=7)
+    with pytest.raises(TooLarge):
+        chunk(ex, max_sections=0)
+    assert chunk(flat("  "), max_sections=0) == []
     with pytest.raises(ValueError):
         chunk(ex, max_sections=-1)
+
+
+def test_a_heading_full_of_spaces_is_quick() -> None:
+    # The closing-hashes regex backtracked quadratically: 20,000 spaces took 8 s.
+    text = "# a" + " " * 200_000 + "b ##\n\nbody\n# " + "\t " * 100_000 + "#\nend\n"
+    t0 = time.perf_counter()
+    chunks = chunk(md(text))
+    assert time.perf_counter() - t0 < 2
+    assert chunks[0].heading_path == ("a" + " " * 200_000 + "b",)
+    assert len({c.heading_path for c in chunks}) == 1  # "# <blanks> #" is no heading
 
 
 def test_megabytes_of_non_ascii_text_are_quick() -> None:
     para = "Ünïcode paragraph with 中文 words and more words to fill a line.\n\n"
     ex = flat(para * 60_000)  # ~4 MB of text
     t0 = time.perf_counter()
-    chunks = chunk(ex, max_sections=100_000)
+    chunks = chunk(ex)
     elapsed = time.perf_counter() - t0
     assert len(chunks) > 4000
     last = chunks[-1]

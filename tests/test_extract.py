@@ -9,6 +9,7 @@ import pytest
 import orgbrain.ingest
 from orgbrain.errors import CorruptFile, TooLarge
 from orgbrain.ingest import Extracted, Limits, detect_format, extract
+from orgbrain.settings import Settings
 from tests.filegen import (
     TITLE,
     bad_zip,
@@ -80,6 +81,14 @@ def test_md_title_from_frontmatter_kept_in_text() -> None:
 )
 def test_md_titles(data: bytes, title: str | None) -> None:
     assert extract(data, "md").title == title
+
+
+def test_a_text_as_large_as_the_file_cap_is_read() -> None:
+    # The default character cap was 20 million, so a 30 MB text file could be added but
+    # never indexed. Now it is as large as the default file cap (100 MiB).
+    assert Limits().max_text_chars >= Settings().max_file_bytes
+    data = b"thirty megabytes of words. " * 1_111_112
+    assert len(extract(data, "txt").text) == len(data) > 30_000_000
 
 
 def test_text_over_the_char_limit() -> None:

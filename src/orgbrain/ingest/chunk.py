@@ -1,7 +1,9 @@
 """Cut extracted text into sections: by headings, by sheet, or in flat overlapping windows.
 
 Every chunk is an exact span of ``Extracted.text`` (character and UTF-8 byte offsets), so a
-citation can stream back precisely the bytes a section was cut from.
+citation can stream back precisely the bytes a section was cut from. The whole text is
+always cut: a text that would make more than ``MAX_SECTIONS`` sections (only hostile input
+does; 100 MB of prose makes about 135,000) is refused with ``TooLarge``, never truncated.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from orgbrain.errors import TooLarge
 
 from .extract import Extracted
 from .markdown import Heading, frontmatter_end, md_headings
@@ -28,7 +32,7 @@ __all__ = [
 
 MAX_CHARS = 1000
 OVERLAP = 100
-MAX_SECTIONS = 1000
+MAX_SECTIONS = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,8 @@ def chunk(
     overlap: int = OVERLAP,
     max_sections: int = MAX_SECTIONS,
 ) -> list[Chunk]:
-    """Sections of ``ex`` in file order, at most ``max_sections`` (the first ones)."""
+    """Every section of ``ex``, in file order; ``TooLarge`` if there would be more than
+    ``max_sections`` of them (nothing is ever left out)."""
     _check_sizes(max_chars, overlap)
     if max_sections < 0:
         raise ValueError("max_sections must be >= 0")
@@ -113,10 +118,14 @@ def chunk(
         spans = _flat_spans(ex.text, max_chars, overlap)
     kept: list[_Span] = []
     for span in spans:
-        if len(kept) >= max_sections:
-            break
-        if not ex.text[span.start : span.end].isspace() and span.end > span.start:
-            kept.append(span)
+        if span.end <= span.start or ex.text[span.start : span.end].isspace():
+            continue
+        if len(kept) == max_sections:
+            raise TooLarge(
+                f"the text ({len(ex.text)} characters) would make more than {max_sections} "
+                "sections; split the file"
+            )
+        kept.append(span)
     to_byte = _byte_offsets(ex.text, [o for sp in kept for o in (sp.start, sp.end)])
     chunks: list[Chunk] = []
     for ordinal, sp in enumerate(kept):

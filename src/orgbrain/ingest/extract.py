@@ -45,12 +45,16 @@ class Extracted:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Caps for hostile input: zip totals and ratios (entries over 1 MiB), text length."""
+    """Caps for hostile input: zip totals and ratios (entries over 1 MiB), text length.
+
+    ``max_text_chars`` is as large as the default file cap (100 MiB), so a text file that
+    may be added is never refused here; it bounds text that a container inflates to.
+    """
 
     max_uncompressed_bytes: int = 256 * 1024 * 1024
     max_ratio: float = 200.0
     max_entries: int = 10_000
-    max_text_chars: int = 20_000_000
+    max_text_chars: int = 100 * 1024 * 1024
 
 
 _MIB = 1024 * 1024
