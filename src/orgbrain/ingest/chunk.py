@@ -59,10 +59,13 @@ def flat_windows(
 ) -> list[tuple[int, int]]:
     """Pack ``text[start:end]`` into windows of at most ``max_chars`` characters.
 
-    Each window after the first starts exactly ``overlap`` characters before the end of
-    the one before it; a window ends at the last paragraph break that still moves forward,
-    else the last line break, else the last whitespace, else a hard cut. Windows holding
-    only whitespace are skipped; together the others cover every non-blank character.
+    A window ends at the last paragraph break that still moves forward, else the last line
+    break, else the last whitespace, else a hard cut. The next one starts inside the last
+    ``overlap`` characters of it, on a boundary (``_next_start``): after a sentence end or
+    a line break, else at a word, so that no section opens mid-word; only a single word
+    longer than that stretch is cut exactly ``overlap`` characters before the end. Windows
+    holding only whitespace are skipped; together the others cover every non-blank
+    character.
     """
     _check_sizes(max_chars, overlap)
     if not 0 <= start <= end <= len(text):
@@ -80,8 +83,48 @@ def flat_windows(
             windows.append((s, e))
         if e >= end:
             break
-        s = e - overlap
+        s = _next_start(text, s, e - overlap, e)
     return windows
+
+
+# A run of whitespace followed by something else: the place where a word starts.
+_GAP = re.compile(r"\s+(?=\S)")
+_SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f")
+_CLOSERS = frozenset("\"')]}\u2019\u201d\u00bb")
+
+
+def _next_start(text: str, prev: int, lo: int, e: int) -> int:
+    """Where the window after ``[prev, e)`` starts, in ``[lo, e]`` (``lo > prev``).
+
+    The first place in ``[lo, e)`` just after a sentence end or a line break, else the
+    first word start there; if neither, ``e`` when whitespace precedes it (the stretch is
+    the tail of one long word, so overlapping it would open mid-word), else ``lo``: no
+    whitespace at all, one word longer than the stretch, cut where it must be.
+    """
+    if lo >= e:
+        return e
+    word = -1
+    for m in _GAP.finditer(text, lo - 1, e):
+        run = m.start()
+        while run > prev and text[run - 1].isspace():  # the run may begin before lo - 1
+            run -= 1
+        if _after_sentence_or_line(text, run, m.end()):
+            return m.end()
+        if word < 0:
+            word = m.end()
+    if word >= 0:
+        return word
+    return e if text[e - 1].isspace() else lo
+
+
+def _after_sentence_or_line(text: str, run: int, after: int) -> bool:
+    """Does the whitespace ``text[run:after]`` hold a line break or follow a sentence end?"""
+    if "\n" in text[run:after] or "\r" in text[run:after]:
+        return True
+    i = run - 1
+    while i >= 0 and run - i <= 2 and text[i] in _CLOSERS:
+        i -= 1
+    return i >= 0 and text[i] in _SENTENCE_ENDS
 
 
 def _cut(text: str, breaks: list[int], floor: int, limit: int) -> int:
