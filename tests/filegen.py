@@ -7,6 +7,7 @@ writes nothing to disk.
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "make_zip",
     "ole_file",
     "truncated_pdf",
+    "with_extract_version",
     "with_zip_entries",
     "zip_bomb_docx",
     "zip_bomb_xlsx",
@@ -224,6 +226,20 @@ def with_zip_entries(container: bytes, entries: Mapping[str, bytes]) -> bytes:
         for name, payload in entries.items():
             dst.writestr(name, payload)
     return out.getvalue()
+
+
+def with_extract_version(container: bytes, entry: str, version: int) -> bytes:
+    """A copy of a zip whose central directory says ``entry`` needs zip ``version`` (times
+    ten, as stored) to extract: how a flipped bit makes zipfile raise NotImplementedError."""
+    out = bytearray(container)
+    at = out.find(b"PK\x01\x02")
+    while at >= 0:
+        (name_len,) = struct.unpack_from("<H", out, at + 28)
+        if out[at + 46 : at + 46 + name_len] == entry.encode():
+            struct.pack_into("<H", out, at + 6, version)
+            return bytes(out)
+        at = out.find(b"PK\x01\x02", at + 46 + name_len)
+    raise KeyError(entry)
 
 
 def zip_bomb_docx(mib: int = 16) -> bytes:

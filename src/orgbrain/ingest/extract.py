@@ -62,17 +62,23 @@ _BLOCK_SEP = "\n\n"
 
 
 def extract(data: bytes, fmt: FileFormat, limits: Limits = Limits()) -> Extracted:
-    """Extract the text of ``data`` read as ``fmt`` (see ``sniff.detect_format``)."""
+    """Extract the text of ``data`` read as ``fmt`` (see ``sniff.detect_format``).
+
+    Raises only ``OrgBrainError``s for bad input: ``CorruptFile`` (damaged, encrypted,
+    empty), ``TooLarge`` (over ``limits``), ``Unsupported`` (no extractor).
+    """
     if not data:
         raise CorruptFile(f"{fmt} file is empty")
-    if fmt in ("md", "txt"):
-        return _text(data, fmt, limits)
-    if fmt == "pdf":
-        return _pdf(data, limits)
-    if fmt == "docx":
-        return _docx(data, limits)
-    if fmt == "xlsx":
-        return _xlsx(data, limits)
+    # Whatever a damaged file makes a library raise, outside the parsers' own guards too.
+    with _reading(fmt):
+        if fmt in ("md", "txt"):
+            return _text(data, fmt, limits)
+        if fmt == "pdf":
+            return _pdf(data, limits)
+        if fmt == "docx":
+            return _docx(data, limits)
+        if fmt == "xlsx":
+            return _xlsx(data, limits)
     raise Unsupported(f"no extractor for format {fmt!r}")
 
 
@@ -323,8 +329,8 @@ def _has_uncached_formulas(data: bytes, infos: list[zipfile.ZipInfo]) -> bool:
                 if info.filename.startswith("xl/worksheets/") and info.filename.endswith(".xml"):
                     if _UNCACHED_FORMULA.search(zf.read(info)):
                         return True
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-        raise CorruptFile(f"xlsx cannot be read: {exc}") from exc
+    except Exception as exc:  # zlib.error, NotImplementedError, ... on damage
+        raise CorruptFile(f"xlsx cannot be read: {_detail(exc)}") from exc
     return False
 
 
@@ -340,8 +346,8 @@ def _check_zip(data: bytes, fmt: str, limits: Limits) -> list[zipfile.ZipInfo]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-        raise CorruptFile(f"{fmt} is not a readable zip container: {exc}") from exc
+    except Exception as exc:  # zipfile raises many kinds on damage
+        raise CorruptFile(f"{fmt} is not a readable zip container: {_detail(exc)}") from exc
     if len(infos) > limits.max_entries:
         raise TooLarge(f"{fmt} has {len(infos)} zip entries (limit {limits.max_entries})")
     total = sum(i.file_size for i in infos)
@@ -367,8 +373,12 @@ def _reading(fmt: str) -> Iterator[None]:
     except (OrgBrainError, MemoryError):
         raise
     except Exception as exc:
-        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise CorruptFile(f"{fmt} cannot be read: {detail}") from exc
+        raise CorruptFile(f"{fmt} cannot be read: {_detail(exc)}") from exc
+
+
+def _detail(exc: BaseException) -> str:
+    """A library error's message on one line, short; its type when it has none."""
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
 class _Text:

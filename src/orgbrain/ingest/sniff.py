@@ -217,8 +217,11 @@ def _zip_kind(data: IO[bytes]) -> tuple[FileFormat | None, str]:
                 return None, "a PowerPoint presentation (pptx)"
             with zf.open("[Content_Types].xml") as fh:
                 types = fh.read(_CONTENT_TYPES_CAP)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-        return None, f"{_DAMAGED_ZIP} that cannot be read ({exc})"
+    except Exception as exc:
+        # zipfile raises many kinds on damage: zlib.error, NotImplementedError ("zip file
+        # version 18.6"), RuntimeError, struct.error, ...
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        return None, f"{_DAMAGED_ZIP} that cannot be read ({detail})"
     if b"wordprocessingml.document.main+xml" in types:
         return "docx", "a Word document (docx)"
     if b"spreadsheetml.sheet.main+xml" in types:
