@@ -73,6 +73,47 @@ def markdown_headings(count: int, seed: int = 1) -> bytes:
     return "".join(parts).encode()
 
 
+def html_page(n_bytes: int) -> bytes:
+    """Paragraphs of prose in ``<p>``, an ``<h2>`` every 20, with links and a table."""
+    paras = prose(n_bytes, 2).decode().split("\n\n")
+    out = ["<!DOCTYPE html><html><head><title>Bench</title></head><body>"]
+    for i, para in enumerate(paras):
+        if i % 20 == 0:
+            out.append(f"<h2>Part {i // 20}</h2><table><tr><td>a</td><td>{i}</td></tr></table>")
+        out.append(f'<p>{para} <a href="#x{i}">link</a></p>\n')
+    return "".join(out).encode()
+
+
+def csv_table(n_bytes: int) -> bytes:
+    words = prose(n_bytes, 3).decode().split()
+    rows = ["id,owner,team,note"]
+    for i in range(0, len(words) - 8, 8):
+        rows.append(f'{i},{words[i]},{words[i + 1]},"{" ".join(words[i + 2 : i + 8])}"')
+    return "\n".join(rows).encode()
+
+
+def json_records(n_bytes: int) -> bytes:
+    words = prose(n_bytes * 4 // 9, 4).decode().split()  # a record spends ~2.25 bytes a byte
+    records = [
+        {
+            "id": i,
+            "owner": words[i],
+            "tags": words[i + 1 : i + 3],
+            "note": " ".join(words[i : i + 9]),
+        }
+        for i in range(0, len(words) - 9, 9)
+    ]
+    return json.dumps(records, separators=(",", ":")).encode()
+
+
+def pptx_deck(slides: int) -> bytes:
+    from tests.filegen import make_pptx
+
+    body = prose(slides * 400, 5).decode().split("\n\n")
+    deck = [(f"Slide title {i}", [body[i % len(body)]]) for i in range(slides)]
+    return make_pptx(deck, notes={i: body[(i + 1) % len(body)] for i in range(0, slides, 3)})
+
+
 CASES: dict[str, tuple[FileFormat, Callable[[], bytes]]] = {
     "txt-8mb": ("txt", lambda: prose(8 * MB)),
     "txt-30mb": ("txt", lambda: prose(30 * MB)),
@@ -82,6 +123,11 @@ CASES: dict[str, tuple[FileFormat, Callable[[], bytes]]] = {
     "md-100k-headings": ("md", lambda: markdown_headings(100_000)),
     "md-heading-of-20k-spaces": ("md", lambda: b"# a" + b" " * 20_000 + b"b\n\nbody\n"),
     "md-heading-of-1m-spaces": ("md", lambda: b"# a" + b" " * MB + b"b\n\nbody\n"),
+    "html-30mb": ("html", lambda: html_page(30 * MB)),
+    "html-1mb-of-<a": ("html", lambda: b"<p>x</p>" + b"<a" * (MB // 2)),
+    "csv-30mb": ("csv", lambda: csv_table(30 * MB)),
+    "json-30mb": ("json", lambda: json_records(30 * MB)),
+    "pptx-2000-slides": ("pptx", lambda: pptx_deck(2000)),
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Iterator
+from typing import get_args
 
 import pytest
 
@@ -22,6 +23,7 @@ from tests.filegen import (
     image_only_pdf,
     make_docx,
     make_pdf,
+    make_pptx,
     make_xlsx,
     make_zip,
     truncated_pdf,
@@ -59,9 +61,9 @@ def test_invalid_utf8_names_the_byte() -> None:
 
 
 def test_empty_is_corrupt() -> None:
-    for fmt in ("md", "txt", "pdf", "docx", "xlsx"):
+    for fmt in get_args(FileFormat):
         with pytest.raises(CorruptFile, match="empty"):
-            extract(b"", fmt)  # type: ignore[arg-type]
+            extract(b"", fmt)
 
 
 def test_md_title_from_frontmatter_kept_in_text() -> None:
@@ -401,6 +403,12 @@ def test_a_zip_entry_needing_an_unknown_zip_version_is_corrupt() -> None:
         ("a.pdf", make_pdf(["p"])),
         ("a.docx", make_docx([(0, "d")])),
         ("a.xlsx", make_xlsx({"S": [["c"]]})),
+        ("a.pptx", make_pptx([("Slide", ["text"])])),
+        ("a.rst", b"Title\n=====\n\nx\n"),
+        ("a.csv", b"a,b\n1,2\n"),
+        ("a.json", b'{"a": 1}'),
+        ("a.html", b"<h1>T</h1><p>x</p>"),
+        ("README.Debian", b"plain text"),
     ],
 )
 def test_sniff_then_extract(name: str, data: bytes) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from orgbrain.errors import TooLarge
 
-from .extract import Extracted
+from .extracted import Extracted
 from .markdown import Heading, frontmatter_end, md_headings
 
 __all__ = [
@@ -156,7 +156,8 @@ def chunk(
     if ex.sheets:
         spans = _sheet_spans(ex, max_chars, overlap)
     elif ex.structured:
-        spans = _heading_spans(ex.text, max_chars, overlap)
+        headings = md_headings(ex.text) if ex.headings is None else list(ex.headings)
+        spans = _heading_spans(ex.text, headings, max_chars, overlap)
     else:
         spans = _flat_spans(ex.text, max_chars, overlap)
     kept: list[_Span] = []
@@ -211,8 +212,9 @@ def _sheet_spans(ex: Extracted, max_chars: int, overlap: int) -> Iterator[_Span]
             yield _Span(s, e, f"sheet:{name}#{part}", (name,), name)
 
 
-def _heading_spans(text: str, max_chars: int, overlap: int) -> Iterator[_Span]:
-    headings = md_headings(text)
+def _heading_spans(
+    text: str, headings: list[Heading], max_chars: int, overlap: int
+) -> Iterator[_Span]:
     bounds = [0] + [h.start for h in headings] + [len(text)]
     paths: list[tuple[str, ...]] = [()]
     stack: list[Heading] = []
