@@ -169,7 +169,7 @@ def run_one(name: str, indexer: bool) -> dict[str, object]:
         passages(f"title\n{ex.text}")
         " ".join(ex.text.split())[:280]  # what indexer._summary does
         result["indexer_text_s"] = time.perf_counter() - t3
-        result["rss_mb"] = peak_rss_mb()
+        result["indexer_rss_mb"] = peak_rss_mb()
     return result
 
 
@@ -202,9 +202,9 @@ def main(argv: list[str] | None = None) -> None:
     head = (
         "| case | MB | extract s | chunk s | sections | whole file | peak RSS MB | over input MB |"
     )
-    extra = " indexer text s |" if args.indexer else ""
+    extra = " indexer text s | peak RSS MB with it |" if args.indexer else ""
     print(head + extra)
-    print("|" + "---|" * (head.count("|") - 1 + (1 if args.indexer else 0)))
+    print("|" + "---|" * ((head + extra).count("|") - 1))
     for r in rows:
         line = (
             f"| {r['case']} | {r['mb']:.1f} | {r['extract_s']:.2f} | {r['chunk_s']:.2f} | "
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['rss_over_input_mb']:.0f} |"
         )
         if args.indexer:
-            line += f" {r['indexer_text_s']:.2f} |"
+            line += f" {r['indexer_text_s']:.2f} | {r['indexer_rss_mb']:.0f} |"
         print(line)
 
 

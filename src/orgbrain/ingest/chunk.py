@@ -3,7 +3,7 @@
 Every chunk is an exact span of ``Extracted.text`` (character and UTF-8 byte offsets), so a
 citation can stream back precisely the bytes a section was cut from. The whole text is
 always cut: a text that would make more than ``MAX_SECTIONS`` sections (only hostile input
-does; 100 MB of prose makes about 135,000) is refused with ``TooLarge``, never truncated.
+does; 100 MB of prose makes about 130,000) is refused with ``TooLarge``, never truncated.
 """
 
 from __future__ import annotations
