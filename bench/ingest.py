@@ -28,6 +28,7 @@ if __package__ in (None, ""):  # run as a file: bench/ must not shadow the stdli
 import numpy as np
 
 from bench._common import machine, peak_rss_mb
+from orgbrain.errors import OrgBrainError
 from orgbrain.ingest import FileFormat, chunk, extract
 
 MB = 1_000_000
@@ -121,6 +122,7 @@ CASES: dict[str, tuple[FileFormat, Callable[[], bytes]]] = {
     "txt-30mb-one-line": ("txt", lambda: prose(30 * MB, newlines=False)),
     "txt-30mb-no-whitespace": ("txt", lambda: prose(30 * MB, newlines=False, spaces=False)),
     "md-100k-headings": ("md", lambda: markdown_headings(100_000)),
+    "md-100mb-of-headings": ("md", lambda: b"# a\n" * (25 * MB)),
     "md-heading-of-20k-spaces": ("md", lambda: b"# a" + b" " * 20_000 + b"b\n\nbody\n"),
     "md-heading-of-1m-spaces": ("md", lambda: b"# a" + b" " * MB + b"b\n\nbody\n"),
     "html-30mb": ("html", lambda: html_page(30 * MB)),
@@ -148,9 +150,17 @@ def run_one(name: str, indexer: bool) -> dict[str, object]:
     data = input_file(name).read_bytes()
     base = peak_rss_mb()
     t0 = time.perf_counter()
-    ex = extract(data, fmt)
-    t1 = time.perf_counter()
-    chunks = chunk(ex)
+    try:
+        ex = extract(data, fmt)
+        t1 = time.perf_counter()
+        chunks = chunk(ex)
+    except OrgBrainError as exc:  # hostile cases are refused: say so, and how fast
+        return {
+            "case": name,
+            "mb": len(data) / MB,
+            "refused": f"{exc.code} after {time.perf_counter() - t0:.2f} s",
+            "rss_over_input_mb": peak_rss_mb() - base,
+        }
     t2 = time.perf_counter()
     result: dict[str, object] = {
         "case": name,
@@ -206,6 +216,12 @@ def main(argv: list[str] | None = None) -> None:
     print(head + extra)
     print("|" + "---|" * ((head + extra).count("|") - 1))
     for r in rows:
+        if "refused" in r:
+            print(
+                f"| {r['case']} | {r['mb']:.1f} | refused: {r['refused']}, "
+                f"{r['rss_over_input_mb']:.0f} MB over input |"
+            )
+            continue
         line = (
             f"| {r['case']} | {r['mb']:.1f} | {r['extract_s']:.2f} | {r['chunk_s']:.2f} | "
             f"{r['sections']} | {'yes' if r['whole'] else 'NO'} | {r['rss_mb']:.0f} | "

@@ -452,6 +452,15 @@ def test_too_many_sections_is_refused_never_cut() -> None:
         chunk(ex, max_sections=-1)
 
 
+def test_more_headings_than_sections_allowed_is_refused_early() -> None:
+    data = b"# a\n" * 300_000
+    ex = extract(data, "md")  # the title is found without reading every heading
+    assert ex.title == "a"
+    with pytest.raises(TooLarge, match="more than 250000 headings"):
+        chunk(ex)
+    assert len(chunk(extract(b"# a\n" * 1000, "md"))) == 1000
+
+
 def test_a_heading_full_of_spaces_is_quick() -> None:
     # The closing-hashes regex backtracked quadratically: 20,000 spaces took 8 s.
     text = "# a" + " " * 200_000 + "b ##\n\nbody\n# " + "\t " * 100_000 + "#\nend\n"

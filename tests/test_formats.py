@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from orgbrain.errors import CorruptFile, OrgBrainError
+from orgbrain.errors import CorruptFile, OrgBrainError, TooLarge
 from orgbrain.ingest import MEDIA_TYPES, chunk, detect_format, extract
 from tests.filegen import make_pptx, make_zip
 from tests.test_chunk import check_spans
@@ -78,6 +78,11 @@ def test_rst_without_titles_is_one_flat_stretch() -> None:
     ex = extract(b"Just a paragraph.\n\n----------\n\nAfter a transition.\n", "rst")
     assert ex.headings == () and ex.title is None
     assert [c.heading_path for c in chunk(ex)] == [()]
+
+
+def test_rst_with_more_titles_than_sections_allowed_is_refused() -> None:
+    with pytest.raises(TooLarge, match="rst has more than 250000 headings"):
+        extract(b"Title\n-----\n\n" * 250_001, "rst")
 
 
 # --- csv --------------------------------------------------------------------------------
@@ -201,6 +206,8 @@ def test_html_title_falls_back_to_the_first_heading() -> None:
         b"<!--" + b"<p>x" * 100_000,
         b"<a b='" * 100_000,
         b"<script>" + b"x</" * 100_000,
+        b"<script>x" * 100_000,
+        b"<title>" * 100_000,
     ],
 )
 def test_broken_html_is_read_in_linear_time(hostile: bytes) -> None:
@@ -255,9 +262,14 @@ def test_pptx_one_section_per_slide_with_slide_numbers() -> None:
 
 
 def test_pptx_follows_the_presentation_order_not_the_part_names() -> None:
-    ex = extract(make_pptx([("One", ["a"]), ("Two", ["b"])], order=[1, 0]), "pptx")
-    assert ex.text.startswith("# Slide 1: Two") and "# Slide 2: One" in ex.text
+    ex = extract(make_pptx([("One", ["a"]), ("Two", ["b"])], order=[1, 0, 1]), "pptx")
+    assert ex.text == "# Slide 1: Two\n\nb\n\n# Slide 2: One\n\na"  # listed twice, read once
     assert ex.title == "Two"
+
+
+def test_pptx_title_of_several_lines() -> None:
+    ex = extract(make_pptx([("Quarterly\nresults", ["up"])]), "pptx")
+    assert ex.text == "# Slide 1: Quarterly results\n\nup" and ex.title == "Quarterly results"
 
 
 def test_pptx_damaged_or_not_a_deck() -> None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from orgbrain.errors import TooLarge
 
-from .extracted import Extracted
-from .markdown import Heading, frontmatter_end, md_headings
+from .extracted import MAX_SECTIONS, Extracted, at_most
+from .markdown import Heading, frontmatter_end, iter_md_headings, md_headings
 
 __all__ = [
     "MAX_CHARS",
@@ -32,7 +32,6 @@ __all__ = [
 
 MAX_CHARS = 1000
 OVERLAP = 100
-MAX_SECTIONS = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +155,8 @@ def chunk(
     if ex.sheets:
         spans = _sheet_spans(ex, max_chars, overlap)
     elif ex.structured:
-        headings = md_headings(ex.text) if ex.headings is None else list(ex.headings)
+        found = iter_md_headings(ex.text) if ex.headings is None else ex.headings
+        headings = at_most(found, max_sections, f"the text ({len(ex.text)} characters)")
         spans = _heading_spans(ex.text, headings, max_chars, overlap)
     else:
         spans = _flat_spans(ex.text, max_chars, overlap)

@@ -11,7 +11,7 @@ import codecs
 import io
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -21,9 +21,11 @@ from .markdown import Heading
 
 __all__ = [
     "BLOCK_SEP",
+    "MAX_SECTIONS",
     "Extracted",
     "Limits",
     "TextBlocks",
+    "at_most",
     "check_chars",
     "check_zip",
     "decode_utf8",
@@ -53,9 +55,15 @@ class Extracted:
     headings: tuple[Heading, ...] | None = None
 
 
+# Most sections a file may make; only hostile input comes near (100 MB of prose makes
+# about 130,000). Every heading makes a section, so it also caps the headings collected.
+MAX_SECTIONS = 250_000
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Caps for hostile input: zip totals and ratios (entries over 1 MiB), text length.
+    """Caps for hostile input: zip totals and ratios (entries over 1 MiB), text length,
+    headings (each makes a section, so more than ``MAX_SECTIONS`` could never be cut).
 
     ``max_text_chars`` is as large as the default file cap (100 MiB), so a text file that
     may be added is never refused here; it bounds text that a container inflates to.
@@ -65,6 +73,7 @@ class Limits:
     max_ratio: float = 200.0
     max_entries: int = 10_000
     max_text_chars: int = 100 * 1024 * 1024
+    max_headings: int = MAX_SECTIONS
 
 
 BLOCK_SEP = "\n\n"
@@ -92,6 +101,17 @@ class TextBlocks:
 
     def text(self) -> str:
         return "".join(self._parts)
+
+
+def at_most(headings: Iterable[Heading], limit: int, what: str) -> list[Heading]:
+    """The headings, or ``TooLarge`` as soon as there are more than ``limit`` (each makes a
+    section: a text with more could never be cut whole)."""
+    kept: list[Heading] = []
+    for heading in headings:
+        if len(kept) == limit:
+            raise TooLarge(f"{what} has more than {limit} headings, each a section; split it")
+        kept.append(heading)
+    return kept
 
 
 def check_chars(fmt: str, count: int, limits: Limits) -> None:

@@ -65,6 +65,7 @@ class _Reader:
 
     def read(self, text: str) -> None:
         pos = 0
+        unclosed: set[str] = set()  # raw elements with no end tag left in the text
         while pos < len(text):
             lt = text.find("<", pos)
             if lt < 0:
@@ -86,9 +87,12 @@ class _Reader:
             elif m.group("end"):
                 self._end(name)
             elif name in _RAW_END:
-                raw_end = _RAW_END[name].search(text, pos)
+                raw_end = None if name in unclosed else _RAW_END[name].search(text, pos)
                 if raw_end is None:
-                    continue  # an unclosed raw element: read on as if it were not there
+                    # Unclosed: read on as if it were not there, and search no more (each
+                    # search would run to the end: quadratic over many such tags).
+                    unclosed.add(name)
+                    continue
                 if name == "title" and self.title is None:
                     self.title = " ".join(html.unescape(text[pos : raw_end.start()]).split())
                 pos = raw_end.end()

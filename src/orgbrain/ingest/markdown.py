@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Heading", "frontmatter_end", "md_headings"]
+__all__ = ["Heading", "frontmatter_end", "iter_md_headings", "md_headings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,11 @@ def frontmatter_end(text: str) -> int:
 
 def md_headings(text: str) -> list[Heading]:
     """ATX headings outside fenced code blocks and outside the frontmatter, in order."""
-    headings: list[Heading] = []
+    return list(iter_md_headings(text))
+
+
+def iter_md_headings(text: str) -> Iterator[Heading]:
+    """``md_headings`` one at a time, so a caller can stop early (a title, a cap)."""
     fence: str | None = None
     for m in _LINE.finditer(text, frontmatter_end(text)):
         marker = m.group("fence")
@@ -54,8 +59,7 @@ def md_headings(text: str) -> list[Heading]:
             continue
         title = _without_closing_hashes((m.group("title") or "").rstrip("\r")).strip()
         if title:
-            headings.append(Heading(m.start(), len(m.group("hashes")), title))
-    return headings
+            yield Heading(m.start(), len(m.group("hashes")), title)
 
 
 def _without_closing_hashes(title: str) -> str:

@@ -9,6 +9,7 @@ docutils.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .markdown import Heading
 
@@ -19,10 +20,9 @@ _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*[ \t]*\r?$", re.MULTILINE)
 _MIN_WIDTH = 3
 
 
-def rst_headings(text: str) -> list[Heading]:
+def rst_headings(text: str) -> Iterator[Heading]:
     """Section titles in order; ``Heading.start`` is where the overline or title begins."""
     styles: dict[tuple[str, bool], int] = {}
-    headings: list[Heading] = []
     for m in _ADORNMENT.finditer(text):
         under = m.group().rstrip()
         if m.start() == 0 or len(under) < _MIN_WIDTH:
@@ -41,8 +41,7 @@ def rst_headings(text: str) -> list[Heading]:
         if not overlined and title_line[:1] in (" ", "\t"):
             continue  # an indented line (a quote, a literal block) is no title
         level = styles.setdefault((under[0], overlined), len(styles) + 1)
-        headings.append(Heading(start, level, " ".join(title.split())))
-    return headings
+        yield Heading(start, level, " ".join(title.split()))
 
 
 def _line_before(text: str, line_start: int) -> tuple[int, str]:

@@ -43,11 +43,14 @@ def read_pptx(data: bytes, limits: Limits) -> Extracted:
         names = set(zf.namelist())
         for number, part in enumerate(_slide_parts(zf, names), start=1):
             slide = _read_part(zf.open(part))
+            if slide.hidden:
+                skipped += 1
+                continue
             notes_part = _related(zf, names, part, "/notesSlide")
             notes = _read_part(zf.open(notes_part)).lines({"body"}) if notes_part else []
-            title = next(iter(slide.lines(_TITLES)), None)
+            title = " ".join(slide.lines(_TITLES)) or None
             body = slide.lines(None, skip=_TITLES | _FURNITURE)
-            if slide.hidden or not (title or body or notes):
+            if not (title or body or notes):
                 skipped += 1
                 continue
             first_title = first_title or title
@@ -155,12 +158,14 @@ def _paragraph(p: ET.Element) -> str:
 def _slide_parts(zf: zipfile.ZipFile, names: set[str]) -> list[str]:
     """The slide parts in presentation order; by their numbers when the order is unreadable."""
     order: list[str] = []
+    seen: set[str] = set()
     if "ppt/presentation.xml" in names:
         targets = _relationships(zf, names, "ppt/presentation.xml")
         root = ET.fromstring(zf.read("ppt/presentation.xml"))
         for sld in root.iter(_P + "sldId"):
             target, _ = targets.get(sld.get(_R + "id", ""), ("", ""))
-            if target in names:
+            if target in names and target not in seen:  # a slide listed twice is read once
+                seen.add(target)
                 order.append(target)
     if order:
         return order

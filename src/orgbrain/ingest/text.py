@@ -14,8 +14,8 @@ import io
 import json
 import re
 
-from .extracted import Extracted, Limits, check_chars, decode_utf8
-from .markdown import frontmatter_end, md_headings
+from .extracted import Extracted, Limits, at_most, check_chars, decode_utf8
+from .markdown import frontmatter_end, iter_md_headings
 from .rst import rst_headings
 
 __all__ = ["read_csv", "read_json", "read_text"]
@@ -25,7 +25,7 @@ def read_text(data: bytes, fmt: str, limits: Limits) -> Extracted:
     """md, txt or rst: the file's own text."""
     text, bom = decode_utf8(data, fmt, limits)
     if fmt == "rst":
-        headings = tuple(rst_headings(text))
+        headings = tuple(at_most(rst_headings(text), limits.max_headings, "rst"))
         title = headings[0].title if headings else None
         return Extracted(text, not bom, title, structured=True, headings=headings)
     return Extracted(
@@ -47,7 +47,7 @@ def _md_title(text: str) -> str | None:
             value = _yaml_scalar(m.group("value"))
             if value:
                 return value
-    return next((h.title for h in md_headings(text) if h.level == 1), None)
+    return next((h.title for h in iter_md_headings(text) if h.level == 1), None)
 
 
 def _yaml_scalar(raw: str) -> str:
