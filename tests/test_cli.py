@@ -57,6 +57,8 @@ def run(brain_dir: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(app, "open_brain", open_brain)
     monkeypatch.delenv("ORGBRAIN_DEBUG", raising=False)
     runner = CliRunner()
+    # As a user would: `orgbrain init` first (only init and the demo create a brain).
+    assert runner.invoke(cli, ["--brain", str(brain_dir), "init"]).exit_code == 0
 
     def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
         return runner.invoke(cli, ["--brain", str(brain_dir), *args], input=input, env=env)
@@ -225,15 +227,18 @@ def test_show_a_file_lists_its_sections(run: Invoke, corpus: Path) -> None:
     sections = data["sections"]
     assert data["item"]["indexed"] is True and len(sections) == 3
     first = sections[0]["byte_range"]
-    assert f"{first['start']}-{first['end']}" in text
+    assert f"[{first['start']}, {first['end']})" in text  # half-open, as written everywhere
     assert "Billing" in text and "Refunds" in text
 
 
 def test_items_filters_by_class_and_kind(run: Invoke, corpus: Path) -> None:
     add_one(run, corpus / "handbook.md", "--index")
     ok(run("note", "Deploys freeze on Fridays", "--kind", "policy"))
+    # Files and notes by default: sections are what files are cut into (`show` lists them).
     classes = {i["storage_class"] for i in as_json(run("items", "--json"))["items"]}
-    assert classes == {"file", "section", "note"}
+    assert classes == {"file", "note"}
+    every = {i["storage_class"] for i in as_json(run("items", "--all", "--json"))["items"]}
+    assert every == {"file", "section", "note"}
     notes = as_json(run("items", "--class", "note", "--json"))["items"]
     assert [n["kind"] for n in notes] == ["policy"]
     assert as_json(run("items", "--kind", "policy", "--json"))["items"] == notes
@@ -252,6 +257,7 @@ def test_search_shows_hits_with_citations(run: Invoke, corpus: Path) -> None:
     add_one(run, corpus / "handbook.md", "--index")
     text = ok(run("search", "who owns the billing service?")).stdout
     assert text.startswith("1. ") and "Priya" in text
+    assert "matched words and meaning" in text and "score" not in text  # plain words
     assert "Billing" in text and "bytes " in text  # Citation.describe()
 
     result = as_json(run("search", "who", "owns", "billing", "-k", "1", "--json"))
@@ -261,7 +267,8 @@ def test_search_shows_hits_with_citations(run: Invoke, corpus: Path) -> None:
     cite = hit["citation"]
     start, end = cite["byte_range"]["start"], cite["byte_range"]["end"]
     assert end > start
-    assert cite["text"].startswith("handbook.md · ") and f"bytes {start}-{end}" in cite["text"]
+    assert cite["text"].startswith("handbook.md · ")
+    assert f"bytes [{start}, {end})" in cite["text"]  # half-open, and written so
     assert result["plan"] == DEFAULT_PLAN and result["speak"] is True
 
 
@@ -470,6 +477,7 @@ def test_the_installed_entry_point_end_to_end(tmp_path: Path) -> None:
     doc = tmp_path / "handbook.md"
     doc.write_bytes(HANDBOOK)
 
+    assert _process(exe, "init", brain=brain).returncode == 0
     added = _process(exe, "add", str(doc), "--index", "--json", brain=brain)
     assert added.returncode == 0, added.stderr.decode()
     assert b"\x1b[" not in added.stdout + added.stderr  # piped: no colours, no bar
@@ -500,3 +508,12 @@ def test_demo_adds_indexes_and_answers_with_a_citation(run: Invoke, tmp_path: Pa
     assert report["small_talk"]["hits"] == []
     text = ok(run("demo", "--brain", str(target))).stdout  # again: same bytes change nothing
     assert "1. add" in text and "decisions.md" in text
+
+
+def test_a_mistyped_brain_path_is_an_error_not_a_new_brain(tmp_path: Path) -> None:
+    where = tmp_path / "nonexistent" / "x"
+    for args in (["items"], ["search", "who owns billing"], ["show", "fil_1"], ["index"]):
+        result = CliRunner().invoke(cli, ["--brain", str(where), *args])
+        assert result.exit_code == 3, result.output
+        assert f"no brain at {where}" in result.stderr and "orgbrain init" in result.stderr
+    assert not where.exists() and not where.parent.exists()

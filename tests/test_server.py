@@ -21,8 +21,9 @@ from fastapi import FastAPI
 
 from orgbrain import Brain, Principal, Settings
 from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
-from orgbrain.keys import KeyStore, issue_key, revoke_key
+from orgbrain.keys import KeyStore, MemoryKeyStore, issue_key, revoke_key
 from orgbrain.ports import Embedder, Vector
+from orgbrain.retrieve import citation_for
 from orgbrain.server import BackgroundServer, ServerConfig, ServerContext, create_app
 from orgbrain.server.worker import IndexWorker
 from tests.filegen import fake_pptx, truncated_pdf
@@ -683,3 +684,29 @@ def test_orgbrain_serve_runs_the_api(tmp_path: Path) -> None:
     access = [json.loads(line) for line in err.splitlines() if line.startswith('{"event"')]
     assert [a["status"] for a in access if a["path"] == "/v1/items"] == [200, 401]
     assert token.split("_")[2] not in err
+
+
+def test_a_citations_numbers_fetch_exactly_its_bytes(tmp_path: Path) -> None:
+    """One convention: byte ranges are half-open everywhere orgbrain speaks; ``?start&end``
+    takes a citation's numbers as they are, and HTTP's inclusive Range needs end - 1."""
+    brain = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
+    keys = MemoryKeyStore()
+    token = issue_key(keys, brain.workspace, "alice", "read,write").token
+    file = brain.add_file(HANDBOOK, name="handbook.md", index=True)
+    with BackgroundServer(create_app(brain, keys)) as server:
+        headers = {"Authorization": f"Bearer {token}"}
+        for section in brain.sections(file.id):
+            assert section.byte_range is not None
+            start, end = section.byte_range.start, section.byte_range.end
+            cite = citation_for(section).describe()
+            assert f"bytes [{start}, {end})" in cite
+            exact = b"".join(brain.read_file(section.id))
+            assert len(exact) == end - start
+            url = f"{server.url}/v1/items/{file.id}/content"
+            by_params = httpx.get(url, params={"start": start, "end": end}, headers=headers)
+            assert by_params.status_code == 206 and by_params.content == exact
+            by_range = httpx.get(url, headers={**headers, "Range": f"bytes={start}-{end - 1}"})
+            assert by_range.status_code == 206 and by_range.content == exact
+        empty = httpx.get(url, params={"start": 5, "end": 5}, headers=headers)
+        assert empty.status_code == 400
+    brain.close()

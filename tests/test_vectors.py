@@ -284,7 +284,7 @@ def test_a_writer_killed_mid_transaction_leaves_search_correct(
     assert index.search(conn, "section", q, 5, None) == before
     fresh = VectorIndex("w1", DIM, exact_below=100)
     assert fresh.search(conn, "section", q, 5, None) == before
-    assert store.get_by_source_key("w1", "torn", ALL) is None
+    assert store.get_by_source_key("w1", "torn", ALL, scope="org") is None
     assert before[0][0] == items[exact(x, q, 1)[0]].id
 
 

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
+from typing import cast
 
+from . import forget as forgetting
 from . import graph, inject, writes
+from . import sweep as sweeping
 from .context import BrainContext
 from .errors import InvalidInput, NotFound, OrgBrainError
 from .ids import new_id
 from .indexer import Indexer, IndexReport
-from .model import STORAGE_CLASSES, Edge, Item, SearchResult
+from .model import STORAGE_CLASSES, Edge, Forgotten, Item, SearchResult, StorageClass
 from .ports import Embedder, ItemFilter, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
@@ -109,6 +112,11 @@ class Brain:
         """Raise unless the store answers a read."""
         self._ctx.store.get_item(self.workspace, "readyz", Visibility.everything())
 
+    def sweep(self, grace: timedelta = sweeping.GRACE) -> sweeping.SweepReport:
+        """Remove blobs no committed item names (a crash between a blob's write and its
+        item's commit) and partial writes, older than ``grace``, in every workspace."""
+        return sweeping.sweep_blobs(self._ctx, self._ctx.store.workspaces(), grace)
+
     def warm_up(self) -> None:
         """Load the embedding model now (the first embed loads it; it stays loaded)."""
         self._ctx.embedder.embed(["warm up"])
@@ -138,7 +146,7 @@ class Brain:
         clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
         key = source_key or writes.default_file_key(clean, where)
-        existing = writes.file_key(ctx, key)
+        existing = writes.file_key(ctx, key, where)
         item_id = existing.id if existing else new_id("fil")
         stored = writes.put_bytes(ctx, source, clean, item_id)
         item = writes.store_file(
@@ -248,18 +256,30 @@ class Brain:
         *,
         kind: str | None = None,
         storage_class: str | None = None,
+        storage_classes: Sequence[str] | None = None,
         indexed: bool | None = None,
         name: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
     ) -> Page:
-        if storage_class is not None and storage_class not in STORAGE_CLASSES:
-            raise InvalidInput(f"unknown storage class {storage_class!r}")
+        """Visible items, oldest first, a page at a time; ``storage_classes`` lists only
+        those classes (e.g. files and notes, without the sections cut from the files)."""
+        for c in (storage_class, *(storage_classes or ())):
+            if c is not None and c not in STORAGE_CLASSES:
+                raise InvalidInput(f"unknown storage class {c!r}")
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit must be between 1 and 1000")
         page = self._ctx.store.list_items(
             self.workspace,
-            ItemFilter(storage_class=storage_class, kind=kind, indexed=indexed, name_contains=name),
+            ItemFilter(
+                storage_class=cast("StorageClass | None", storage_class),
+                storage_classes=None
+                if storage_classes is None
+                else tuple(cast("StorageClass", c) for c in storage_classes),
+                kind=kind,
+                indexed=indexed,
+                name_contains=name,
+            ),
             self.visibility,
             limit=limit,
             cursor=cursor,
@@ -343,6 +363,18 @@ class Brain:
 
     def counts(self) -> dict[str, int]:
         return self._ctx.store.counts(self.workspace)
+
+    # -- forget --------------------------------------------------------------------------
+
+    def forget(self, item_id: str, *, reason: str) -> Forgotten:
+        """Take an item (and a file's sections) out of every stream and read at once: a
+        tombstone with ``reason``, logged with its actor. Scoped like a write."""
+        return forgetting.forget(self._ctx, item_id, reason)
+
+    def erase(self, item_id: str, *, reason: str) -> Forgotten:
+        """``forget``, and delete the raw bytes and extracted text, blanking the row: only
+        the audit record (who, when, why) is left."""
+        return forgetting.forget(self._ctx, item_id, reason, erase=True)
 
     # -- the graph ----------------------------------------------------------------------
 

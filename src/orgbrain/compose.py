@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .context import BrainContext
 from .errors import InvalidInput, Unavailable
+from .model import STORAGE_CLASSES
 from .ports import BlobStore, Embedder, Reranker, Store
 from .retrieve.plan import get_plan
 from .settings import Settings
@@ -19,7 +20,13 @@ if TYPE_CHECKING:
     from .adapters.sqlite.store import KeywordEngine
     from .keys import KeyStore
 
-__all__ = ["build_context", "make_embedder", "open_embedded", "open_key_store"]
+__all__ = [
+    "build_context",
+    "make_embedder",
+    "open_embedded",
+    "open_key_store",
+    "workspace_sizes",
+]
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -97,6 +104,22 @@ def open_key_store(brain: str | Path) -> KeyStore:
     from .adapters.sqlite.keys import SQLiteKeyStore
 
     return SQLiteKeyStore.for_brain(Path(brain))
+
+
+def workspace_sizes(brain: str | Path) -> dict[str, int]:
+    """How many items each workspace of the embedded brain in ``brain`` holds (no model is
+    loaded); empty when there is no brain there."""
+    from .adapters.sqlite import SQLiteStore
+
+    db = Path(brain) / "brain.sqlite"
+    if not db.is_file():
+        return {}
+    store = SQLiteStore(db)
+    try:
+        sizes = {ws: store.counts(ws) for ws in store.workspaces()}
+        return {ws: sum(n for k, n in c.items() if k in STORAGE_CLASSES) for ws, c in sizes.items()}
+    finally:
+        store.close()
 
 
 def _keyword_engine(name: str) -> KeywordEngine:

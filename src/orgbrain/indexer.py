@@ -20,7 +20,7 @@ from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk, extract
 from .ingest.sniff import MEDIA_TYPES, FileFormat
-from .model import ByteRange, Item, Locator, Origin, utcnow
+from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
 from .ports import BlobStore, Embedder, Store, Vector
 
 __all__ = ["INDEX_RECIPE", "IndexReport", "Indexer", "embed_texts", "passages"]
@@ -38,19 +38,6 @@ INDEX_RECIPE = (
 )
 FILE_BODY_CHARS = 100_000
 SUMMARY_CHARS = 280
-
-
-@dataclass(frozen=True, slots=True)
-class IndexReport:
-    item_id: str
-    label: str
-    sections: int
-    error: str | None = None
-    error_code: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 # A sentence ends at . ! or ? before a space, or glued to the next capital ("cells.The"):

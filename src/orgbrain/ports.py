@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -34,11 +35,15 @@ ScoredId = tuple[str, float]
 
 @dataclass(frozen=True, slots=True)
 class ItemFilter:
+    """Which items a listing holds; forgotten (tombstoned) items never, unless asked."""
+
     storage_class: StorageClass | None = None
+    storage_classes: tuple[StorageClass, ...] | None = None
     kind: str | None = None
     indexed: bool | None = None
     name_contains: str | None = None
     parent_id: str | None = None
+    tombstoned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +96,15 @@ class BlobStore(Protocol):
 
     def delete_prefix(self, prefix: str) -> None: ...
 
+    def keys(self, prefix: str) -> Iterator[tuple[str, datetime]]:
+        """Every blob under ``prefix`` (a folder), with when it was last written."""
+        ...
+
+    def clear_partial(self, older_than: datetime) -> int:
+        """Remove what puts that never finished left behind (a crash mid-write) and that
+        is older than ``older_than``; return how many were removed."""
+        ...
+
 
 class Store(Protocol):
     """Items, edges and their indexes for many workspaces.
@@ -110,7 +124,7 @@ class Store(Protocol):
         ...
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
-        """Insert, or update in place the item with the same (workspace, source_key).
+        """Insert, or update in place the item with the same (workspace, scope, source_key).
 
         ``embedding`` is one vector, or rows of vectors: the item's own first, then its
         passages' (``vector_search`` scores an item by its best row)."""
@@ -127,8 +141,12 @@ class Store(Protocol):
     ) -> dict[str, Item]: ...
 
     def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility
-    ) -> Item | None: ...
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
+    ) -> Item | None:
+        """The item ``source_key`` names in ``scope``. A source key is unique per
+        (workspace, scope): the same key in two scopes is two items, so a writer never
+        learns of, updates or moves an item in a scope it cannot see."""
+        ...
 
     def list_items(
         self,
@@ -205,7 +223,14 @@ class Store(Protocol):
         ``visibility`` allows, oldest first; at most ``limit`` of them."""
         ...
 
-    def counts(self, workspace: str) -> dict[str, int]: ...
+    def counts(self, workspace: str) -> dict[str, int]:
+        """Items per class (``file``, ``note``, ...) and indexed per class
+        (``file_indexed``), forgotten ones apart (``forgotten``), and ``edges``."""
+        ...
+
+    def workspaces(self) -> list[str]:
+        """Every workspace that holds an item, sorted."""
+        ...
 
     def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
         """Append a JSON record to the workspace's log (e.g. kind "turn"); returns its id."""

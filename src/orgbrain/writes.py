@@ -23,7 +23,6 @@ from .ids import new_id
 from .indexer import embed_texts
 from .ingest.sniff import MEDIA_TYPES, FileFormat, Sniffer
 from .model import Item, storage_class_for
-from .scopes import Visibility
 
 __all__ = [
     "MAX_NOTE_CHARS",
@@ -87,12 +86,11 @@ def name_of(source: FileSource, name: str | None) -> str:
     return clean_name(name)
 
 
-def file_key(ctx: BrainContext, key: str) -> Item | None:
-    """The item ``key`` already names, if the writer may update it; ``InvalidInput`` when
-    the key is taken by something the writer cannot see or by an item that is not a file."""
-    existing = ctx.store.get_by_source_key(ctx.workspace, key, Visibility.everything())
-    if existing is not None and not ctx.visibility.allows(existing.scope):
-        raise InvalidInput(f"source key {key!r} is taken")
+def file_key(ctx: BrainContext, key: str, scope: str) -> Item | None:
+    """The file ``key`` already names in ``scope`` (a scope the writer writes, so one it
+    sees), or None; ``InvalidInput`` when the key names an item that is not a file. Keys
+    are per scope, so another scope's items are never found, updated or moved here."""
+    existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
     if existing is not None and existing.storage_class != "file":
         raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
     return existing
@@ -203,9 +201,18 @@ def _version_of(blob_key: str) -> str:
 
 
 def clean_name(name: str) -> str:
+    """The base name of ``name``: at most 255 bytes of UTF-8 (what file systems allow), no
+    control characters, slashes or lone surrogates. It is only ever shown and stored in a
+    row: blob keys never carry it."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not base or base in (".", "..") or _BAD_NAME.search(base) or len(base) > 255:
+    try:
+        size = len(base.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"invalid file name {name!r}: it is not valid Unicode") from None
+    if not base or base in (".", "..") or _BAD_NAME.search(base):
         raise InvalidInput(f"invalid file name {name!r}")
+    if size > 255:
+        raise InvalidInput(f"a file name is at most 255 bytes of UTF-8; {base[:40]!r}… is {size}")
     return base
 
 
@@ -236,12 +243,9 @@ def note_item(ctx: BrainContext, n: NoteInput) -> Item:
     scope = ctx.write_scope(n.scope)
     label = (n.label or first_line(text)).strip()
     key = n.source_key or content_key("note", f"{scope}\n{n.kind}\n{text}".encode())
-    existing = ctx.store.get_by_source_key(ctx.workspace, key, Visibility.everything())
-    taken = existing is not None and (
-        existing.storage_class in ("file", "section") or not ctx.visibility.allows(existing.scope)
-    )
-    if taken:
-        raise InvalidInput(f"source key {key!r} is taken")
+    existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
+    if existing is not None and existing.storage_class in ("file", "section"):
+        raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
     return Item(
         id=existing.id if existing else new_id("not"),
         workspace=ctx.workspace,

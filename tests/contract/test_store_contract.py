@@ -73,7 +73,7 @@ def test_put_and_update_in_place_by_source_key(make_store: StoreFactory) -> None
     b = s.put_item(replace(item("alpha two", key="same"), id=new_id("not")), vec(2))
     assert b.id == a.id and b.body == "alpha two"
     assert s.get_item("w1", a.id, ALL) == b
-    assert s.get_by_source_key("w1", "same", ALL) == b
+    assert s.get_by_source_key("w1", "same", ALL, scope="org") == b
     assert len(s.list_items("w1", ItemFilter(), ALL).items) == 1
     assert s.keyword_search("w1", "note", ["one"], 10, ALL) == []
     assert [i for i, _ in s.keyword_search("w1", "note", ["two"], 10, ALL)] == [a.id]

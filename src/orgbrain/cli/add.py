@@ -15,7 +15,8 @@ from ..errors import InvalidInput, OrgBrainError
 from ..indexer import IndexReport
 from ..model import Item
 from ..scopes import parse_scope
-from .app import CliState, error_for_code, json_option
+from ..views import ErrorView, IndexReportView, ItemView
+from .app import CliState, json_option
 from .progress import progress
 from .render import console, echo_json, report_line
 
@@ -102,7 +103,7 @@ def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
         which = (
             first.item_id if first.label == first.item_id else f"{first.item_id} ({first.label})"
         )
-        raise error_for_code(
+        raise OrgBrainError.from_code(
             first.error_code,
             f"{len(failed)} of {len(reports)} files failed to index; {which}: {first.error}",
         )
@@ -162,10 +163,10 @@ def _show_added(state: CliState, done: _Added, reports: Sequence[IndexReport]) -
     if state.json:
         echo_json(
             {
-                "added": [{"path": t.shown, "item": item} for t, item in done.items],
+                "added": [{"path": t.shown, "item": ItemView.of(item)} for t, item in done.items],
                 "skipped": [_problem(t, e) for t, e in done.skipped],
                 "failed": [_problem(t, e) for t, e in done.failed],
-                "index_reports": list(reports),
+                "index_reports": [IndexReportView.of(r) for r in reports],
             }
         )
         return
@@ -183,8 +184,8 @@ def _show_added(state: CliState, done: _Added, reports: Sequence[IndexReport]) -
         )
 
 
-def _problem(target: _Target, exc: OrgBrainError) -> dict[str, str]:
-    return {"path": target.shown, "error": exc.message, "code": exc.code}
+def _problem(target: _Target, exc: OrgBrainError) -> dict[str, object]:
+    return {"path": target.shown, "error": ErrorView.of(exc)}
 
 
 @click.command()
@@ -202,7 +203,7 @@ def index(state: CliState, ids: tuple[str, ...], pending: bool) -> None:
     if state.json:
         echo_json(
             {
-                "reports": reports,
+                "reports": [IndexReportView.of(r) for r in reports],
                 "indexed": sum(1 for r in reports if r.ok),
                 "failed": sum(1 for r in reports if not r.ok),
             }

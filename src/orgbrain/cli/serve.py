@@ -88,6 +88,7 @@ def serve(
     base = state.settings if state is not None else Settings.from_env()
     settings = Settings.from_env(brain=brain_path or base.brain)
     configure_logging(log_level)
+    cli_app.require_brain(settings.brain)
     brain = cli_app.open_brain(settings)
     try:
         keys = open_key_store(settings.brain)

@@ -32,6 +32,7 @@ def citation_for(item: Item) -> Citation:
         text_key=item.text_key,
         byte_range=item.byte_range,
         locator=item.locator,
+        file_name=item.name if item.storage_class in ("file", "section") else None,
     )
 
 

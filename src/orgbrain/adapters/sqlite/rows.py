@@ -9,9 +9,18 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import InvalidInput
 from ...model import ByteRange, Canonical, Edge, Item, Locator, Origin, StorageClass
 
-__all__ = ["ITEM_COLUMNS", "edge_from_row", "edge_values", "item_from_row", "item_values"]
+__all__ = [
+    "ITEM_COLUMNS",
+    "edge_from_row",
+    "edge_values",
+    "item_from_row",
+    "item_values",
+    "shown_key",
+    "stored_key",
+]
 
 ITEM_COLUMNS = (
     "id",
@@ -73,7 +82,7 @@ def item_values(item: Item) -> dict[str, Any]:
         "label": item.label,
         "summary": item.summary,
         "body": item.body,
-        "source_key": item.source_key,
+        "source_key": stored_key(item.scope, item.source_key),
         "indexed": int(item.indexed),
         "scope": item.scope,
         "origin_actor": item.origin.actor,
@@ -106,6 +115,22 @@ def item_values(item: Item) -> dict[str, Any]:
     }
 
 
+def stored_key(scope: str, source_key: str) -> str:
+    """The key as the ``items`` table holds it: namespaced by scope outside ``org``, so the
+    same key in two scopes is two items, and a key in a scope a writer cannot see answers
+    exactly as a free one (migration 0006)."""
+    if scope == "org":
+        if source_key.startswith("@"):
+            raise InvalidInput("a source key may not start with '@' (it marks a scope)")
+        return source_key
+    return f"@{scope}/{source_key}"
+
+
+def shown_key(scope: str, stored: str) -> str:
+    prefix = f"@{scope}/"
+    return stored[len(prefix) :] if scope != "org" and stored.startswith(prefix) else stored
+
+
 def item_from_row(row: sqlite3.Row, *, with_embedding: bool = False) -> Item:
     start, end = row["byte_start"], row["byte_end"]
     ctype, cvalue = row["canonical_type"], row["canonical_value"]
@@ -123,7 +148,7 @@ def item_from_row(row: sqlite3.Row, *, with_embedding: bool = False) -> Item:
         label=row["label"],
         summary=row["summary"],
         body=row["body"],
-        source_key=row["source_key"],
+        source_key=shown_key(row["scope"], row["source_key"]),
         indexed=bool(row["indexed"]),
         scope=row["scope"],
         origin=Origin(row["origin_actor"], row["origin_source"], origin_at, row["origin_run"]),

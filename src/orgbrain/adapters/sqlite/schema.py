@@ -201,6 +201,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        "0006_scoped_source_keys",
+        """
+        UPDATE items SET source_key = '@' || scope || '/' || source_key
+        WHERE scope <> 'org' AND substr(source_key, 1, length(scope) + 2) <> '@' || scope || '/';
+        """,
+    ),
 )
 
 

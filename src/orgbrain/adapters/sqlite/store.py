@@ -18,7 +18,14 @@ from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
 from .keywords import KeywordIndex
-from .rows import ITEM_COLUMNS, edge_from_row, edge_values, item_from_row, item_values
+from .rows import (
+    ITEM_COLUMNS,
+    edge_from_row,
+    edge_values,
+    item_from_row,
+    item_values,
+    stored_key,
+)
 from .schema import migrate
 from .snapshot import watermark
 from .vectors import VectorIndex
@@ -155,8 +162,14 @@ class SQLiteStore:
         old = conn.execute(
             "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
             "WHERE workspace = ? AND source_key = ?",
-            (item.workspace, item.source_key),
+            (item.workspace, values["source_key"]),
         ).fetchone()
+        if old is None:  # the same item put in another scope: its key moves with it
+            old = conn.execute(
+                "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
+                "WHERE workspace = ? AND id = ?",
+                (item.workspace, item.id),
+            ).fetchone()
         # Out of answers (unindexed or tombstoned): no vector, and its removal is logged.
         answerable = item.indexed and item.tombstoned_at is None
         blob = self._vector_blob(embedding) if answerable else None
@@ -245,14 +258,14 @@ class SQLiteStore:
         return out
 
     def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
     ) -> Item | None:
         vis, params = self._visible_sql(visibility)
         row = (
             self._conn()
             .execute(
                 "SELECT * FROM items WHERE workspace = ? AND source_key = ?" + vis,
-                [workspace, source_key, *params],
+                [workspace, stored_key(scope, source_key), *params],
             )
             .fetchone()
         )
@@ -286,6 +299,11 @@ class SQLiteStore:
         if filter.storage_class is not None:
             where.append("class = ?")
             params.append(filter.storage_class)
+        if filter.storage_classes is not None:
+            where.append(f"class IN ({', '.join('?' * len(filter.storage_classes))})")
+            params += filter.storage_classes
+        if not filter.tombstoned:
+            where.append("tombstoned_at IS NULL")
         if filter.kind is not None:
             where.append("kind = ?")
             params.append(filter.kind)
@@ -502,17 +520,25 @@ class SQLiteStore:
             params.append(limit)
         return [edge_from_row(r) for r in self._conn().execute(sql, params)]
 
+    def workspaces(self) -> list[str]:
+        rows = self._conn().execute("SELECT DISTINCT workspace FROM items ORDER BY workspace")
+        return [str(r[0]) for r in rows]
+
     def counts(self, workspace: str) -> dict[str, int]:
         rows = (
             self._conn()
             .execute(
-                "SELECT class, indexed, count(*) FROM items WHERE workspace = ? GROUP BY 1, 2",
+                "SELECT class, indexed, tombstoned_at IS NOT NULL, count(*) FROM items "
+                "WHERE workspace = ? GROUP BY 1, 2, 3",
                 (workspace,),
             )
             .fetchall()
         )
         out: dict[str, int] = {}
-        for cls, indexed, n in rows:
+        for cls, indexed, forgotten, n in rows:
+            if forgotten:  # out of every read: counted apart
+                out["forgotten"] = out.get("forgotten", 0) + n
+                continue
             out[cls] = out.get(cls, 0) + n
             if indexed:
                 out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n

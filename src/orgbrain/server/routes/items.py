@@ -1,4 +1,4 @@
-"""Reading items: list, one item, a file's sections, an item's edges."""
+"""Items: list, one item, a file's sections, an item's edges; forgetting one."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from fastapi import APIRouter, Path, Query, Request
 
 from ...errors import InvalidInput
 from ...model import Item
-from ..auth import Reader, context_of
+from ...views import EdgeList, EdgeView, ForgottenView, ItemPage, ItemView, SectionList
+from ..auth import Reader, Writer, context_of
 from ..problems import problem_responses
-from ..schemas import EdgeList, ItemOut, ItemPage, SectionList, edge_out, item_out
 from ..worker import index_state
-
-"""The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
 
 __all__ = ["ItemId", "router"]
 
@@ -23,9 +21,9 @@ ItemId = Annotated[str, Path(min_length=1, max_length=200, description="An item 
 _READ_ERRORS = problem_responses(400, 401, 403, 404, 422, 503)
 
 
-def shown(request: Request, item: Item) -> ItemOut:
+def shown(request: Request, item: Item) -> ItemView:
     ctx = context_of(request)
-    return item_out(item, index_state(item, ctx.worker.state(item.workspace, item.id)))
+    return ItemView.of(item, state=index_state(item, ctx.worker.state(item.workspace, item.id)))
 
 
 @router.get(
@@ -66,11 +64,11 @@ def list_items(
 
 @router.get(
     "/items/{item_id}",
-    response_model=ItemOut,
+    response_model=ItemView,
     summary="One item, with its index state",
     responses=_READ_ERRORS,
 )
-def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemOut:
+def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemView:
     return shown(request, caller.brain.get(item_id))
 
 
@@ -92,4 +90,27 @@ def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionL
     responses=_READ_ERRORS,
 )
 def list_edges(caller: Reader, item_id: ItemId) -> EdgeList:
-    return EdgeList(item_id=item_id, edges=[edge_out(e) for e in caller.brain.edges(item_id)])
+    return EdgeList(item_id=item_id, edges=[EdgeView.of(e) for e in caller.brain.edges(item_id)])
+
+
+@router.delete(
+    "/items/{item_id}",
+    response_model=ForgottenView,
+    summary="Forget an item (tombstone, logged), or erase its bytes and text too",
+    responses=problem_responses(400, 401, 403, 404, 422, 503),
+)
+def forget_item(
+    caller: Writer,
+    item_id: ItemId,
+    reason: Annotated[
+        str, Query(min_length=1, max_length=2000, description="Why; kept in the audit record")
+    ],
+    erase: Annotated[
+        bool,
+        Query(description="Also delete the raw bytes, extracted text and name (default false)"),
+    ] = False,
+) -> ForgottenView:
+    """The item (and a file's sections) leaves every search, listing and read at once. With
+    ``erase=true`` its bytes and text are deleted and only the audit record is left."""
+    act = caller.brain.erase if erase else caller.brain.forget
+    return ForgottenView.of(act(item_id, reason=reason))
