@@ -26,7 +26,7 @@ from orgbrain.ports import Embedder, Vector
 from orgbrain.retrieve import citation_for
 from orgbrain.server import BackgroundServer, ServerConfig, ServerContext, create_app
 from orgbrain.server.worker import WorkerPool
-from tests.filegen import fake_pptx, truncated_pdf
+from tests.filegen import ole_file, truncated_pdf
 from tests.toy import HashEmbedder
 
 HANDBOOK = b"""# Billing
@@ -314,7 +314,7 @@ def test_oversize_upload_is_413_and_leaves_nothing(served: Served) -> None:
 
 def test_unsupported_and_malformed_uploads(served: Served) -> None:
     c = served.http(served.key())
-    assert_problem(upload(c, "deck.pptx", fake_pptx()), 415, "unsupported_format")
+    assert_problem(upload(c, "deck.ppt", ole_file()), 415, "unsupported_format")
     assert_problem(
         upload(c, "pic.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64), 415, "unsupported_format"
     )
