@@ -28,6 +28,8 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.test_server import HANDBOOK, Served, serve, wait_state
 
+pytestmark = pytest.mark.slow
+
 MAX_EXAMPLES = 50
 CHECKS = [
     not_a_server_error,

@@ -23,6 +23,8 @@ from orgbrain.cli import eval as eval_cli
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
