@@ -21,7 +21,14 @@ from orgbrain.ports import Embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 # Tool caches a test run may leave (and *.egg-info, the editable install's metadata).
-CACHES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+CACHES = {
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".import_linter_cache",
+}
 State = dict[str, tuple[int, int] | None]
 BEFORE = pytest.StashKey[State]()
 
