@@ -470,6 +470,7 @@ def _process(*args: str, brain: Path) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(args, capture_output=True, env=env, timeout=300, check=False)
 
 
+@pytest.mark.slow
 def test_the_installed_entry_point_end_to_end(tmp_path: Path) -> None:
     exe = shutil.which("orgbrain")
     assert exe is not None, "the orgbrain entry point is not installed (pip install -e .)"

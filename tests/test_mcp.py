@@ -184,6 +184,7 @@ def stdio(script: Path, *args: str, env: dict[str, str] | None = None) -> Client
     )
 
 
+@pytest.mark.slow
 def test_stdio_serves_every_tool_to_two_users_agents(tmp_path: Path) -> None:
     path = tmp_path / "brain"
     with Brain.open(path, embedder=HashEmbedder()) as brain:
