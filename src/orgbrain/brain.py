@@ -378,14 +378,8 @@ class Brain:
         return Page(tuple(i for i in page.items if self._ctx.visible(i)), page.next_cursor)
 
     def sections(self, file_id: str) -> list[Item]:
-        file = self.get(file_id)
-        page = self._ctx.store.list_items(
-            self.workspace,
-            ItemFilter(storage_class="section", parent_id=file.id),
-            self.visibility,
-            limit=1000,
-        )
-        return sorted((s for s in page.items if self._ctx.visible(s)), key=lambda s: s.ordinal or 0)
+        """A file's sections in order, all of them."""
+        return self._ctx.sections_of(self.get(file_id).id)
 
     def search(
         self,

@@ -14,7 +14,6 @@ from dataclasses import replace
 from .context import BrainContext
 from .errors import InvalidInput
 from .model import ByteRange, Forgotten, Item
-from .ports import ItemFilter
 
 __all__ = ["MAX_REASON_CHARS", "forget"]
 
@@ -39,7 +38,7 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
         )
     ctx.write_scope(item.scope)  # Forbidden unless the reader writes where the item lives
     now = ctx.clock()
-    targets = [item, *_sections(ctx, item)] if item.storage_class == "file" else [item]
+    targets = [item, *ctx.sections_of(item.id)] if item.storage_class == "file" else [item]
     gone = [_erased(t) if erase else t for t in targets]
     ctx.store.put_items([(replace(t, tombstoned_at=now), None) for t in gone])
     if erase:
@@ -57,23 +56,6 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
     return Forgotten(
         item.id, item.storage_class, len(targets), erase, why, ctx.actor, now, event_id
     )
-
-
-def _sections(ctx: BrainContext, file: Item) -> list[Item]:
-    out: list[Item] = []
-    cursor: str | None = None
-    while True:
-        page = ctx.store.list_items(
-            ctx.workspace,
-            ItemFilter(storage_class="section", parent_id=file.id),
-            ctx.visibility,
-            limit=1000,
-            cursor=cursor,
-        )
-        out += page.items
-        if page.next_cursor is None:
-            return out
-        cursor = page.next_cursor
 
 
 def _erased(item: Item) -> Item:

@@ -59,7 +59,7 @@ def passages(text: str) -> list[str]:
     head, newline, body = text.partition("\n")
     if not newline:
         head, body = "", text
-    if len(body.split()) <= PASSAGE_WORDS:
+    if len(body.split(maxsplit=PASSAGE_WORDS)) <= PASSAGE_WORDS:  # without splitting it all
         return [text[:EMBED_CHARS]]
     prefix = f"{head}\n" if head.strip() else ""
     out: list[str] = []
@@ -368,7 +368,7 @@ def _embedder_fault(exc: Exception) -> Unavailable:
 
 
 def _summary(ex: Extracted) -> str:
-    text = " ".join(ex.text.split())
+    text = " ".join(ex.text[: SUMMARY_CHARS * 4].split())
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
 
 
