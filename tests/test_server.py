@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -711,4 +712,37 @@ def test_a_citations_numbers_fetch_exactly_its_bytes(tmp_path: Path) -> None:
             assert by_range.status_code == 206 and by_range.content == exact
         empty = httpx.get(url, params={"start": 5, "end": 5}, headers=headers)
         assert empty.status_code == 400
+    brain.close()
+
+
+def test_the_docs_page_works_offline(served: Served) -> None:
+    """/docs once loaded Swagger UI from a CDN: blank with no network. Its page and every
+    asset it names come from this server."""
+    page = httpx.get(f"{served.url}/docs")
+    assert page.status_code == 200 and "SwaggerUIBundle" in page.text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert assets and all(a.startswith("/docs/assets/") for a in assets), assets
+    for asset in assets:
+        got = httpx.get(f"{served.url}{asset}")
+        assert got.status_code == 200 and len(got.content) > 1000, asset
+    assert "cdn" not in page.text.lower()
+
+
+def test_a_restart_sweeps_what_a_kill_left(tmp_path: Path) -> None:
+    """After server kills, temp files and blobs no row names were left for ever; a start
+    now sweeps those older than an hour (younger ones may be another process's upload)."""
+    folder = tmp_path / "brain"
+    brain = Brain.open(folder, embedder=HashEmbedder())
+    kept = brain.add_file(HANDBOOK, name="handbook.md")
+    old_tmp = folder / "blobs" / "workspaces" / "default" / "fil_x" / "ver_y" / ".tmp-dead"
+    orphan = folder / "blobs" / "workspaces" / "default" / "fil_gone" / "ver_z" / "raw"
+    for path in (old_tmp, orphan):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(b"left by a kill")
+        then = time.time() - 2 * 3600
+        os.utime(path, (then, then))
+    with BackgroundServer(create_app(brain, MemoryKeyStore())):
+        pass
+    assert not old_tmp.exists() and not orphan.exists()
+    assert b"".join(brain.read_file(kept.id)) == HANDBOOK
     brain.close()
