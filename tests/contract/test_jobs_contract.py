@@ -146,6 +146,22 @@ def test_claim_takes_ready_jobs_oldest_first_up_to_the_limit(q: JobQueue, clock:
     assert [j.kind for j in q.claim("w-3", ["elsewhere", "test"])] == ["elsewhere"]
 
 
+def test_workspaces_take_turns(q: JobQueue, clock: Clock) -> None:
+    """One workspace's bulk upload (50 jobs) never makes another's one file wait: claims
+    go round the workspaces, each one's oldest ready job first."""
+    bulk = []
+    for n in range(50):
+        bulk.append(put(q, f"bulk{n}", ws="big"))
+        clock.advance(0.001)
+    small = put(q, "one", ws="small")
+    clock.advance(0.001)
+    other = [put(q, f"o{n}", ws="third") for n in range(2)]
+    first = q.claim("w-1", ["test"], limit=4)
+    assert [j.id for j in first] == [bulk[0].id, small.id, other[0].id, bulk[1].id]
+    again = q.claim("w-1", ["test"], limit=3)
+    assert [j.id for j in again] == [bulk[2].id, other[1].id, bulk[3].id]
+
+
 def test_a_held_job_is_not_claimed_again_until_its_lease_expires(
     make_queue: QueueFactory, clock: Clock
 ) -> None:
@@ -242,7 +258,7 @@ def test_list_filters_and_pages_newest_first(q: JobQueue) -> None:
     jobs = [put(q, f"k{n}") for n in range(5)]
     other = q.enqueue("w1", "index", "i", {}, actor="human:bob")
     put(q, "x", ws="w2")
-    q.claim("w-1", ["test"], limit=2)
+    q.claim("w-1", ["test"], limit=3)  # workspaces take turns: k0, then w2's x, then k1
     page = q.list_jobs("w1")
     assert [j.id for j in page.jobs] == [other.id, *[j.id for j in reversed(jobs)]]
     assert page.next_cursor is None

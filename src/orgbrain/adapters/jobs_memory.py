@@ -116,6 +116,13 @@ class MemoryJobQueue:
                 elif expired or (job.state == "queued" and job.run_after <= now):
                     ready.append(i)
             ready.sort(key=lambda i: (self._jobs[i].run_after, i))
+            # Workspaces take turns: each one's first ready job, then each one's second...
+            turn: dict[str, int] = {}
+            turns = {}
+            for i in ready:
+                ws = self._jobs[i].workspace
+                turns[i] = turn[ws] = turn.get(ws, 0) + 1
+            ready.sort(key=lambda i: turns[i])  # stable: within a turn, oldest first
             out: list[Job] = []
             for i in ready[:limit]:
                 job = replace(

@@ -186,4 +186,6 @@ class IndexJobs:
                 error = f"{report.error_code}: {report.error}"
                 settle(Outcome(job.id, error, retry=report.retry))
 
-        Indexer(ctx).index_many([item for _, item in todo.values()], progress=settled)
+        # Smallest first: a one-page file commits before a thousand-page one, not after it.
+        files = sorted((item for _, item in todo.values()), key=lambda i: i.size or 0)
+        Indexer(ctx).index_many(files, progress=settled)

@@ -196,10 +196,14 @@ class SQLiteJobQueue:
                 "AND attempts >= max_attempts",
                 (_LEASE_LOST, at, at, *kinds, at),
             )
+            # Workspaces take turns (each one's oldest ready job, then each one's next), so
+            # one workspace's bulk upload never makes another's one file wait behind it.
             rowids = [
                 int(r[0])
                 for r in conn.execute(
-                    f"SELECT rowid FROM jobs WHERE {ready} ORDER BY run_after, rowid LIMIT ?",
+                    "SELECT rowid FROM (SELECT rowid, run_after, row_number() OVER "
+                    "(PARTITION BY workspace ORDER BY run_after, rowid) AS turn "
+                    f"FROM jobs WHERE {ready}) ORDER BY turn, run_after, rowid LIMIT ?",
                     (*kinds, at, at, limit),
                 )
             ]
@@ -211,11 +215,9 @@ class SQLiteJobQueue:
                 f"lease_until = ?, updated_at = ? WHERE rowid IN ({picked})",
                 (owner, until, at, *rowids),
             )
-            rows = conn.execute(
-                f"SELECT * FROM jobs WHERE rowid IN ({picked}) ORDER BY run_after, rowid",
-                rowids,
-            ).fetchall()
-        return [_job(r) for r in rows]
+            rows = conn.execute(f"SELECT * FROM jobs WHERE rowid IN ({picked})", rowids)
+            by_rowid = {int(r["rowid"]): r for r in rows}
+        return [_job(by_rowid[r]) for r in rowids]  # in the order they were picked
 
     def extend(self, job_ids: Sequence[str], owner: str, lease_s: float) -> list[str]:
         if not job_ids:
