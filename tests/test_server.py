@@ -746,3 +746,20 @@ def test_a_restart_sweeps_what_a_kill_left(tmp_path: Path) -> None:
     assert not old_tmp.exists() and not orphan.exists()
     assert b"".join(brain.read_file(kept.id)) == HANDBOOK
     brain.close()
+
+
+def test_an_admin_minting_a_key_for_someone_else_is_audited(served: Served) -> None:
+    """Decided: an admin provisions keys for anyone in its workspace (their private scope
+    included: that is the admin's job), and each mint and revoke is an audit record."""
+    admin_key = served.key(user="root", perms="admin")
+    admin = served.http(admin_key)
+    made = admin.post("/v1/admin/keys", json={"principal": "user:alice", "permissions": ["read"]})
+    assert made.status_code == 201
+    key_id = made.json()["key"]["id"]
+    assert admin.delete(f"/v1/admin/keys/{key_id}").status_code == 200
+    events = admin.get("/v1/admin/audit").json()["events"]
+    assert [e["action"] for e in events] == ["revoke", "create"]
+    assert all(e["key_id"] == key_id and e["principal"] == "user:alice" for e in events)
+    assert all(e["actor"] == "human:root" and e["by_key"] for e in events)
+    reader = served.http(served.key(perms="read"))
+    assert_problem(reader.get("/v1/admin/audit"), 403, "forbidden")

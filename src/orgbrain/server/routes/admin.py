@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request, Response
 
-from ...keys import issue_key, revoke_key
+from ...keys import ApiKey, issue_key, revoke_key
 from ...views import KeyCreated, KeyList, KeyView
-from ..auth import Admin, Authenticated, context_of
+from ..auth import Admin, Authenticated, Caller, context_of
 from ..problems import problem_responses
 from ..schemas import KeyCreateIn, Me, WorkspaceOut
 
@@ -61,6 +61,7 @@ def create_key(
         label=body.label,
     )
     response.headers["Cache-Control"] = "no-store"
+    _audit(caller, "create", issued.key)
     return KeyCreated(key=KeyView.of(issued.key), token=issued.token)
 
 
@@ -83,7 +84,37 @@ def list_keys(request: Request, caller: Admin) -> KeyList:
 )
 def revoke(request: Request, caller: Admin, key_id: KeyId) -> KeyView:
     key = revoke_key(context_of(request).keys, key_id, workspace=caller.key.workspace)
+    _audit(caller, "revoke", key)
     return KeyView.of(key)
+
+
+def _audit(caller: Caller, action: str, key: ApiKey) -> None:
+    """An admin may mint a key for anyone in its workspace, their private scope included:
+    provisioning is the admin's job. It is never silent: each act is a ``key`` event in
+    the workspace's log, naming the admin key, the principal the new key acts as and its
+    permissions (``GET /v1/admin/audit`` lists them)."""
+    caller.brain.log_event(
+        "key",
+        {
+            "action": action,
+            "key_id": key.id,
+            "principal": f"user:{key.user_id}",
+            "teams": sorted(key.team_ids),
+            "agent": key.agent,
+            "permissions": sorted(key.permissions),
+            "actor": caller.brain.actor,
+            "by_key": caller.key.id,
+        },
+    )
+
+
+@router.get(
+    "/audit",
+    summary="Key creations and revocations in this workspace, newest first",
+    responses=_ADMIN_ERRORS,
+)
+def audit(caller: Admin, limit: int = 100) -> dict[str, list[dict[str, object]]]:
+    return {"events": caller.brain.events("key", limit=max(1, min(limit, 1000)))}
 
 
 @router.get(
