@@ -74,8 +74,12 @@ def read_safetensors(path: Path) -> dict[str, NDArray[Any]]:
         raise Unavailable(f"cannot read the model weights {path}: {exc}") from exc
     try:
         (header_len,) = struct.unpack_from("<Q", mapped, 0)
-        header = json.loads(mapped[8 : 8 + header_len])
         start = 8 + header_len
+        if start > len(mapped):
+            raise ValueError(f"the header claims {header_len} bytes, past the end of the file")
+        header = json.loads(mapped[8:start])
+        if not isinstance(header, dict):
+            raise ValueError("the header is not a JSON object")
         tensors: dict[str, NDArray[Any]] = {}
         for name, spec in header.items():
             if name == "__metadata__":
