@@ -386,7 +386,7 @@ class MiniLMNumpy:
         texts: Sequence[str],
         *,
         batch_size: int = 64,
-        batch_tokens: int = 4096,
+        batch_tokens: int = 2048,
         workers: int = 1,
     ) -> F32:
         """``(len(texts), hidden)`` unit rows; batches run on ``workers`` threads."""
