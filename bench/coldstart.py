@@ -3,16 +3,16 @@
     python -m bench.coldstart [--rounds 5] [--backends minilm,minilm-torch] [--no-write]
 
 Every figure comes from a fresh interpreter (a child process), as a user's shell starts
-one: CPU time is the child's user + system time (``getrusage(RUSAGE_CHILDREN)``), which a
-busy neighbour moves far less than wall time; both are reported, as medians of
+one: CPU time is the child's user + system time (``os.wait4``), which a busy neighbour
+moves far less than wall time; both are reported, with peak RSS, as medians of
 ``--rounds`` interleaved rounds. Measured, on a brain holding the bundled sample (the
 demo's four documents), indexed once before timing:
 
 - ``python -c "import orgbrain.cli"``: the interpreter and the imports every command pays;
 - ``orgbrain items``: a command that needs no model;
-- ``orgbrain search QUESTION``: the first answer, model load included;
+- ``orgbrain search QUESTION``: the first answer, model load included, in a process;
 - a warm search: the second search in one process (``Brain.search`` twice), timed in the
-  child around that second call alone.
+  child around that second call alone (its peak RSS is the whole process's).
 
 ``minilm`` is the numpy encoder (the default); ``minilm-torch`` is sentence-transformers on
 torch, what every command paid before (``ORGBRAIN_EMBEDDER`` picks it). Appends a dated
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -62,19 +61,32 @@ class Row:
     label: str
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+
+    def add(self, wall: float, cpu: float, rss_mb: float) -> None:
+        self.wall.append(wall)
+        self.cpu.append(cpu)
+        self.rss_mb.append(rss_mb)
 
 
-def run_child(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds of one child process, and what it printed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
+def run_child(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """Wall and CPU seconds of one child process, its peak RSS in MB, and what it printed.
+
+    ``os.wait4`` reports that one child's own resource use (``RUSAGE_CHILDREN`` would
+    give the largest peak of all children so far, not this one's).
+    """
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        out.seek(0)
+        err.seek(0)
+        if child.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}):\n{err.read()}")
+        cpu = usage.ru_utime + usage.ru_stime
+        return wall, cpu, usage.ru_maxrss / 1024, out.read()
 
 
 def child_env(backend: str) -> dict[str, str]:
@@ -109,37 +121,35 @@ def measure(brain: Path, backends: list[str], rounds: int) -> list[Row]:
         for backend in backends:
             env = child_env(backend)
             tag = f"`{backend}`"
-            wall, cpu, _ = run_child([py, "-c", "import orgbrain.cli"], env)
-            row(f"{tag}: `import orgbrain.cli`").wall.append(wall)
-            row(f"{tag}: `import orgbrain.cli`").cpu.append(cpu)
-            wall, cpu, _ = run_child([*cli, "items"], env)
-            row(f"{tag}: `orgbrain items`").wall.append(wall)
-            row(f"{tag}: `orgbrain items`").cpu.append(cpu)
-            wall, cpu, out = run_child([*cli, "search", QUESTION], env)
+            wall, cpu, rss, _ = run_child([py, "-c", "import orgbrain.cli"], env)
+            row(f"{tag}: `import orgbrain.cli`").add(wall, cpu, rss)
+            wall, cpu, rss, _ = run_child([*cli, "items"], env)
+            row(f"{tag}: `orgbrain items`").add(wall, cpu, rss)
+            wall, cpu, rss, out = run_child([*cli, "search", QUESTION], env)
             if "billing" not in out.lower():
                 raise SystemExit(f"search answered nothing about billing:\n{out}")
-            row(f"{tag}: `orgbrain search` (first answer, cold)").wall.append(wall)
-            row(f"{tag}: `orgbrain search` (first answer, cold)").cpu.append(cpu)
-            _, _, out = run_child([py, "-c", _WARM, str(brain), QUESTION], env)
+            row(f"{tag}: `orgbrain search` (first answer, cold)").add(wall, cpu, rss)
+            _, _, rss, out = run_child([py, "-c", _WARM, str(brain), QUESTION], env)
             warm_wall, warm_cpu = json.loads(out.strip().splitlines()[-1])
-            row(f"{tag}: warm search (second in one process)").wall.append(warm_wall)
-            row(f"{tag}: warm search (second in one process)").cpu.append(warm_cpu)
+            row(f"{tag}: warm search (second in one process)").add(warm_wall, warm_cpu, rss)
         print(f"round {r + 1}/{rounds} done", flush=True)
     return list(rows.values())
 
 
 def table(rows: list[Row]) -> list[str]:
     def cell(values: list[float]) -> str:
-        med = statistics.median(values)
-        text = f"{med * 1000:.0f} ms" if med < 1 else f"{med:.2f} s"
-        return f"{text} ({min(values):.2f} to {max(values):.2f} s)"
+        lo, med, hi = min(values), statistics.median(values), max(values)
+        if med < 1:
+            return f"{med * 1000:.0f} ms ({lo * 1000:.0f} to {hi * 1000:.0f})"
+        return f"{med:.2f} s ({lo:.2f} to {hi:.2f})"
 
     lines = [
-        "| what | CPU, median (min to max) | wall, median (min to max) |",
-        "|---|---|---|",
+        "| what | CPU, median (min to max) | wall, median (min to max) | peak RSS |",
+        "|---|---|---|---|",
     ]
     for row in rows:
-        lines.append(f"| {row.label} | {cell(row.cpu)} | {cell(row.wall)} |")
+        rss = statistics.median(row.rss_mb)
+        lines.append(f"| {row.label} | {cell(row.cpu)} | {cell(row.wall)} | {rss:.0f} MB |")
     return lines
 
 

@@ -1,12 +1,13 @@
 """all-MiniLM-L6-v2's forward pass in plain numpy, read straight from ``model.safetensors``.
 
-Why not torch: ``import sentence_transformers`` alone costs ~10 s of CPU on the 2-core
-boxes this runs on, more than a whole search. This module imports numpy and the Rust
+Why not torch: ``import sentence_transformers`` alone costs ~12 s of CPU on the 2-core
+boxes this runs on, far more than a whole search. This module imports numpy and the Rust
 ``tokenizers`` package only, maps the weights file instead of reading it (a query touches
-a few rows of the 47 MB word-embedding table, not all of it), and computes exactly what
-sentence-transformers computes for this model: BERT (6 layers, hidden 384, 12 heads,
-exact erf GELU, LayerNorm eps 1e-12), mean pooling over the attention mask, L2
-normalisation. ``tests/test_embedders.py`` holds it to the sentence-transformers output.
+a few rows of the 47 MB word-embedding table, not all of it), and computes what
+sentence-transformers computes for this model, to float32 rounding: BERT (6 layers,
+hidden 384, 12 heads, exact erf GELU, LayerNorm eps 1e-12), mean pooling over the
+attention mask, L2 normalisation. ``tests/test_embedders.py`` holds it to the
+sentence-transformers output.
 
 The architecture numbers are read from the model folder's ``config.json`` and checked, so
 a different checkpoint fails loudly instead of computing something plausible.
