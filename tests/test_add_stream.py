@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orgbrain import Brain, CorruptFile, TooLarge, Unsupported
+from orgbrain import Brain, CorruptFile, InvalidInput, TooLarge, Unsupported
 from orgbrain.adapters.blobs_memory import MemoryBlobStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.compose import build_context
@@ -145,3 +145,31 @@ def test_sniffing_in_pieces_says_what_sniffing_whole_says(
     except (Unsupported, CorruptFile) as exc:
         whole = f"{type(exc).__name__}: {exc}"
     assert verdict(pieces) == whole
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("€" * 100, "at most 255 bytes"),  # 100 characters, 300 bytes
+        ("x" * 256 + ".txt", "at most 255 bytes"),
+        ("bad\ud800name.txt", "not valid Unicode"),
+        ("a\x00b.txt", "invalid file name"),
+    ],
+)
+def test_names_a_file_system_cannot_hold_are_refused_and_store_nothing(
+    parts: tuple[Brain, MemoryBlobStore], name: str, why: str
+) -> None:
+    brain, blobs = parts
+    with pytest.raises(InvalidInput, match=why):
+        brain.add_file(b"text", name=name)
+    assert keys(blobs) == set() and brain.counts().get("file", 0) == 0
+
+
+def test_a_long_office_name_indexes(parts: tuple[Brain, MemoryBlobStore]) -> None:
+    """A 251-255 character .docx name once made indexing write '<name>.txt' outside the
+    error handling; the text blob now lives in the version folder as raw.txt."""
+    brain, _ = parts
+    name = "n" * 250 + ".docx"
+    item = brain.add_file(make_docx(["Owners", "Mei owns search."]), name=name, index=True)
+    assert item.indexed and item.name == name and item.text_key is not None
+    assert item.text_key.endswith("/raw.txt")

@@ -274,3 +274,21 @@ def test_a_question_about_the_wrong_person_gets_silence(brain: Brain) -> None:
     wrong = brain.search("What did Caroline realize after her charity race?")
     assert wrong.hits == () and wrong.verdict == "none"
     assert "gate" in wrong.reason or "relevance floor" in wrong.reason
+
+
+def test_a_file_of_more_than_a_thousand_sections_lists_and_reads_them_all(tmp_path: Path) -> None:
+    """Brain.sections once read one page of 1,000 and stopped: section 1,553 of a long file
+    was 'not found' and `show` listed a thousand."""
+    from tests.toy import HashEmbedder
+
+    paragraphs = [f"Paragraph {n} says {n} things about topic {n}." for n in range(1, 2001)]
+    text = ("\n\n".join(p + " " + "filler " * 150 for p in paragraphs)).encode()
+    with Brain.open(tmp_path / "b", embedder=HashEmbedder()) as brain:
+        item = brain.add_file(text, name="long.txt", index=True)
+        sections = brain.sections(item.id)
+        assert len(sections) > 1000
+        assert [s.ordinal for s in sections] == sorted(s.ordinal or 0 for s in sections)
+        last = len(sections)
+        assert b"".join(brain.read_file(item.id, section=last)) == b"".join(
+            brain.read_file(sections[-1].id)
+        )

@@ -26,7 +26,7 @@ from orgbrain import (
 )
 from orgbrain.client import Client
 from orgbrain.indexer import IndexReport
-from tests.filegen import fake_pptx, truncated_pdf
+from tests.filegen import ole_file, truncated_pdf
 from tests.test_server import HANDBOOK, Served, serve
 
 
@@ -113,7 +113,7 @@ def test_problems_raise_the_matching_exception(served: Served, client: Client) -
     with pytest.raises(TooLarge):
         client.add_file(b"# big\n" + b"x" * 9000, name="big.md")
     with pytest.raises(Unsupported):
-        client.add_file(fake_pptx(), name="deck.pptx")
+        client.add_file(ole_file(), name="deck.ppt")
     with pytest.raises(InvalidInput):
         client.search("   ")
     with pytest.raises(InvalidInput):

@@ -67,6 +67,7 @@ def _assert_nothing_half_indexed(brain: Brain) -> None:
     assert len(shapes) <= 1  # same text shape => same section count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["one-by-one", "pending"])
 def test_kill_mid_index_then_finish(tmp_path: Path, mode: str) -> None:
     files = tmp_path / "files"

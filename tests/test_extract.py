@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import random
 import threading
+from collections.abc import Callable, Iterator
+from typing import get_args
 
 import pytest
 
 import orgbrain.ingest
-from orgbrain.errors import CorruptFile, TooLarge
-from orgbrain.ingest import Extracted, Limits, detect_format, extract
+from orgbrain.errors import CorruptFile, OrgBrainError, TooLarge
+from orgbrain.ingest import Extracted, FileFormat, Limits, detect_format, extract
+from orgbrain.settings import Settings
 from tests.filegen import (
     TITLE,
     bad_zip,
@@ -19,8 +23,11 @@ from tests.filegen import (
     image_only_pdf,
     make_docx,
     make_pdf,
+    make_pptx,
     make_xlsx,
+    make_zip,
     truncated_pdf,
+    with_extract_version,
     with_zip_entries,
     zip_bomb_docx,
     zip_bomb_xlsx,
@@ -54,9 +61,9 @@ def test_invalid_utf8_names_the_byte() -> None:
 
 
 def test_empty_is_corrupt() -> None:
-    for fmt in ("md", "txt", "pdf", "docx", "xlsx"):
+    for fmt in get_args(FileFormat):
         with pytest.raises(CorruptFile, match="empty"):
-            extract(b"", fmt)  # type: ignore[arg-type]
+            extract(b"", fmt)
 
 
 def test_md_title_from_frontmatter_kept_in_text() -> None:
@@ -80,6 +87,14 @@ def test_md_title_from_frontmatter_kept_in_text() -> None:
 )
 def test_md_titles(data: bytes, title: str | None) -> None:
     assert extract(data, "md").title == title
+
+
+def test_a_text_as_large_as_the_file_cap_is_read() -> None:
+    # The default character cap was 20 million, so a 30 MB text file could be added but
+    # never indexed. Now it is as large as the default file cap (100 MiB).
+    assert Limits().max_text_chars >= Settings().max_file_bytes
+    data = b"thirty megabytes of words. " * 1_111_112
+    assert len(extract(data, "txt").text) == len(data) > 30_000_000
 
 
 def test_text_over_the_char_limit() -> None:
@@ -314,6 +329,69 @@ def test_xlsx_over_the_char_limit() -> None:
         extract(data, "xlsx", Limits(max_text_chars=100))
 
 
+# --- damage -----------------------------------------------------------------------------
+
+
+def _damaged(data: bytes, seed: int, n: int) -> Iterator[bytes]:
+    """``n`` variants of ``data``: 1-4 bits flipped, half of them in the last quarter (a
+    zip's central directory, a PDF's cross-reference table), some also cut short."""
+    rng = random.Random(seed)
+    for i in range(n):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            lo = len(b) * 3 // 4 if i % 2 else 0
+            b[rng.randrange(lo, len(b))] ^= 1 << rng.randrange(8)
+        if i % 10 == 9:
+            del b[rng.randrange(len(b) // 2, len(b)) :]
+        yield bytes(b)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "maker"),
+    [
+        (
+            "docx",
+            lambda: make_docx([(1, "Plan"), (0, "body text " * 30), [["a", "b"], ["c", "d"]]]),
+        ),
+        ("xlsx", lambda: make_xlsx({"S": [["a", 1, "=SUM(B1:B1)"]] * 30, "T": [["x"]]})),
+        ("pdf", lambda: make_pdf(["hello world " * 40, "page two"], title="T")),
+    ],
+)
+def test_damaged_files_raise_only_orgbrain_errors(
+    fmt: FileFormat, maker: Callable[[], bytes]
+) -> None:
+    # Bit-flipped docx/xlsx raised NotImplementedError ("zip file version 14.8") and
+    # zlib.error ("Error -3 while decompressing data") from detect_format and extract.
+    escaped: list[str] = []
+    for n, data in enumerate(_damaged(maker(), seed=12, n=200)):
+        for step in ("detect_format", "extract"):
+            try:
+                if step == "detect_format":
+                    detect_format(data, f"x.{fmt}")
+                else:
+                    extract(data, fmt)
+            except OrgBrainError as exc:
+                assert exc.message
+                assert exc.code in ("corrupt_file", "unsupported_format", "too_large")
+            except Exception as exc:
+                escaped.append(f"{step} on variant {n}: {type(exc).__name__}: {exc}")
+    assert not escaped, escaped[:5]
+
+
+def test_a_zip_entry_needing_an_unknown_zip_version_is_corrupt() -> None:
+    types = (
+        b'<Types><Override PartName="/word/main.xml" ContentType="application/'
+        b'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    )
+    data = make_zip({"[Content_Types].xml": types, "word/main.xml": b"<w:document/>"})
+    damaged = with_extract_version(data, "[Content_Types].xml", 186)
+    with pytest.raises(CorruptFile, match=r"damaged zip container .*zip file version 18\.6"):
+        detect_format(damaged, "x.docx")
+    xlsx = with_extract_version(make_xlsx({"S": [["=A2"]]}), "xl/worksheets/sheet1.xml", 186)
+    with pytest.raises(CorruptFile, match=r"xlsx is not a readable zip .*version 18\.6"):
+        extract(xlsx, "xlsx")
+
+
 # --- the whole path ---------------------------------------------------------------------
 
 
@@ -325,6 +403,12 @@ def test_xlsx_over_the_char_limit() -> None:
         ("a.pdf", make_pdf(["p"])),
         ("a.docx", make_docx([(0, "d")])),
         ("a.xlsx", make_xlsx({"S": [["c"]]})),
+        ("a.pptx", make_pptx([("Slide", ["text"])])),
+        ("a.rst", b"Title\n=====\n\nx\n"),
+        ("a.csv", b"a,b\n1,2\n"),
+        ("a.json", b'{"a": 1}'),
+        ("a.html", b"<h1>T</h1><p>x</p>"),
+        ("README.Debian", b"plain text"),
     ],
 )
 def test_sniff_then_extract(name: str, data: bytes) -> None:

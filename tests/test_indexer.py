@@ -76,6 +76,7 @@ def _open(path: Path, embedder: Embedder, batch: int) -> Brain:
     return Brain.open(path, embedder=embedder, settings=Settings(embed_batch=batch))
 
 
+@pytest.mark.slow
 def test_many_at_once_match_one_by_one(tmp_path: Path, embedder: Embedder) -> None:
     # A batch of 7 passages ends inside most files here, so vectors cross file boundaries.
     with _open(tmp_path / "one", embedder, 7) as one, _open(tmp_path / "many", embedder, 7) as many:

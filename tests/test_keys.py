@@ -241,3 +241,23 @@ def test_keys_commands_follow_orgbrain_brain_env(
     assert (folder / "brain.sqlite").exists()
     listed = runner.invoke(keys_command, ["list"])
     assert made.stdout.strip().split("_")[1] in listed.stdout
+
+
+def test_a_key_for_an_empty_workspace_says_so(tmp_path: Path) -> None:
+    """The README's serving recipe once made a key for `acme` while `add` wrote to
+    `default`: every search was silent with no hint. `keys create` now says so."""
+    from click.testing import CliRunner
+
+    from orgbrain import Brain
+    from orgbrain.cli import cli
+    from tests.toy import HashEmbedder
+
+    with Brain.open(tmp_path / "b", embedder=HashEmbedder()) as brain:
+        brain.add_note("Billing is owned by Priya.")
+    runner = CliRunner()
+    base = ["--brain", str(tmp_path / "b"), "keys", "create", "--principal", "user:alice"]
+    empty = runner.invoke(cli, [*base, "--workspace", "acme"])
+    assert empty.exit_code == 0
+    assert "workspace acme holds no items" in empty.stderr and "default (1 items)" in empty.stderr
+    full = runner.invoke(cli, [*base, "--workspace", "default"])
+    assert full.exit_code == 0 and "holds no items" not in full.stderr

@@ -3,6 +3,7 @@ streamable HTTP (the API app on loopback, with real API keys)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -119,7 +120,7 @@ async def exercise(alice: Client, bob: Client, s: Seeded, alice_run: str) -> Non
     assert private["scope"] == "user:alice" and private["origin"]["actor"] == "agent:alice"
     assert private["origin"]["run_id"] == alice_run and private["origin"]["source"] == "mcp"
     found = await call(alice, "brain_search", {"query": "salary review March"})
-    assert private["id"] in [h["id"] for h in found["hits"]]
+    assert private["id"] in [h["item"]["id"] for h in found["hits"]]
     # A user's note never reaches another user's agent.
     assert (await call(bob, "brain_search", {"query": "salary review March"}))["hits"] == []
     assert await fails(bob, "brain_read_file", {"item_id": private["id"]}) == "not_found"
@@ -169,7 +170,10 @@ def run(main: Any, seconds: float = 120) -> None:
 
 
 def stdio(script: Path, *args: str, env: dict[str, str] | None = None) -> Client:
-    base = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    # This checkout's package first, not whichever one is installed (a worktree's tests
+    # would otherwise serve another tree's code).
+    path = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+    base = {"PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     return Client(
         StdioServerParameters(
             command=sys.executable,
@@ -180,6 +184,7 @@ def stdio(script: Path, *args: str, env: dict[str, str] | None = None) -> Client
     )
 
 
+@pytest.mark.slow
 def test_stdio_serves_every_tool_to_two_users_agents(tmp_path: Path) -> None:
     path = tmp_path / "brain"
     with Brain.open(path, embedder=HashEmbedder()) as brain:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -19,13 +20,14 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from orgbrain import Brain, Principal, Settings
+from orgbrain import Brain, NotFound, Principal, Settings
 from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
-from orgbrain.keys import KeyStore, issue_key, revoke_key
+from orgbrain.keys import KeyStore, MemoryKeyStore, issue_key, revoke_key
 from orgbrain.ports import Embedder, Vector
+from orgbrain.retrieve import citation_for
 from orgbrain.server import BackgroundServer, ServerConfig, ServerContext, create_app
-from orgbrain.server.worker import IndexWorker
-from tests.filegen import fake_pptx, truncated_pdf
+from orgbrain.server.worker import WorkerPool
+from tests.filegen import ole_file, truncated_pdf
 from tests.toy import HashEmbedder
 
 HANDBOOK = b"""# Billing
@@ -313,7 +315,7 @@ def test_oversize_upload_is_413_and_leaves_nothing(served: Served) -> None:
 
 def test_unsupported_and_malformed_uploads(served: Served) -> None:
     c = served.http(served.key())
-    assert_problem(upload(c, "deck.pptx", fake_pptx()), 415, "unsupported_format")
+    assert_problem(upload(c, "deck.ppt", ole_file()), 415, "unsupported_format")
     assert_problem(
         upload(c, "pic.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64), 415, "unsupported_format"
     )
@@ -456,15 +458,15 @@ def test_unfinished_index_requests_are_requeued_on_startup(tmp_path: Path) -> No
     brain = Brain.open(folder, embedder=HashEmbedder())
     keys = SQLiteKeyStore.for_brain(folder)
     token = issue_key(keys, "acme", "alice", "read,write", teams=["eng"]).token
-    # A server that acknowledged requests and died before its worker ran them.
-    dead = create_app(brain, keys)
+    # A server that acknowledged requests and died before its worker ran them: the
+    # requests are jobs in the brain's file.
+    create_app(brain, keys)
     mine = brain.for_principal(alice)
     pending = mine.add_file(HANDBOOK, name="handbook.md", scope="team:eng")
     changed = mine.add_file(b"# Old\n\nold text\n", name="old.md")
     never_asked = mine.add_file(b"# Quiet\n\nnot requested\n", name="quiet.md")
-    worker = dead.state.orgbrain.worker
-    worker.submit(alice, pending.id)
-    worker.submit(alice, changed.id)
+    mine.request_index(pending.id)
+    mine.request_index(changed.id)
     time.sleep(0.01)
     mine.add_file(b"# New\n\nnew bytes after the request\n", name="old.md")
     keys.close()
@@ -502,13 +504,15 @@ def test_requests_that_pile_up_are_indexed_together(tmp_path: Path) -> None:
         ]
         broken = mine.add_file(truncated_pdf(), name="broken.pdf")
         private = his.add_file(b"# Bob\n\nbob's own notes\n", name="bob.md", scope="user:bob")
-        worker = IndexWorker(brain)
         for f in [*files, broken]:
-            assert worker.submit(alice, f.id) == "queued"
-        worker.submit(bob, private.id)
-        worker.submit(alice, private.id)  # not alice's to see: ends as a missing file
-        assert worker.state("acme", files[0].id) == "queued"
+            assert mine.request_index(f.id) is not None
+            assert mine.index_state(f.id) == "queued"
+        his.request_index(private.id)
+        with pytest.raises(NotFound):  # not alice's to see: a missing file to her
+            mine.request_index(private.id)
+        assert mine.index_state(files[0].id) == "queued"
         embedder.calls.clear()
+        worker = WorkerPool(brain)
         worker.start()
         try:
             assert worker.wait_idle(30)
@@ -683,3 +687,62 @@ def test_orgbrain_serve_runs_the_api(tmp_path: Path) -> None:
     access = [json.loads(line) for line in err.splitlines() if line.startswith('{"event"')]
     assert [a["status"] for a in access if a["path"] == "/v1/items"] == [200, 401]
     assert token.split("_")[2] not in err
+
+
+def test_a_citations_numbers_fetch_exactly_its_bytes(tmp_path: Path) -> None:
+    """One convention: byte ranges are half-open everywhere orgbrain speaks; ``?start&end``
+    takes a citation's numbers as they are, and HTTP's inclusive Range needs end - 1."""
+    brain = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
+    keys = MemoryKeyStore()
+    token = issue_key(keys, brain.workspace, "alice", "read,write").token
+    file = brain.add_file(HANDBOOK, name="handbook.md", index=True)
+    with BackgroundServer(create_app(brain, keys)) as server:
+        headers = {"Authorization": f"Bearer {token}"}
+        for section in brain.sections(file.id):
+            assert section.byte_range is not None
+            start, end = section.byte_range.start, section.byte_range.end
+            cite = citation_for(section).describe()
+            assert f"bytes [{start}, {end})" in cite
+            exact = b"".join(brain.read_file(section.id))
+            assert len(exact) == end - start
+            url = f"{server.url}/v1/items/{file.id}/content"
+            by_params = httpx.get(url, params={"start": start, "end": end}, headers=headers)
+            assert by_params.status_code == 206 and by_params.content == exact
+            by_range = httpx.get(url, headers={**headers, "Range": f"bytes={start}-{end - 1}"})
+            assert by_range.status_code == 206 and by_range.content == exact
+        empty = httpx.get(url, params={"start": 5, "end": 5}, headers=headers)
+        assert empty.status_code == 400
+    brain.close()
+
+
+def test_the_docs_page_works_offline(served: Served) -> None:
+    """/docs once loaded Swagger UI from a CDN: blank with no network. Its page and every
+    asset it names come from this server."""
+    page = httpx.get(f"{served.url}/docs")
+    assert page.status_code == 200 and "SwaggerUIBundle" in page.text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert assets and all(a.startswith("/docs/assets/") for a in assets), assets
+    for asset in assets:
+        got = httpx.get(f"{served.url}{asset}")
+        assert got.status_code == 200 and len(got.content) > 1000, asset
+    assert "cdn" not in page.text.lower()
+
+
+def test_a_restart_sweeps_what_a_kill_left(tmp_path: Path) -> None:
+    """After server kills, temp files and blobs no row names were left for ever; a start
+    now sweeps those older than an hour (younger ones may be another process's upload)."""
+    folder = tmp_path / "brain"
+    brain = Brain.open(folder, embedder=HashEmbedder())
+    kept = brain.add_file(HANDBOOK, name="handbook.md")
+    old_tmp = folder / "blobs" / "workspaces" / "default" / "fil_x" / "ver_y" / ".tmp-dead"
+    orphan = folder / "blobs" / "workspaces" / "default" / "fil_gone" / "ver_z" / "raw"
+    for path in (old_tmp, orphan):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(b"left by a kill")
+        then = time.time() - 2 * 3600
+        os.utime(path, (then, then))
+    with BackgroundServer(create_app(brain, MemoryKeyStore())):
+        pass
+    assert not old_tmp.exists() and not orphan.exists()
+    assert b"".join(brain.read_file(kept.id)) == HANDBOOK
+    brain.close()

@@ -232,6 +232,7 @@ def _check_reader(s: Served, world: World, u: User, missing_body: str) -> None:
                         assert e["src"] in visible and e["dst"] in visible, (u, e)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -253,6 +254,7 @@ def test_no_read_endpoint_leaks_across_scopes_or_workspaces(shared: Served, worl
     assert time.monotonic() - t0 < 60
 
 
+@pytest.mark.slow
 def test_the_property_ran() -> None:
     # Runs after the property in file order; a property that silently ran no examples
     # (a broken strategy, say) should not pass quietly.

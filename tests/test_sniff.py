@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from orgbrain.errors import CorruptFile, InvalidInput, Unsupported
-from orgbrain.ingest import MEDIA_TYPES, detect_format
+from orgbrain.ingest import MEDIA_TYPES, FileFormat, detect_format
 from tests.filegen import (
     bad_zip,
     fake_pptx,
@@ -43,6 +45,11 @@ def xlsx() -> bytes:
         ("dir/notes.text", "txt"),
         ("README", "txt"),
         ("C:\\docs\\plan.Md", "md"),
+        ("guide.rst", "rst"),
+        ("owners.csv", "csv"),
+        ("owners.JSON", "json"),
+        ("page.html", "html"),
+        ("page.htm", "html"),
     ],
 )
 def test_text_formats_by_extension(name: str, fmt: str) -> None:
@@ -90,19 +97,44 @@ def test_empty_is_corrupt() -> None:
 @pytest.mark.parametrize(
     ("name", "words"),
     [
-        ("photo.png", r"\.png"),
+        ("photo.png", "an image format"),
         ("old.doc", "legacy Word"),
         ("old.xls", "legacy Excel"),
-        ("deck.pptx", "PowerPoint"),
-        ("archive.zip", r"\.zip"),
-        ("x.html", r"\.html"),
+        ("deck.ppt", "legacy PowerPoint"),
+        ("archive.zip", "an archive format"),
+        ("logo.svg", "an image format"),
     ],
 )
-def test_unknown_or_legacy_extensions(name: str, words: str) -> None:
+def test_extensions_of_things_we_cannot_read_are_refused_even_as_text(
+    name: str, words: str
+) -> None:
     with pytest.raises(Unsupported, match=words) as info:
         detect_format(b"whatever", name)
     assert repr(name) in str(info.value)
+    assert "it looks like UTF-8 text" in str(info.value)
     assert ".docx" in str(info.value)  # says what is supported
+
+
+@pytest.mark.parametrize(
+    "name", ["README.Debian", "notes.org", "setup.cfg", "CHANGES.v2", "data.jsonl", "x.tsv"]
+)
+def test_utf8_text_under_an_unknown_extension_is_plain_text(name: str) -> None:
+    # These were refused ("the .debian format is not supported") although they are text.
+    assert detect_format("Paquet: orgbrain\nVersion: 1.0 — ünïcode\n".encode(), name) == "txt"
+
+
+def test_an_unknown_extension_goes_by_content(pdf: bytes, docx: bytes) -> None:
+    assert detect_format(pdf, "report.final") == "pdf"
+    assert detect_format(docx, "letter.dotx") == "docx"
+    with pytest.raises(
+        Unsupported,
+        match=r"named \.bin, which is not a format we know, and "
+        r"looks like binary data \(it contains NUL bytes\)",
+    ) as info:
+        detect_format(b"\x00\x01\x02", "blob.bin")
+    assert ".docx" in str(info.value)
+    with pytest.raises(Unsupported, match="a zip archive"):
+        detect_format(make_zip({"a.txt": b"hi"}), "bundle.epub")
 
 
 def test_legacy_doc_content_is_described() -> None:
@@ -124,6 +156,10 @@ def test_legacy_doc_content_is_described() -> None:
         ("docx", "x.pdf", "a Word document"),
         ("text", "x.pdf", "UTF-8 text"),
         ("text", "x.docx", "UTF-8 text"),
+        ("text", "x.pptx", "UTF-8 text"),
+        ("pdf", "x.html", "a PDF document"),
+        ("docx", "x.csv", "a Word document"),
+        ("pptx", "x.xlsx", "a PowerPoint presentation"),
     ],
 )
 def test_name_and_content_disagree(
@@ -149,11 +185,16 @@ def test_binary_named_as_text() -> None:
         detect_format(b"abc\xff\xfe", "x.md")
     with pytest.raises(Unsupported, match="PNG"):
         detect_format(b"\x89PNG\r\n\x1a\n....", "x.md")
+    for name in ("x.rst", "x.csv", "x.json", "x.html"):
+        with pytest.raises(Unsupported, match="NUL"):
+            detect_format(b"abc\x00def", name)
 
 
 def test_damaged_zip_named_as_office_is_corrupt() -> None:
     with pytest.raises(CorruptFile, match="damaged zip"):
         detect_format(bad_zip(), "x.docx")
+    with pytest.raises(CorruptFile, match="damaged zip"):
+        detect_format(bad_zip(), "x.pptx")
     with pytest.raises(Unsupported, match="damaged zip"):
         detect_format(bad_zip(), "x.pdf")
 
@@ -169,6 +210,7 @@ def test_errors_are_input_errors() -> None:
 
 
 def test_media_types_cover_every_format() -> None:
-    assert set(MEDIA_TYPES) == {"md", "txt", "pdf", "docx", "xlsx"}
+    assert set(MEDIA_TYPES) == set(get_args(FileFormat))
+    assert len(set(MEDIA_TYPES.values())) == len(MEDIA_TYPES)  # the indexer maps them back
     assert MEDIA_TYPES["md"] == "text/markdown"
     assert MEDIA_TYPES["pdf"] == "application/pdf"

@@ -28,6 +28,7 @@ NAMES = {
     "brain_link",
     "brain_neighborhood",
     "brain_read_file",
+    "brain_forget",
 }
 HANDBOOK = b"""# Billing
 
@@ -118,6 +119,7 @@ def test_every_format_renders_the_same_schemas() -> None:
         "brain_link": False,
         "brain_neighborhood": True,
         "brain_read_file": True,
+        "brain_forget": False,
     }
     with pytest.raises(OrgBrainError, match="unknown tool format"):
         render_tools("langchain")  # type: ignore[arg-type]
@@ -186,9 +188,9 @@ def test_search_cites_and_cuts_bodies(toy: Brain) -> None:
     out = call_tool(toy, "brain_search", {"query": "refunds finance approval"}, CTX)
     assert out["hits"] and len(out["hits"]) <= 5
     for hit in out["hits"]:
-        assert len(hit["body"]) <= agent_tools.SEARCH_BODY_CHARS
-        assert hit["citation"]["text"] and hit["citation"]["item_id"] == hit["id"]
-    section = next(h for h in out["hits"] if h["storage_class"] == "section")
+        assert len(hit["item"]["body"]) <= agent_tools.SEARCH_BODY_CHARS
+        assert hit["citation"]["text"] and hit["citation"]["item_id"] == hit["item"]["id"]
+    section = next(h for h in out["hits"] if h["item"]["storage_class"] == "section")
     assert section["citation"]["byte_range"] and section["citation"]["file_id"]
     assert len(call_tool(toy, "brain_search", {"query": "refunds", "k": 1}, CTX)["hits"]) == 1
 
@@ -206,7 +208,7 @@ def test_add_to_brain_writes_through_with_its_origin(toy: Brain) -> None:
     assert item["origin"]["actor"] == "agent:alice" and item["origin"]["run_id"] == "run-42"
     assert item["origin"]["source"] == "agent-tool"
     hits = call_tool(agent, "brain_search", {"query": "payments deploys approvals"}, CTX)
-    assert hits["hits"][0]["id"] == item["id"]
+    assert hits["hits"][0]["item"]["id"] == item["id"]
     team = call_tool(
         agent, "add_to_brain", {"body": "b", "kind": "fact", "label": "l", "scope": "team:pay"}, CTX
     )
@@ -239,7 +241,7 @@ def test_a_users_note_never_reaches_another_users_agent(toy: Brain) -> None:
     )["item"]
     assert secret["scope"] == "user:alice"
     found = call_tool(a, "brain_search", {"query": "salary review March"}, CTX)["hits"]
-    assert [h["id"] for h in found] == [secret["id"]]
+    assert [h["item"]["id"] for h in found] == [secret["id"]]
     assert call_tool(b, "brain_search", {"query": "salary review March"}, CTX)["hits"] == []
     assert code_of(b, "brain_neighborhood", {"item_id": secret["id"]}) == "not_found"
     org = toy.add_note("The office closes at 18:00.", label="Office")

@@ -8,17 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
+from typing import cast
 
+from . import forget as forgetting
 from . import graph, inject, writes
+from . import sweep as sweeping
 from .context import BrainContext
-from .errors import InvalidInput, NotFound, OrgBrainError
+from .errors import Forbidden, InvalidInput, NotFound, OrgBrainError
 from .ids import new_id
-from .indexer import Indexer, IndexReport
-from .model import STORAGE_CLASSES, Edge, Item, SearchResult
-from .ports import Embedder, ItemFilter, Page, Tokenizer
+from .indexer import Embedded, Indexer, IndexReport
+from .jobs import (
+    IndexState,
+    JobHandler,
+    RetryPolicy,
+    Worker,
+    WorkReport,
+    default_handlers,
+    get_job,
+    index_states,
+    list_jobs,
+    request_index,
+    worker_name,
+)
+from .model import STORAGE_CLASSES, Edge, Forgotten, Item, SearchResult, StorageClass
+from .ports import Embedder, ItemFilter, Job, JobPage, JobState, Page, Tokenizer
 from .retrieve import Searcher, SearchPlan, Trace, get_plan
 from .scopes import Principal, Visibility
 from .settings import Settings
@@ -92,6 +108,8 @@ class Brain:
         return self._ctx.settings
 
     def close(self) -> None:
+        if self._ctx.jobs is not None:
+            self._ctx.jobs.close()
         self._ctx.store.close()
 
     def __enter__(self) -> Brain:
@@ -108,6 +126,11 @@ class Brain:
     def check_store(self) -> None:
         """Raise unless the store answers a read."""
         self._ctx.store.get_item(self.workspace, "readyz", Visibility.everything())
+
+    def sweep(self, grace: timedelta = sweeping.GRACE) -> sweeping.SweepReport:
+        """Remove blobs no committed item names (a crash between a blob's write and its
+        item's commit) and partial writes, older than ``grace``, in every workspace."""
+        return sweeping.sweep_blobs(self._ctx, self._ctx.store.workspaces(), grace)
 
     def warm_up(self) -> None:
         """Load the embedding model now (the first embed loads it; it stays loaded)."""
@@ -206,15 +229,19 @@ class Brain:
         ids: Sequence[str] | None = None,
         *,
         progress: Callable[[IndexReport], None] | None = None,
+        on_embedded: Callable[[Embedded], None] | None = None,
     ) -> list[IndexReport]:
         """Index ``ids`` (default: every pending file); one bad file never stops the rest.
 
         One report per id, in order. The files' texts are embedded together in batches
         (``Indexer.index_many``) and each file commits on its own, so a crash loses at
-        most the files not yet committed, which stay pending.
+        most the files not yet committed, which stay pending. ``on_embedded`` hears the
+        bytes and sections each embedding call stood for (a progress bar's steps).
         """
         if ids is None:
-            return self._indexer.index_many(self.pending(), progress=progress)
+            return self._indexer.index_many(
+                self.pending(), progress=progress, on_embedded=on_embedded
+            )
         reports: dict[int, IndexReport] = {}
         found: list[tuple[int, Item]] = []
         for position, item_id in enumerate(ids):
@@ -224,7 +251,9 @@ class Brain:
                 reports[position] = IndexReport(item_id, item_id, 0, exc.message, exc.code)
                 if progress is not None:
                     progress(reports[position])
-        indexed = self._indexer.index_many([item for _, item in found], progress=progress)
+        indexed = self._indexer.index_many(
+            [item for _, item in found], progress=progress, on_embedded=on_embedded
+        )
         for (position, _), report in zip(found, indexed, strict=True):
             reports[position] = report
         return [reports[position] for position in range(len(ids))]
@@ -233,6 +262,76 @@ class Brain:
         """Record (or clear) why a visible file could not be indexed."""
         item = self.get(item_id)
         self._ctx.store.set_index_error(self.workspace, item.id, error)
+
+    # -- background jobs ----------------------------------------------------------------
+
+    def request_index(self, item_id: str) -> Job | None:
+        """Queue indexing of a visible file: the job is on disk when this returns, and a
+        worker (the server's, or ``orgbrain worker``) does it. The same bytes asked for
+        again give the same job. None when the file is indexed already."""
+        return request_index(self._ctx, item_id)
+
+    def index_state(self, item_id: str) -> IndexState:
+        """added, queued, indexing, indexed or failed: from the item and its index job."""
+        item = self.get(item_id)
+        return index_states(self._ctx, [item])[item.id]
+
+    def index_states(self, items: Sequence[Item]) -> dict[str, IndexState]:
+        """``index_state`` for many visible items at once, by id."""
+        return index_states(self._ctx, [i for i in items if self._ctx.visible(i)])
+
+    def jobs(
+        self,
+        *,
+        state: JobState | None = None,
+        kind: str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> JobPage:
+        """This workspace's jobs, newest first: all of them for the local owner, a
+        principal's own for a principal."""
+        return list_jobs(self._ctx, state=state, kind=kind, limit=limit, cursor=cursor)
+
+    def job(self, job_id: str) -> Job:
+        """One job the reader may see, or ``NotFound``."""
+        return get_job(self._ctx, job_id)
+
+    def job_counts(self) -> dict[JobState, int]:
+        """Jobs in each state across the queue (every workspace): for the owner only."""
+        self._owner_only("job counts")
+        ctx = self._ctx
+        if ctx.jobs is None:
+            return {"queued": 0, "running": 0, "done": 0, "failed": 0}
+        return ctx.jobs.counts()
+
+    def worker(
+        self,
+        *,
+        name: str | None = None,
+        lease_s: float = 60.0,
+        poll_s: float = 1.0,
+        retry: RetryPolicy | None = None,
+        handlers: Sequence[JobHandler] | None = None,
+    ) -> Worker:
+        """A worker over this brain's queue, every workspace (for the local owner only):
+        ``drain()`` what is ready, or ``run(stop)`` until told to stop."""
+        self._owner_only("workers")
+        return Worker(
+            replace(self._ctx, principal=None),
+            list(handlers) if handlers is not None else default_handlers(),
+            name=name or worker_name(),
+            lease_s=lease_s,
+            poll_s=poll_s,
+            retry=retry or RetryPolicy(),
+        )
+
+    def run_jobs(self, *, lease_s: float = 60.0, retry: RetryPolicy | None = None) -> WorkReport:
+        """Do every job that is ready now, in this thread, and return what happened."""
+        return self.worker(lease_s=lease_s, retry=retry).drain()
+
+    def _owner_only(self, what: str) -> None:
+        if self._ctx.principal is not None:
+            raise Forbidden(f"{what} are for the brain's owner, not a principal")
 
     # -- read ---------------------------------------------------------------------------
 
@@ -248,18 +347,30 @@ class Brain:
         *,
         kind: str | None = None,
         storage_class: str | None = None,
+        storage_classes: Sequence[str] | None = None,
         indexed: bool | None = None,
         name: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
     ) -> Page:
-        if storage_class is not None and storage_class not in STORAGE_CLASSES:
-            raise InvalidInput(f"unknown storage class {storage_class!r}")
+        """Visible items, oldest first, a page at a time; ``storage_classes`` lists only
+        those classes (e.g. files and notes, without the sections cut from the files)."""
+        for c in (storage_class, *(storage_classes or ())):
+            if c is not None and c not in STORAGE_CLASSES:
+                raise InvalidInput(f"unknown storage class {c!r}")
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit must be between 1 and 1000")
         page = self._ctx.store.list_items(
             self.workspace,
-            ItemFilter(storage_class=storage_class, kind=kind, indexed=indexed, name_contains=name),
+            ItemFilter(
+                storage_class=cast("StorageClass | None", storage_class),
+                storage_classes=None
+                if storage_classes is None
+                else tuple(cast("StorageClass", c) for c in storage_classes),
+                kind=kind,
+                indexed=indexed,
+                name_contains=name,
+            ),
             self.visibility,
             limit=limit,
             cursor=cursor,
@@ -267,14 +378,8 @@ class Brain:
         return Page(tuple(i for i in page.items if self._ctx.visible(i)), page.next_cursor)
 
     def sections(self, file_id: str) -> list[Item]:
-        file = self.get(file_id)
-        page = self._ctx.store.list_items(
-            self.workspace,
-            ItemFilter(storage_class="section", parent_id=file.id),
-            self.visibility,
-            limit=1000,
-        )
-        return sorted((s for s in page.items if self._ctx.visible(s)), key=lambda s: s.ordinal or 0)
+        """A file's sections in order, all of them."""
+        return self._ctx.sections_of(self.get(file_id).id)
 
     def search(
         self,
@@ -343,6 +448,18 @@ class Brain:
 
     def counts(self) -> dict[str, int]:
         return self._ctx.store.counts(self.workspace)
+
+    # -- forget --------------------------------------------------------------------------
+
+    def forget(self, item_id: str, *, reason: str) -> Forgotten:
+        """Take an item (and a file's sections) out of every stream and read at once: a
+        tombstone with ``reason``, logged with its actor. Scoped like a write."""
+        return forgetting.forget(self._ctx, item_id, reason)
+
+    def erase(self, item_id: str, *, reason: str) -> Forgotten:
+        """``forget``, and delete the raw bytes and extracted text, blanking the row: only
+        the audit record (who, when, why) is left."""
+        return forgetting.forget(self._ctx, item_id, reason, erase=True)
 
     # -- the graph ----------------------------------------------------------------------
 

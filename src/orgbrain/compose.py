@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from .context import BrainContext
 from .errors import InvalidInput, Unavailable
-from .ports import BlobStore, Embedder, Reranker, Store
+from .model import STORAGE_CLASSES
+from .ports import BlobStore, Embedder, JobQueue, Reranker, Store
 from .retrieve.plan import get_plan
 from .settings import Settings
 
@@ -19,7 +20,13 @@ if TYPE_CHECKING:
     from .adapters.sqlite.store import KeywordEngine
     from .keys import KeyStore
 
-__all__ = ["build_context", "make_embedder", "open_embedded", "open_key_store"]
+__all__ = [
+    "build_context",
+    "make_embedder",
+    "open_embedded",
+    "open_key_store",
+    "workspace_sizes",
+]
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -61,6 +68,7 @@ def open_embedded(
 ) -> BrainContext:
     from .adapters.blobs_local import LocalBlobStore
     from .adapters.sqlite import SQLiteStore
+    from .adapters.sqlite.jobs import SQLiteJobQueue
 
     s = settings or Settings()
     root = Path(path) if path is not None else s.brain
@@ -68,11 +76,21 @@ def open_embedded(
         raise InvalidInput(f"{root} exists and is not a brain folder")
     root.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(root / "brain.sqlite", keyword_engine=_keyword_engine(s.keyword_engine))
+    jobs: JobQueue | None = None
     try:
+        # The queue lives in the brain's own file, so every process over it shares it.
+        jobs = SQLiteJobQueue(root / "brain.sqlite")
         return build_context(
-            store, LocalBlobStore(root / "blobs"), embedder or make_embedder(s), s, workspace
+            store,
+            LocalBlobStore(root / "blobs"),
+            embedder or make_embedder(s),
+            s,
+            workspace,
+            jobs=jobs,
         )
     except BaseException:
+        if jobs is not None:
+            jobs.close()
         store.close()
         raise
 
@@ -85,9 +103,14 @@ def build_context(
     workspace: str | None = None,
     *,
     reranker: Reranker | None = None,
+    jobs: JobQueue | None = None,
 ) -> BrainContext:
     """The context over built parts, for the local owner: the store learns the embedding
-    space first, and an unknown plan name fails here."""
+    space first, and an unknown plan name fails here.
+
+    Without ``jobs`` the context gets an in-memory queue: background work then lasts only
+    as long as the process (``open_embedded`` passes the durable SQLite one)."""
+    from .adapters.jobs_memory import MemoryJobQueue
     from .adapters.tokenize_wordpiece import default_tokenizer
 
     s = settings or Settings()
@@ -101,6 +124,7 @@ def build_context(
         workspace=workspace or s.workspace,
         tokenizer=default_tokenizer(),
         reranker=reranker,
+        jobs=jobs if jobs is not None else MemoryJobQueue(),
     )
 
 
@@ -109,6 +133,22 @@ def open_key_store(brain: str | Path) -> KeyStore:
     from .adapters.sqlite.keys import SQLiteKeyStore
 
     return SQLiteKeyStore.for_brain(Path(brain))
+
+
+def workspace_sizes(brain: str | Path) -> dict[str, int]:
+    """How many items each workspace of the embedded brain in ``brain`` holds (no model is
+    loaded); empty when there is no brain there."""
+    from .adapters.sqlite import SQLiteStore
+
+    db = Path(brain) / "brain.sqlite"
+    if not db.is_file():
+        return {}
+    store = SQLiteStore(db)
+    try:
+        sizes = {ws: store.counts(ws) for ws in store.workspaces()}
+        return {ws: sum(n for k, n in c.items() if k in STORAGE_CLASSES) for ws, c in sizes.items()}
+    finally:
+        store.close()
 
 
 def _keyword_engine(name: str) -> KeywordEngine:

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from .errors import InvalidInput, NotFound
 from .model import Item, Origin, utcnow
-from .ports import BlobStore, Embedder, Reranker, Store, Tokenizer
+from .ports import BlobStore, Embedder, ItemFilter, JobQueue, Reranker, Store, Tokenizer
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
 
@@ -55,6 +55,8 @@ class BrainContext:
     tokenizer: Tokenizer = field(default_factory=_no_tokenizer)
     reranker: Reranker | None = None
     clock: Callable[[], datetime] = utcnow
+    # Durable background work (orgbrain.jobs); None for a context built without one.
+    jobs: JobQueue | None = None
 
     @property
     def visibility(self) -> Visibility:
@@ -94,6 +96,24 @@ class BrainContext:
             return {}
         found = self.store.get_items(self.workspace, ids, self.visibility)
         return {i: item for i, item in found.items() if self.visible(item)}
+
+    def sections_of(self, file_id: str) -> list[Item]:
+        """Every visible section of ``file_id``, in order (page after page: a file may be
+        cut into many thousands)."""
+        out: list[Item] = []
+        cursor: str | None = None
+        while True:
+            page = self.store.list_items(
+                self.workspace,
+                ItemFilter(storage_class="section", parent_id=file_id),
+                self.visibility,
+                limit=1000,
+                cursor=cursor,
+            )
+            out += [s for s in page.items if self.visible(s)]
+            if page.next_cursor is None:
+                return sorted(out, key=lambda s: s.ordinal or 0)
+            cursor = page.next_cursor
 
     def origin(self, source: str, run_id: str | None = None) -> Origin:
         return Origin(self.actor, source, self.clock(), run_id)

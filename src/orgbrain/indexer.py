@@ -16,14 +16,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BrainContext
-from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError
+from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk, extract
 from .ingest.sniff import MEDIA_TYPES, FileFormat
-from .model import ByteRange, Item, Locator, Origin, utcnow
+from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
 from .ports import BlobStore, Embedder, Store, Vector
 
-__all__ = ["INDEX_RECIPE", "IndexReport", "Indexer", "embed_texts", "passages"]
+__all__ = ["INDEX_RECIPE", "Embedded", "IndexReport", "Indexer", "embed_texts", "passages"]
 
 EMBED_CHARS = 2000
 EMBED_TOTAL_CHARS = 8000
@@ -38,19 +38,6 @@ INDEX_RECIPE = (
 )
 FILE_BODY_CHARS = 100_000
 SUMMARY_CHARS = 280
-
-
-@dataclass(frozen=True, slots=True)
-class IndexReport:
-    item_id: str
-    label: str
-    sections: int
-    error: str | None = None
-    error_code: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 # A sentence ends at . ! or ? before a space, or glued to the next capital ("cells.The"):
@@ -72,7 +59,7 @@ def passages(text: str) -> list[str]:
     head, newline, body = text.partition("\n")
     if not newline:
         head, body = "", text
-    if len(body.split()) <= PASSAGE_WORDS:
+    if len(body.split(maxsplit=PASSAGE_WORDS)) <= PASSAGE_WORDS:  # without splitting it all
         return [text[:EMBED_CHARS]]
     prefix = f"{head}\n" if head.strip() else ""
     out: list[str] = []
@@ -154,6 +141,15 @@ class _Waiting:
     owner: list[int]  # text index of each of its passages, in order
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """Work one embedding call stood for: bytes of the files, and their sections (both
+    shared out evenly over each file's passages, so they may be fractions)."""
+
+    bytes: float
+    sections: float
+
+
 class Indexer:
     """Indexes files with a context's ports. A file is read and committed in its own
     workspace (the one the item names), so one indexer serves a whole queue."""
@@ -174,21 +170,33 @@ class Indexer:
         files: Iterable[Item],
         *,
         progress: Callable[[IndexReport], None] | None = None,
+        on_embedded: Callable[[Embedded], None] | None = None,
     ) -> list[IndexReport]:
         """Index ``files``, one report each in their order; one bad file never stops the rest.
 
         Their passages are embedded together in batches of ``batch``, file after file as
         ``embed_texts`` would cut them, so a batch does not end where a file does; each
         file commits in its own transaction once its last vector is in. A bad file gets
-        its error recorded on the item, as ``index`` does. An embedder error fails only the
-        files waiting on it and records nothing on them: the fault is not theirs, so they
-        stay pending. ``progress`` sees each report as it is settled, which is not always
-        in file order (a file that cannot be read settles before earlier ones embed).
+        its error recorded on the item, as ``index`` does. An embedder error (of any type)
+        or a failed commit fails only the files waiting on it, records nothing on them and
+        marks their reports ``retry`` (unless the file changed mid-run): the fault is not
+        theirs, so they stay pending.
+        ``progress`` sees each report as it is settled, which is not always in file order
+        (a file that cannot be read settles before earlier ones embed). ``on_embedded``
+        hears after each embedding call (and each file that cannot be read) how much work
+        it stood for: the files' bytes and sections, shared out over their passages, so a
+        bar over the files' sizes moves section by section.
         """
         reports: list[IndexReport | None] = []
         waiting: deque[_Waiting] = deque()
         pieces: list[str] = []  # passages of waiting files, not embedded yet
+        shares: list[Embedded] = []  # what each waiting passage stands for, in step
         ready = np.zeros((0, self.embedder.dim), dtype=np.float32)  # embedded, not committed
+
+        def done(work: Sequence[Embedded]) -> None:
+            if on_embedded is not None and work:
+                total = Embedded(sum(w.bytes for w in work), sum(w.sections for w in work))
+                on_embedded(total)
 
         def settle(position: int, report: IndexReport) -> None:
             reports[position] = report
@@ -196,16 +204,19 @@ class Indexer:
                 progress(report)
 
         def embed_and_commit(n: int) -> None:
-            nonlocal pieces, ready
+            nonlocal pieces, ready, shares
             try:
                 vectors = self.embedder.embed(pieces[:n])
-            except OrgBrainError as exc:
+            except Exception as exc:  # any embedder fault is the embedder's, not the files'
+                fault = exc if isinstance(exc, OrgBrainError) else _embedder_fault(exc)
                 while waiting:
                     w = waiting.popleft()
-                    settle(w.position, _failed(w.prepared.file, exc))
-                pieces, ready = [], ready[:0]
+                    settle(w.position, _failed(w.prepared.file, fault, retry=True))
+                done(shares)
+                pieces, ready, shares = [], ready[:0], []
                 return
-            pieces = pieces[n:]
+            done(shares[:n])
+            pieces, shares = pieces[n:], shares[n:]
             ready = np.vstack([ready, vectors]) if len(ready) else vectors
             while waiting and len(waiting[0].owner) <= len(ready):
                 w = waiting.popleft()
@@ -215,7 +226,10 @@ class Indexer:
                 try:
                     settle(w.position, self._commit(w.prepared, vecs))
                 except OrgBrainError as exc:
-                    settle(w.position, _failed(w.prepared.file, exc))
+                    # A store that blinked may take the same work later; a version replaced
+                    # mid-run (Conflict) never will: the new bytes are other work.
+                    retry = not isinstance(exc, Conflict)
+                    settle(w.position, _failed(w.prepared.file, exc, retry=retry))
 
         for position, file in enumerate(files):
             reports.append(None)
@@ -223,10 +237,16 @@ class Indexer:
                 prepared = self._prepare(file)
             except OrgBrainError as exc:
                 settle(position, _failed(file, exc))
+                done([Embedded(float(file.size or 0), 0.0)])
                 continue
             mine, owner = _split(prepared.texts)
             waiting.append(_Waiting(position, prepared, owner))
             pieces += mine
+            share = Embedded(
+                (file.size or len(prepared.extracted.text)) / len(mine),
+                len(prepared.chunks) / len(mine),
+            )
+            shares += [share] * len(mine)
             while len(pieces) >= self.batch:
                 embed_and_commit(self.batch)
         if pieces:
@@ -338,12 +358,17 @@ def _head(title: str, heading_path: Sequence[str]) -> str:
     return " > ".join((title, *path))
 
 
-def _failed(file: Item, exc: OrgBrainError) -> IndexReport:
-    return IndexReport(file.id, file.label or file.name or file.id, 0, exc.message, exc.code)
+def _failed(file: Item, exc: OrgBrainError, *, retry: bool = False) -> IndexReport:
+    label = file.label or file.name or file.id
+    return IndexReport(file.id, label, 0, exc.message, exc.code, retry)
+
+
+def _embedder_fault(exc: Exception) -> Unavailable:
+    return Unavailable(f"the embedder failed: {type(exc).__name__}: {exc}")
 
 
 def _summary(ex: Extracted) -> str:
-    text = " ".join(ex.text.split())
+    text = " ".join(ex.text[: SUMMARY_CHARS * 4].split())
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
 
 

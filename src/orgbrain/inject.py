@@ -13,11 +13,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
 
 from .context import BrainContext
-from .model import Item
+from .model import ContextItem, Item, Provenance, TurnContext
 from .ports import Tokenizer
 from .retrieve import Searcher, citation_for, get_plan
 
@@ -32,9 +31,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-Decision = Literal["injected", "nothing", "failed"]
-Provenance = Literal["anchor", "search"]
 
 HEADER = (
     "<brain-context>\n"
@@ -54,68 +50,6 @@ class InjectPolicy:
     token_budget: int = 1400
     body_chars: int = 4000
     query_log_chars: int = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class ContextItem:
-    """One injected item as the model sees it: where it came from and what was kept."""
-
-    id: str
-    label: str
-    kind: str
-    storage_class: str
-    scope: str
-    origin: Provenance
-    score: float | None
-    citation: str
-    body: str
-    truncated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TurnContext:
-    """What one turn gets: the block to prepend (empty when the brain stays quiet)."""
-
-    text: str
-    items: tuple[ContextItem, ...]
-    tokens: int
-    decision: Decision
-    reason: str
-    top_score: float = 0.0
-    scores: tuple[float, ...] = ()
-    dropped_anchors: tuple[str, ...] = ()
-    latency_ms: float = 0.0
-    event_id: int | None = None
-    budget: int = 0
-    error: str | None = field(default=None, repr=False)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "decision": self.decision,
-            "reason": self.reason,
-            "tokens": self.tokens,
-            "budget": self.budget,
-            "top_score": self.top_score,
-            "scores": list(self.scores),
-            "items": [
-                {
-                    "id": i.id,
-                    "label": i.label,
-                    "kind": i.kind,
-                    "storage_class": i.storage_class,
-                    "scope": i.scope,
-                    "origin": i.origin,
-                    "score": i.score,
-                    "citation": i.citation,
-                    "truncated": i.truncated,
-                }
-                for i in self.items
-            ],
-            "dropped_anchors": list(self.dropped_anchors),
-            "latency_ms": self.latency_ms,
-            "event_id": self.event_id,
-            "text": self.text,
-        }
 
 
 @dataclass(frozen=True, slots=True)

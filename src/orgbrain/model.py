@@ -1,4 +1,8 @@
-"""The brain's data model: items, edges, origins, citations and search results."""
+"""The brain's data model: items, edges, origins, citations, and the results the services
+return (search results, index reports, graph walks, injected context).
+
+The results live here, not beside the services that make them, so that the transports'
+views (``orgbrain.views``) are built from core data alone."""
 
 from __future__ import annotations
 
@@ -11,13 +15,23 @@ __all__ = [
     "ByteRange",
     "Canonical",
     "Citation",
+    "ContextItem",
+    "Decision",
     "Edge",
+    "Forgotten",
     "Hit",
+    "Hop",
+    "IndexReport",
     "Item",
+    "Link",
     "Locator",
+    "Mention",
+    "Neighborhood",
     "Origin",
+    "Provenance",
     "SearchResult",
     "StorageClass",
+    "TurnContext",
     "Verdict",
     "storage_class_for",
     "utcnow",
@@ -26,6 +40,8 @@ __all__ = [
 StorageClass = Literal["file", "section", "note", "entity", "statement"]
 STORAGE_CLASSES: tuple[StorageClass, ...] = ("file", "section", "note", "entity", "statement")
 Verdict = Literal["none", "single", "many"]
+Decision = Literal["injected", "nothing", "failed"]
+Provenance = Literal["anchor", "search"]
 
 
 def utcnow() -> datetime:
@@ -172,7 +188,9 @@ class Citation:
             )
             parts.append(pages)
         if self.byte_range is not None:
-            parts.append(f"bytes {self.byte_range.start}-{self.byte_range.end}")
+            # Half-open, as everywhere in orgbrain; written so, so nobody pastes the end
+            # into an (inclusive) HTTP Range and gets one byte too many.
+            parts.append(f"bytes [{self.byte_range.start}, {self.byte_range.end})")
         return " · ".join(parts)
 
 
@@ -198,3 +216,116 @@ class SearchResult:
     @property
     def speak(self) -> bool:
         return bool(self.hits)
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What ``forget`` or ``erase`` did: the item, how many items left every stream with it
+    (a file's sections), whether its bytes and text were erased, and the audit record."""
+
+    item_id: str
+    storage_class: StorageClass
+    items: int
+    erased: bool
+    reason: str
+    actor: str
+    at: datetime
+    event_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """How indexing one file went: its sections, or the error recorded on it."""
+
+    item_id: str
+    label: str
+    sections: int
+    error: str | None = None
+    error_code: str | None = None
+    # True when the fault was not the file's (the embedder, or the store at commit): the
+    # file stays pending, nothing is recorded on it, and the same work may succeed later.
+    retry: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+# -- the graph -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One observed mention: the entity it names, the edge to it, and whether either is new."""
+
+    entity: Item
+    edge: Edge
+    entity_created: bool
+    edge_created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    edge: Edge
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """What one step out from the frontier reached, within the per-hop caps."""
+
+    depth: int
+    items: tuple[Item, ...]
+    edges: tuple[Edge, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Neighborhood:
+    center: Item
+    hops: tuple[Hop, ...]
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        return tuple(i for h in self.hops for i in h.items)
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        return tuple(e for h in self.hops for e in h.edges)
+
+
+# -- read injection -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    """One injected item as the model sees it: where it came from and what was kept."""
+
+    id: str
+    label: str
+    kind: str
+    storage_class: str
+    scope: str
+    origin: Provenance
+    score: float | None
+    citation: str
+    body: str
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What one turn gets: the block to prepend (empty when the brain stays quiet)."""
+
+    text: str
+    items: tuple[ContextItem, ...]
+    tokens: int
+    decision: Decision
+    reason: str
+    top_score: float = 0.0
+    scores: tuple[float, ...] = ()
+    dropped_anchors: tuple[str, ...] = ()
+    latency_ms: float = 0.0
+    event_id: int | None = None
+    budget: int = 0
+    error: str | None = field(default=None, repr=False)

@@ -6,9 +6,10 @@ suite in ``tests/contract``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from datetime import datetime
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +21,10 @@ __all__ = [
     "BlobStore",
     "Embedder",
     "ItemFilter",
+    "Job",
+    "JobPage",
+    "JobQueue",
+    "JobState",
     "Page",
     "Reranker",
     "ScoredId",
@@ -34,11 +39,15 @@ ScoredId = tuple[str, float]
 
 @dataclass(frozen=True, slots=True)
 class ItemFilter:
+    """Which items a listing holds; forgotten (tombstoned) items never, unless asked."""
+
     storage_class: StorageClass | None = None
+    storage_classes: tuple[StorageClass, ...] | None = None
     kind: str | None = None
     indexed: bool | None = None
     name_contains: str | None = None
     parent_id: str | None = None
+    tombstoned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +99,15 @@ class BlobStore(Protocol):
     def exists(self, key: str) -> bool: ...
 
     def delete_prefix(self, prefix: str) -> None: ...
+
+    def keys(self, prefix: str) -> Iterator[tuple[str, datetime]]:
+        """Every blob under ``prefix`` (a folder), with when it was last written."""
+        ...
+
+    def clear_partial(self, older_than: datetime) -> int:
+        """Remove what puts that never finished left behind (a crash mid-write) and that
+        is older than ``older_than``; return how many were removed."""
+        ...
 
 
 class Store(Protocol):
@@ -209,7 +227,14 @@ class Store(Protocol):
         ``visibility`` allows, oldest first; at most ``limit`` of them."""
         ...
 
-    def counts(self, workspace: str) -> dict[str, int]: ...
+    def counts(self, workspace: str) -> dict[str, int]:
+        """Items per class (``file``, ``note``, ...) and indexed per class
+        (``file_indexed``), forgotten ones apart (``forgotten``), and ``edges``."""
+        ...
+
+    def workspaces(self) -> list[str]:
+        """Every workspace that holds an item, sorted."""
+        ...
 
     def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
         """Append a JSON record to the workspace's log (e.g. kind "turn"); returns its id."""
@@ -219,4 +244,120 @@ class Store(Protocol):
         self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
     ) -> list[dict[str, object]]:
         """The most recent records of ``kind``, newest first, each with ``id`` and ``at``."""
+        ...
+
+
+# -- durable jobs -------------------------------------------------------------------------
+
+JobState = Literal["queued", "running", "done", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One unit of durable background work, as its queue holds it.
+
+    ``key`` is its identity within the workspace: asking again with the same key gives
+    this job back instead of a second one. ``subject`` is the item it is about, if any.
+    ``attempts`` counts claims; a claim holds the job until ``lease_until``.
+    """
+
+    id: str
+    workspace: str
+    kind: str
+    key: str
+    payload: Mapping[str, object]
+    state: JobState
+    attempts: int
+    max_attempts: int
+    run_after: datetime
+    actor: str
+    created_at: datetime
+    updated_at: datetime
+    subject: str | None = None
+    lease_owner: str | None = None
+    lease_until: datetime | None = None
+    last_error: str | None = None
+    finished_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobPage:
+    jobs: tuple[Job, ...]
+    next_cursor: str | None
+
+
+class JobQueue(Protocol):
+    """Durable jobs with leases. Every write is durable (fsynced) before it returns, and
+    every adapter passes ``tests/contract/test_jobs_contract.py``.
+
+    A job is ``queued`` until a worker claims it (``running``, under a lease), then
+    ``done`` or ``failed``; a failure with a retry goes back to ``queued`` until its
+    ``run_after``. A ``running`` job whose lease has expired (its worker died) is
+    claimable again. Only the lease's owner may extend, complete or fail a job, so a
+    worker that lost its lease cannot overwrite the outcome of the one that took it over.
+    """
+
+    def close(self) -> None: ...
+
+    def enqueue(
+        self,
+        workspace: str,
+        kind: str,
+        key: str,
+        payload: Mapping[str, object],
+        *,
+        actor: str,
+        subject: str | None = None,
+        max_attempts: int = 5,
+    ) -> Job:
+        """Add a queued job, or return the job that already has ``(workspace, key)``:
+        never a second one. A ``done`` job is returned as it is (it is not run again); a
+        ``failed`` one is queued again, its attempts reset (an explicit retry)."""
+        ...
+
+    def claim(
+        self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0
+    ) -> list[Job]:
+        """Atomically take up to ``limit`` ready jobs of ``kinds``, oldest first: queued
+        ones whose ``run_after`` has come and running ones whose lease expired. Each is
+        ``running`` under ``owner`` for ``lease_s`` seconds, its ``attempts`` one higher.
+        A job whose lease expired on its last attempt is failed instead of claimed."""
+        ...
+
+    def extend(self, job_ids: Sequence[str], owner: str, lease_s: float) -> list[str]:
+        """Renew ``owner``'s leases on ``job_ids`` for ``lease_s`` seconds from now;
+        returns the ids it still holds."""
+        ...
+
+    def complete(self, job_id: str, owner: str) -> bool:
+        """Mark a job ``owner`` holds ``done``; False if it no longer holds it."""
+        ...
+
+    def fail(self, job_id: str, owner: str, error: str, *, retry_in: float | None = None) -> bool:
+        """Record ``error`` on a job ``owner`` holds: queued again ``retry_in`` seconds
+        from now while attempts remain, else (or with no ``retry_in``) ``failed``. False
+        if ``owner`` no longer holds it."""
+        ...
+
+    def get(self, job_id: str) -> Job | None: ...
+
+    def find(self, workspace: str, keys: Sequence[str]) -> dict[str, Job]:
+        """The jobs with these keys in ``workspace``, by key (absent keys left out)."""
+        ...
+
+    def list_jobs(
+        self,
+        workspace: str | None,
+        *,
+        state: JobState | None = None,
+        kind: str | None = None,
+        actor: str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> JobPage:
+        """Jobs newest first (of one workspace, or all for ``None``), a page at a time."""
+        ...
+
+    def counts(self) -> dict[JobState, int]:
+        """How many jobs are in each state, across workspaces."""
         ...

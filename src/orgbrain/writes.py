@@ -201,9 +201,18 @@ def _version_of(blob_key: str) -> str:
 
 
 def clean_name(name: str) -> str:
+    """The base name of ``name``: at most 255 bytes of UTF-8 (what file systems allow), no
+    control characters, slashes or lone surrogates. It is only ever shown and stored in a
+    row: blob keys never carry it."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not base or base in (".", "..") or _BAD_NAME.search(base) or len(base) > 255:
+    try:
+        size = len(base.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"invalid file name {name!r}: it is not valid Unicode") from None
+    if not base or base in (".", "..") or _BAD_NAME.search(base):
         raise InvalidInput(f"invalid file name {name!r}")
+    if size > 255:
+        raise InvalidInput(f"a file name is at most 255 bytes of UTF-8; {base[:40]!r}… is {size}")
     return base
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,15 @@ def test_keys_that_could_escape_are_refused(make_blobs: BlobFactory, key: str) -
     blobs = make_blobs()
     with pytest.raises(InvalidInput):
         blobs.put(key, [b"x"])
+
+
+def test_keys_list_a_folder_with_when_each_was_written(make_blobs: BlobFactory) -> None:
+    blobs = make_blobs()
+    for key in ("w/i/v1/raw", "w/i/v1/raw.txt", "w/j/raw", "x/other"):
+        blobs.put(key, [b"."])
+    listed = dict(blobs.keys("w"))
+    assert set(listed) == {"w/i/v1/raw", "w/i/v1/raw.txt", "w/j/raw"}
+    assert all(at.tzinfo is not None for at in listed.values())
+    assert list(blobs.keys("absent")) == []
+    assert blobs.clear_partial(datetime.now(UTC)) == 0  # finished puts are never partial
+    assert set(dict(blobs.keys("w"))) == set(listed)

@@ -6,6 +6,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
@@ -14,6 +15,7 @@ from ..errors import InvalidInput, NotFound, TooLarge
 __all__ = ["LocalBlobStore"]
 
 _CHUNK = 1 << 16
+_TMP = ".tmp-"
 
 
 class LocalBlobStore:
@@ -28,8 +30,7 @@ class LocalBlobStore:
 
     def put(self, key: str, chunks: Iterable[bytes], *, max_bytes: int | None = None) -> int:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        fd, tmp = self._temp_beside(path)
         size = 0
         try:
             with os.fdopen(fd, "wb") as f:
@@ -76,6 +77,50 @@ class LocalBlobStore:
             shutil.rmtree(path)
         elif path.is_file():
             path.unlink()
+        self._prune(path)
+
+    def _prune(self, removed: Path) -> None:
+        """Remove the folders ``removed`` left empty, up to the root."""
+        for folder in removed.parents:
+            if folder == self.root or not folder.is_relative_to(self.root):
+                break
+            try:
+                folder.rmdir()
+            except OSError:  # not empty (or already gone): stop here
+                break
+
+    @staticmethod
+    def _temp_beside(path: Path) -> tuple[int, str]:
+        # A delete in another process may remove an empty folder between our mkdir and
+        # the temp file's creation: make it again once.
+        for attempt in (1, 2):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                return tempfile.mkstemp(prefix=_TMP, dir=path.parent)
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def keys(self, prefix: str) -> Iterator[tuple[str, datetime]]:
+        folder = self._path(prefix.rstrip("/"))
+        if not folder.is_dir():
+            return
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.name.startswith(_TMP):
+                at = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+                yield path.relative_to(self.root).as_posix(), at
+
+    def clear_partial(self, older_than: datetime) -> int:
+        if not self.root.is_dir():
+            return 0
+        removed = 0
+        for path in list(self.root.rglob(f"{_TMP}*")):
+            if path.is_file() and datetime.fromtimestamp(path.stat().st_mtime, UTC) < older_than:
+                path.unlink(missing_ok=True)
+                self._prune(path)
+                removed += 1
+        return removed
 
 
 def _read_range(f: BinaryIO, start: int, end: int | None) -> Iterator[bytes]:

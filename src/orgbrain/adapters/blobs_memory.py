@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 
 from ..errors import InvalidInput, NotFound, TooLarge
 
@@ -21,6 +22,7 @@ _CHUNK = 1 << 16
 class MemoryBlobStore:
     def __init__(self) -> None:
         self._blobs: dict[str, bytes] = {}
+        self._at: dict[str, datetime] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -41,6 +43,7 @@ class MemoryBlobStore:
             held.append(bytes(chunk))
         with self._lock:
             self._blobs[key] = b"".join(held)
+            self._at[key] = datetime.now(UTC)
         return size
 
     def read(self, key: str) -> bytes:
@@ -62,8 +65,17 @@ class MemoryBlobStore:
         with self._lock:
             return self._check(key) in self._blobs
 
+    def keys(self, prefix: str) -> Iterator[tuple[str, datetime]]:
+        folder = self._check(prefix.rstrip("/")) + "/"
+        with self._lock:
+            found = sorted((k, self._at[k]) for k in self._blobs if k.startswith(folder))
+        yield from found
+
+    def clear_partial(self, older_than: datetime) -> int:
+        return 0  # a put is one assignment: nothing is ever left half-written
+
     def delete_prefix(self, prefix: str) -> None:
         folder = self._check(prefix.rstrip("/"))
         with self._lock:
             for key in [k for k in self._blobs if k == folder or k.startswith(folder + "/")]:
-                del self._blobs[key]
+                del self._blobs[key], self._at[key]

@@ -106,7 +106,7 @@ class TorchMiniLMEmbedder:
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as hf_logging
 
-                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+                hf_logging.disable_progress_bar()
 
                 model = SentenceTransformer(str(folder), device=self.device, local_files_only=True)
         except ImportError as exc:

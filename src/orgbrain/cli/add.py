@@ -15,8 +15,9 @@ from ..errors import InvalidInput, OrgBrainError
 from ..indexer import IndexReport
 from ..model import Item
 from ..scopes import parse_scope
-from .app import CliState, error_for_code, json_option
-from .progress import progress
+from ..views import ErrorView, IndexReportView, ItemView
+from .app import CliState, json_option
+from .progress import progress, work_progress
 from .render import console, echo_json, report_line
 
 __all__ = ["COMMANDS", "add", "index"]
@@ -90,9 +91,13 @@ def _add_all(
     return done
 
 
-def _index_all(brain: Brain, ids: Sequence[str], *, quiet: bool) -> list[IndexReport]:
-    with progress(len(ids), "indexing", enabled=not quiet) as step:
-        return brain.index_pending(list(ids), progress=lambda r: step(r.label))
+def _index_all(brain: Brain, items: Sequence[Item], *, quiet: bool) -> list[IndexReport]:
+    """Index ``items`` under a bar that moves section by section, with an ETA."""
+    total = sum(i.size or 0 for i in items)
+    with work_progress(total, f"indexing {len(items)} files", enabled=not quiet) as advance:
+        return brain.index_pending(
+            [i.id for i in items], on_embedded=lambda e: advance(e.bytes, e.sections)
+        )
 
 
 def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
@@ -102,7 +107,7 @@ def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
         which = (
             first.item_id if first.label == first.item_id else f"{first.item_id} ({first.label})"
         )
-        raise error_for_code(
+        raise OrgBrainError.from_code(
             first.error_code,
             f"{len(failed)} of {len(reports)} files failed to index; {which}: {first.error}",
         )
@@ -144,7 +149,7 @@ def add(
     done = _add_all(brain, targets, fields, quiet=state.json)
     reports: list[IndexReport] = []
     if index_now:
-        todo = [item.id for _, item in done.items if not item.indexed]
+        todo = [item for _, item in done.items if not item.indexed]
         reports = _index_all(brain, todo, quiet=state.json)
         done.items = [(t, brain.get(item.id)) for t, item in done.items]
     _show_added(state, done, reports)
@@ -162,10 +167,10 @@ def _show_added(state: CliState, done: _Added, reports: Sequence[IndexReport]) -
     if state.json:
         echo_json(
             {
-                "added": [{"path": t.shown, "item": item} for t, item in done.items],
+                "added": [{"path": t.shown, "item": ItemView.of(item)} for t, item in done.items],
                 "skipped": [_problem(t, e) for t, e in done.skipped],
                 "failed": [_problem(t, e) for t, e in done.failed],
-                "index_reports": list(reports),
+                "index_reports": [IndexReportView.of(r) for r in reports],
             }
         )
         return
@@ -183,8 +188,8 @@ def _show_added(state: CliState, done: _Added, reports: Sequence[IndexReport]) -
         )
 
 
-def _problem(target: _Target, exc: OrgBrainError) -> dict[str, str]:
-    return {"path": target.shown, "error": exc.message, "code": exc.code}
+def _problem(target: _Target, exc: OrgBrainError) -> dict[str, object]:
+    return {"path": target.shown, "error": ErrorView.of(exc)}
 
 
 @click.command()
@@ -197,12 +202,12 @@ def index(state: CliState, ids: tuple[str, ...], pending: bool) -> None:
     if ids and pending:
         raise InvalidInput("give ids or --pending, not both")
     brain = state.brain()
-    targets = list(ids) or [item.id for item in brain.pending()]
+    targets = [brain.get(i) for i in ids] if ids else brain.pending()
     reports = _index_all(brain, targets, quiet=state.json)
     if state.json:
         echo_json(
             {
-                "reports": reports,
+                "reports": [IndexReportView.of(r) for r in reports],
                 "indexed": sum(1 for r in reports if r.ok),
                 "failed": sum(1 for r in reports if not r.ok),
             }

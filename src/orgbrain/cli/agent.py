@@ -20,6 +20,7 @@ from ..brain import Brain
 from ..errors import InvalidInput
 from ..inject import InjectPolicy
 from ..scopes import Principal, parse_scope
+from ..views import TurnContextView
 from .app import CliState, json_option
 from .render import console, echo_json, snippet
 
@@ -147,7 +148,7 @@ def context(
         " ".join(message), anchors, policy=InjectPolicy(token_budget=budget)
     )
     if state.json:
-        echo_json(ctx.to_json())
+        echo_json(TurnContextView.of(ctx))
         return
     if ctx.text:
         click.echo(ctx.text)

@@ -1,5 +1,6 @@
 """The ``orgbrain`` click group: global options, the lazily opened brain, and the one place
-where errors become an exit code and a single line on stderr."""
+where errors become an exit code and a single line on stderr (and, with ``--json``,
+``{"error": {code, message}}`` on stdout)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from ..errors import (
     Unavailable,
 )
 from ..settings import DEFAULT_BRAIN, Settings
+from ..views import INTERNAL, ErrorView
+from .render import echo_error_json
 
 if TYPE_CHECKING:
     from ..brain import Brain
@@ -62,13 +65,7 @@ def exit_code_for(exc: OrgBrainError) -> int:
 
 def error_for_code(code: str | None, message: str) -> OrgBrainError:
     """Rebuild the error a stable ``code`` (as recorded in an IndexReport) stands for."""
-    pending: list[type[OrgBrainError]] = [OrgBrainError]
-    while pending:
-        cls = pending.pop()
-        if cls.code == code:
-            return cls(message)
-        pending += cls.__subclasses__()
-    return OrgBrainError(message)
+    return OrgBrainError.from_code(code, message)
 
 
 def require_brain(path: Path) -> None:
@@ -122,28 +119,32 @@ class OrgBrainGroup(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except OrgBrainError as exc:
-            _fail(exc.message, exit_code_for(exc))
+            _fail(ctx, exc.code, exc.message, exit_code_for(exc))
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise  # click quiets a closed pipe (`orgbrain read ... | head`)
-            _internal(exc)
+            _internal(ctx, exc)
         except Exception as exc:
-            _internal(exc)
+            _internal(ctx, exc)
 
 
 def _one_line(message: str) -> str:
     return " ".join(message.split()) or "unknown error"
 
 
-def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"error: {_one_line(message)}", err=True)
-    raise click.exceptions.Exit(code)
+def _fail(ctx: click.Context, code: str, message: str, exit_code: int) -> NoReturn:
+    line = _one_line(message)
+    if isinstance(ctx.obj, CliState) and ctx.obj.json:
+        echo_error_json(ErrorView(code=code, message=line))
+    click.echo(f"error: {line}", err=True)
+    raise click.exceptions.Exit(exit_code)
 
 
-def _internal(exc: Exception) -> NoReturn:
+def _internal(ctx: click.Context, exc: Exception) -> NoReturn:
     if os.environ.get("ORGBRAIN_DEBUG") == "1":
         raise exc
-    _fail(f"internal: {type(exc).__name__}: {exc} (ORGBRAIN_DEBUG=1 shows the traceback)", 1)
+    message = f"internal: {type(exc).__name__}: {exc} (ORGBRAIN_DEBUG=1 shows the traceback)"
+    _fail(ctx, INTERNAL, message, EXIT_INTERNAL)
 
 
 def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

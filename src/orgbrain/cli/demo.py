@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..settings import Settings
+from ..views import IndexReportView, ItemView, SearchResultView
 from . import app
 from .app import CliState, json_option
 from .render import console, echo_json
@@ -73,11 +74,11 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
             echo_json(
                 {
                     "brain": str(path),
-                    "added": added,
-                    "before_index": before,
-                    "indexed": reports,
-                    "answer": result,
-                    "small_talk": small,
+                    "added": [ItemView.of(i) for i in added],
+                    "before_index": SearchResultView.of(before),
+                    "indexed": [IndexReportView.of(r) for r in reports],
+                    "answer": SearchResultView.of(result),
+                    "small_talk": SearchResultView.of(small),
                 }
             )
 

@@ -13,10 +13,15 @@ import click
 
 from ..errors import InvalidInput
 from ..model import STORAGE_CLASSES, StorageClass
+from ..views import ForgottenView, ItemPage, ItemView
 from .app import CliState, json_option
 from .render import console, echo_json, item_panel, items_table, sections_table
 
 __all__ = ["COMMANDS", "init", "items", "note", "read", "show"]
+
+
+DEFAULT_CLASSES: tuple[StorageClass, ...] = ("file", "note")
+"""What `orgbrain items` lists unless told otherwise."""
 
 
 @click.command()
@@ -54,7 +59,7 @@ def note(
         body, kind=kind, label=label, scope=scope, source_key=source_key, source="cli"
     )
     if state.json:
-        echo_json(item)
+        echo_json(ItemView.of(item))
     else:
         click.echo(item.id)
 
@@ -63,8 +68,12 @@ def note(
 @click.option("--pending", is_flag=True, help="Only files added but not yet indexed.")
 @click.option("--kind", help="Only items of this kind.")
 @click.option(
-    "--class", "storage_class", type=click.Choice(STORAGE_CLASSES), help="Only this class."
+    "--class",
+    "storage_class",
+    type=click.Choice(STORAGE_CLASSES),
+    help="Only this class (default: files and notes).",
 )
+@click.option("--all", "every", is_flag=True, help="Every class: sections and entities too.")
 @click.option("--name", help="Only files whose name contains this.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
 @click.option("--cursor", help="Continue a listing from where the last page ended.")
@@ -75,11 +84,12 @@ def items(
     pending: bool,
     kind: str | None,
     storage_class: StorageClass | None,
+    every: bool,
     name: str | None,
     limit: int,
     cursor: str | None,
 ) -> None:
-    """List items: id, class, kind, label, indexed yes/no, scope, error."""
+    """List files and notes (or --class, --all): id, class, kind, label, indexed, scope."""
     brain = state.brain()
     next_cursor: str | None = None
     if pending:
@@ -87,12 +97,19 @@ def items(
             raise InvalidInput("--pending lists files; it takes only --kind and --limit")
         found = [i for i in brain.pending() if kind is None or i.kind == kind][:limit]
     else:
+        # Sections are what files are cut into: listed by `show FILE`, or asked for.
+        classes = None if storage_class or every else DEFAULT_CLASSES
         page = brain.items(
-            kind=kind, storage_class=storage_class, name=name, limit=limit, cursor=cursor
+            kind=kind,
+            storage_class=storage_class,
+            storage_classes=classes,
+            name=name,
+            limit=limit,
+            cursor=cursor,
         )
         found, next_cursor = list(page.items), page.next_cursor
     if state.json:
-        echo_json({"items": found, "next_cursor": next_cursor})
+        echo_json(ItemPage(items=[ItemView.of(i) for i in found], next_cursor=next_cursor))
         return
     if not found:
         click.echo("nothing pending" if pending else "no items")
@@ -113,7 +130,7 @@ def show(state: CliState, item_id: str) -> None:
     item = brain.get(item_id)
     sections = brain.sections(item.id) if item.storage_class == "file" else []
     if state.json:
-        echo_json({"item": item, "sections": sections})
+        echo_json({"item": ItemView.of(item), "sections": [ItemView.of(s) for s in sections]})
         return
     out = console()
     out.print(item_panel(item))
@@ -177,4 +194,39 @@ def _write_atomically(path: Path, chunks: Iterable[bytes]) -> int:
     return size
 
 
-COMMANDS: tuple[click.Command, ...] = (init, note, items, show, read)
+def _forget_command(erase: bool) -> click.Command:
+    verb = "erase" if erase else "forget"
+
+    @click.command(
+        verb,
+        help=(
+            "Erase ITEM_ID: forget it and delete its bytes, extracted text and name, "
+            "leaving only an audit record (who, when, why). For content that must not be "
+            "kept: a leaked secret, personal data."
+            if erase
+            else "Forget ITEM_ID: it (and a file's sections) leaves every search, listing "
+            "and read at once; the row and an audit record (who, when, why) stay."
+        ),
+    )
+    @click.argument("item_id")
+    @click.option("--reason", required=True, help="Why; kept in the audit record.")
+    @json_option
+    @click.pass_obj
+    def command(state: CliState, item_id: str, reason: str) -> None:
+        brain = state.brain()
+        act = brain.erase if erase else brain.forget
+        done = act(item_id, reason=reason)
+        if state.json:
+            echo_json(ForgottenView.of(done))
+            return
+        what = "erased" if done.erased else "forgotten"
+        extra = f" (and {done.items - 1} sections)" if done.items > 1 else ""
+        click.echo(f"{what}: {done.item_id}{extra} · audit record {done.event_id}")
+
+    return command
+
+
+forget = _forget_command(erase=False)
+erase = _forget_command(erase=True)
+
+COMMANDS: tuple[click.Command, ...] = (init, note, items, show, read, forget, erase)

@@ -14,6 +14,7 @@ import click
 from .. import compose
 from ..keys import ApiKey, KeyStore, issue_key, revoke_key
 from ..settings import Settings
+from ..views import KeyCreated, KeyList, KeyView
 from .app import CliState
 from .render import echo_json
 
@@ -104,13 +105,30 @@ def create(
     finally:
         store.close()
     if _wants_json(ctx, as_json):
-        echo_json({"key": issued.key, "token": issued.token})
+        echo_json(KeyCreated(key=KeyView.of(issued.key), token=issued.token))
         return
     click.echo(issued.token)
     k = issued.key
     click.echo(
         f"key {k.id} for {_principal(k)} in workspace {k.workspace} "
         f"({', '.join(sorted(k.permissions))}): shown once, store it now",
+        err=True,
+    )
+    _warn_if_empty(ctx, k.workspace)
+
+
+def _warn_if_empty(ctx: click.Context, workspace: str) -> None:
+    """A key for a workspace that holds nothing serves silence: say so, and where the
+    brain's items are."""
+    sizes = compose.workspace_sizes(brain_folder(ctx, ctx.meta.get(_BRAIN_META)))
+    if sizes.get(workspace, 0) > 0:
+        return
+    elsewhere = ", ".join(f"{ws} ({n} items)" for ws, n in sorted(sizes.items())) or "none"
+    click.echo(
+        f"note: workspace {workspace} holds no items yet, so this key's searches find "
+        f"nothing. Workspaces with items: {elsewhere}. Add to it with "
+        f"ORGBRAIN_WORKSPACE={workspace} orgbrain add ..., or make the key for the "
+        "workspace that holds your files.",
         err=True,
     )
 
@@ -127,7 +145,7 @@ def list_(ctx: click.Context, workspace: str | None, as_json: bool) -> None:
     finally:
         store.close()
     if _wants_json(ctx, as_json):
-        echo_json({"keys": found})
+        echo_json(KeyList(keys=[KeyView.of(k) for k in found]))
         return
     if not found:
         click.echo("no keys")
@@ -148,7 +166,7 @@ def revoke(ctx: click.Context, key_id: str, workspace: str | None, as_json: bool
     finally:
         store.close()
     if _wants_json(ctx, as_json):
-        echo_json(key)
+        echo_json(KeyView.of(key))
     else:
         click.echo(f"revoked {key.id}")
 

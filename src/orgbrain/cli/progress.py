@@ -7,9 +7,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
-__all__ = ["progress"]
+__all__ = ["progress", "work_progress"]
 
 Step = Callable[[str], None]
 
@@ -43,3 +50,34 @@ def progress(total: int, description: str, *, enabled: bool = True) -> Iterator[
             bar.update(task, advance=1, description=f"{description} {label}"[:60])
 
         yield step
+
+
+@contextmanager
+def work_progress(
+    total_bytes: int, description: str, *, enabled: bool = True
+) -> Iterator[Callable[[float, float], None]]:
+    """Yield ``advance(bytes, sections)``: a bar over the files' bytes that moves section by
+    section and says how many sections are in and how long is left (ETA)."""
+    if not enabled or total_bytes < 1 or not sys.stderr.isatty():
+        yield lambda _b, _s: None
+        return
+    bar = Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        TextColumn("{task.fields[sections]} sections", markup=False),
+        TimeElapsedColumn(),
+        TextColumn("ETA", markup=False),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task(description, total=total_bytes, sections=0)
+        counted = 0.0
+
+        def advance(nbytes: float, sections: float) -> None:
+            nonlocal counted
+            counted += sections
+            bar.update(task, advance=nbytes, sections=round(counted))
+
+        yield advance

@@ -1,26 +1,32 @@
-"""How the CLI shows things: rich tables and panels for people, ``to_json`` for programs."""
+"""How the CLI shows things: rich tables and panels for people, JSON for programs.
+
+``--json`` prints views (``orgbrain.views``), the shapes HTTP, MCP and the client use, and
+the plain dicts and lists a command wraps around them; a model dataclass has no JSON shape
+of its own here.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import PurePath
 from typing import Any
 
 import click
-import numpy as np
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..indexer import IndexReport
-from ..model import Citation, Item, SearchResult
+from ..model import Hit, IndexReport, Item, SearchResult
+from ..views import ErrorView, ItemView
 
 __all__ = [
+    "JSON_PRINTED",
     "console",
+    "echo_error_json",
     "echo_json",
     "item_panel",
     "items_table",
@@ -33,46 +39,44 @@ __all__ = [
 
 SNIPPET_CHARS = 240
 BODY_CHARS = 2000
+JSON_PRINTED = "orgbrain.json_printed"
+"""Set in the click context's meta once a command printed its JSON result."""
 
 
 def to_json(obj: object) -> Any:
-    """Plain JSON data for any model object: dataclasses, datetimes, tuples, paths."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        out.update(_derived(obj))
-        return out
+    """Plain JSON data for a view, or for plain data holding views."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
     if isinstance(obj, datetime | date):
         return obj.isoformat()
     if isinstance(obj, PurePath):
         return str(obj)
-    if isinstance(obj, np.generic):
-        return to_json(obj.item())
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if obj is None or isinstance(obj, str | int | bool):
         return obj
-    if isinstance(obj, dict):
+    if isinstance(obj, Mapping):
         return {str(k): to_json(v) for k, v in obj.items()}
-    if isinstance(obj, set | frozenset):
-        return sorted(to_json(v) for v in obj)
     if isinstance(obj, list | tuple):
         return [to_json(v) for v in obj]
-    raise TypeError(f"cannot show a {type(obj).__name__} as JSON")
-
-
-def _derived(obj: object) -> dict[str, Any]:
-    """The computed properties a reader of the JSON needs as much as the fields."""
-    if isinstance(obj, Citation):
-        return {"text": obj.describe()}
-    if isinstance(obj, IndexReport):
-        return {"ok": obj.ok}
-    if isinstance(obj, SearchResult):
-        return {"speak": obj.speak}
-    return {}
+    raise TypeError(f"cannot show a {type(obj).__name__} as JSON: build its view")
 
 
 def echo_json(obj: object) -> None:
     click.echo(json.dumps(to_json(obj), indent=2, ensure_ascii=False))
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[JSON_PRINTED] = True
+
+
+def echo_error_json(error: ErrorView) -> None:
+    """A failed command's ``{"error": {code, message}}`` on stdout, unless the command
+    already printed its result there (``add`` and ``index`` list each file's error in it):
+    stdout then holds one JSON document either way."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(JSON_PRINTED):
+        return
+    echo_json({"error": error})
 
 
 def console() -> Console:
@@ -129,7 +133,7 @@ def sections_table(sections: Sequence[Item]) -> Table:
     table.add_column("bytes", no_wrap=True)
     table.add_column("pages/sheet", overflow="fold")
     for n, s in enumerate(sections, start=1):
-        rng = f"{s.byte_range.start}-{s.byte_range.end}" if s.byte_range else ""
+        rng = f"[{s.byte_range.start}, {s.byte_range.end})" if s.byte_range else ""
         table.add_row(str(n), s.id, Text(s.label), rng, Text(_locator_text(s)))
     return table
 
@@ -139,8 +143,7 @@ def item_panel(item: Item) -> Table:
     table = Table(show_header=False, box=None, title=f"{item.storage_class} {item.id}")
     table.add_column("field", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
-    data = to_json(item)
-    data.pop("embedding", None)
+    data = ItemView.of(item).model_dump(mode="json")
     body = str(data.pop("body", "")).rstrip()
     for key, value in data.items():
         if key == "indexed":
@@ -163,12 +166,34 @@ def report_line(report: IndexReport) -> Text:
 
 
 def search_text(result: SearchResult) -> list[Text]:
+    """Hits by rank, each with why in plain words; scores and the gate's reasoning stay in
+    ``--json`` (a score such as 0.0325 means nothing to a person)."""
     if not result.hits:
-        return [Text(f"nothing to say: {result.reason}")]
+        return [Text(f"nothing to say: {silence_reason(result)}")]
     lines: list[Text] = []
     for n, hit in enumerate(result.hits, start=1):
-        lines.append(Text(f"{n}. {hit.item.label}  (score {hit.score:.4f})", style="bold"))
+        lines.append(Text(f"{n}. {hit.item.label}  ({match_reason(hit)})", style="bold"))
         lines.append(Text(f"   {hit.citation.describe()}  [{hit.item.id}]"))
         lines.append(Text(f"   {snippet(hit.item.body)}"))
-    lines.append(Text(f"{result.verdict}: {result.reason} ({result.plan})", style="dim"))
     return lines
+
+
+def match_reason(hit: Hit) -> str:
+    """Why a hit was found: its words, its meaning, or both."""
+    words = any(stream.startswith("keyword") for stream in hit.ranks)
+    meaning = any(stream.startswith("vector") for stream in hit.ranks)
+    if words and meaning:
+        return "matched words and meaning"
+    if words:
+        return "matched words"
+    if meaning:
+        return "close in meaning"
+    return "next to a match"
+
+
+def silence_reason(result: SearchResult) -> str:
+    if result.reason == "no candidates":
+        return "the brain holds nothing on this yet"
+    if result.reason.startswith("best fused score"):
+        return "what it holds is too far from the question"
+    return "what it holds does not answer this (it is about other people or things)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..retrieve import DEFAULT_PLAN, PLANS
+from ..views import SearchResultView
 from .app import CliState, json_option
 from .render import console, echo_json, search_text
 
@@ -17,7 +18,11 @@ __all__ = ["COMMANDS", "search"]
 @click.option(
     "--plan",
     default=None,
-    help=f"One of: {', '.join(sorted(PLANS))}. Default: ORGBRAIN_PLAN, else {DEFAULT_PLAN}.",
+    metavar="NAME",
+    help=(
+        f"The ranking to use. Default: {DEFAULT_PLAN} (or ORGBRAIN_PLAN). Experiments, "
+        f"for comparing: {', '.join(sorted(set(PLANS) - {DEFAULT_PLAN}))}."
+    ),
 )
 @click.option("--kind", help="Only hits of this kind.")
 @json_option
@@ -28,7 +33,7 @@ def search(
     """Search files, sections and notes; every hit carries its citation."""
     result = state.brain().search(" ".join(query), k=k, plan=plan, kind=kind)
     if state.json:
-        echo_json(result)
+        echo_json(SearchResultView.of(result))
         return
     out = console()
     for line in search_text(result):

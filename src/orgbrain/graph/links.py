@@ -13,12 +13,11 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..context import BrainContext
 from ..errors import Forbidden, InvalidInput
 from ..ids import new_id
-from ..model import Canonical, Edge, Item
+from ..model import Canonical, Edge, Hop, Item, Link, Mention, Neighborhood
 from ..scopes import Visibility, narrowest_scope
 
 __all__ = [
@@ -55,46 +54,6 @@ MAX_NOTE_CHARS = 2000
 
 _TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _EDGE_TYPE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """One observed mention: the entity it names, the edge to it, and whether either is new."""
-
-    entity: Item
-    edge: Edge
-    entity_created: bool
-    edge_created: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    edge: Edge
-    created: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Hop:
-    """What one step out from the frontier reached, within the per-hop caps."""
-
-    depth: int
-    items: tuple[Item, ...]
-    edges: tuple[Edge, ...]
-    truncated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Neighborhood:
-    center: Item
-    hops: tuple[Hop, ...]
-
-    @property
-    def items(self) -> tuple[Item, ...]:
-        return tuple(i for h in self.hops for i in h.items)
-
-    @property
-    def edges(self) -> tuple[Edge, ...]:
-        return tuple(e for h in self.hops for e in h.edges)
 
 
 # -- names ------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Cut extracted text into sections: by headings, by sheet, or in flat overlapping windows.
 
 Every chunk is an exact span of ``Extracted.text`` (character and UTF-8 byte offsets), so a
-citation can stream back precisely the bytes a section was cut from.
+citation can stream back precisely the bytes a section was cut from. The whole text is
+always cut: a text that would make more than ``MAX_SECTIONS`` sections (only hostile input
+does; 100 MB of prose makes about 130,000) is refused with ``TooLarge``, never truncated.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .extract import Extracted
-from .markdown import Heading, frontmatter_end, md_headings
+from orgbrain.errors import TooLarge
+
+from .extracted import MAX_SECTIONS, Extracted, at_most
+from .markdown import Heading, frontmatter_end, iter_md_headings, md_headings
 
 __all__ = [
     "MAX_CHARS",
@@ -28,7 +32,6 @@ __all__ = [
 
 MAX_CHARS = 1000
 OVERLAP = 100
-MAX_SECTIONS = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +58,13 @@ def flat_windows(
 ) -> list[tuple[int, int]]:
     """Pack ``text[start:end]`` into windows of at most ``max_chars`` characters.
 
-    Each window after the first starts exactly ``overlap`` characters before the end of
-    the one before it; a window ends at the last paragraph break that still moves forward,
-    else the last line break, else the last whitespace, else a hard cut. Windows holding
-    only whitespace are skipped; together the others cover every non-blank character.
+    A window ends at the last paragraph break that still moves forward, else the last line
+    break, else the last whitespace, else a hard cut. The next one starts inside the last
+    ``overlap`` characters of it, on a boundary (``_next_start``): after a sentence end or
+    a line break, else at a word, so that no section opens mid-word; only a single word
+    longer than that stretch is cut exactly ``overlap`` characters before the end. Windows
+    holding only whitespace are skipped; together the others cover every non-blank
+    character.
     """
     _check_sizes(max_chars, overlap)
     if not 0 <= start <= end <= len(text):
@@ -76,8 +82,48 @@ def flat_windows(
             windows.append((s, e))
         if e >= end:
             break
-        s = e - overlap
+        s = _next_start(text, s, e - overlap, e)
     return windows
+
+
+# A run of whitespace followed by something else: the place where a word starts.
+_GAP = re.compile(r"\s+(?=\S)")
+_SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f")
+_CLOSERS = frozenset("\"')]}\u2019\u201d\u00bb")
+
+
+def _next_start(text: str, prev: int, lo: int, e: int) -> int:
+    """Where the window after ``[prev, e)`` starts, in ``[lo, e]`` (``lo > prev``).
+
+    The first place in ``[lo, e)`` just after a sentence end or a line break, else the
+    first word start there; if neither, ``e`` when whitespace precedes it (the stretch is
+    the tail of one long word, so overlapping it would open mid-word), else ``lo``: no
+    whitespace at all, one word longer than the stretch, cut where it must be.
+    """
+    if lo >= e:
+        return e
+    word = -1
+    for m in _GAP.finditer(text, lo - 1, e):
+        run = m.start()
+        while run > prev and text[run - 1].isspace():  # the run may begin before lo - 1
+            run -= 1
+        if _after_sentence_or_line(text, run, m.end()):
+            return m.end()
+        if word < 0:
+            word = m.end()
+    if word >= 0:
+        return word
+    return e if text[e - 1].isspace() else lo
+
+
+def _after_sentence_or_line(text: str, run: int, after: int) -> bool:
+    """Does the whitespace ``text[run:after]`` hold a line break or follow a sentence end?"""
+    if "\n" in text[run:after] or "\r" in text[run:after]:
+        return True
+    i = run - 1
+    while i >= 0 and run - i <= 2 and text[i] in _CLOSERS:
+        i -= 1
+    return i >= 0 and text[i] in _SENTENCE_ENDS
 
 
 def _cut(text: str, breaks: list[int], floor: int, limit: int) -> int:
@@ -101,22 +147,29 @@ def chunk(
     overlap: int = OVERLAP,
     max_sections: int = MAX_SECTIONS,
 ) -> list[Chunk]:
-    """Sections of ``ex`` in file order, at most ``max_sections`` (the first ones)."""
+    """Every section of ``ex``, in file order; ``TooLarge`` if there would be more than
+    ``max_sections`` of them (nothing is ever left out)."""
     _check_sizes(max_chars, overlap)
     if max_sections < 0:
         raise ValueError("max_sections must be >= 0")
     if ex.sheets:
         spans = _sheet_spans(ex, max_chars, overlap)
     elif ex.structured:
-        spans = _heading_spans(ex.text, max_chars, overlap)
+        found = iter_md_headings(ex.text) if ex.headings is None else ex.headings
+        headings = at_most(found, max_sections, f"the text ({len(ex.text)} characters)")
+        spans = _heading_spans(ex.text, headings, max_chars, overlap)
     else:
         spans = _flat_spans(ex.text, max_chars, overlap)
     kept: list[_Span] = []
     for span in spans:
-        if len(kept) >= max_sections:
-            break
-        if not ex.text[span.start : span.end].isspace() and span.end > span.start:
-            kept.append(span)
+        if span.end <= span.start or ex.text[span.start : span.end].isspace():
+            continue
+        if len(kept) == max_sections:
+            raise TooLarge(
+                f"the text ({len(ex.text)} characters) would make more than {max_sections} "
+                "sections; split the file"
+            )
+        kept.append(span)
     to_byte = _byte_offsets(ex.text, [o for sp in kept for o in (sp.start, sp.end)])
     chunks: list[Chunk] = []
     for ordinal, sp in enumerate(kept):
@@ -159,8 +212,9 @@ def _sheet_spans(ex: Extracted, max_chars: int, overlap: int) -> Iterator[_Span]
             yield _Span(s, e, f"sheet:{name}#{part}", (name,), name)
 
 
-def _heading_spans(text: str, max_chars: int, overlap: int) -> Iterator[_Span]:
-    headings = md_headings(text)
+def _heading_spans(
+    text: str, headings: list[Heading], max_chars: int, overlap: int
+) -> Iterator[_Span]:
     bounds = [0] + [h.start for h in headings] + [len(text)]
     paths: list[tuple[str, ...]] = [()]
     stack: list[Heading] = []

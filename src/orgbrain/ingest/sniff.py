@@ -2,7 +2,11 @@
 
 The name says what the uploader claims; the content decides. A file whose content is of
 another kind than its name claims is refused rather than guessed at, so an indexer never
-feeds a zip to the PDF reader or a PDF to the text decoder.
+feeds a zip to the PDF reader or a PDF to the text decoder. A name with no extension, or
+with one we do not know (``README.Debian``, ``notes.org``, ``setup.cfg``), is read by its
+content alone: UTF-8 text is plain text (format ``txt``; the item keeps its name, so the
+extension it was given stays visible), and a PDF or Office file is that format.
+Extensions of things we cannot read (images, archives, legacy Office) are refused by name.
 """
 
 from __future__ import annotations
@@ -16,14 +20,19 @@ from orgbrain.errors import CorruptFile, Unsupported
 
 __all__ = ["MEDIA_TYPES", "FileFormat", "Sniffer", "detect_format"]
 
-FileFormat = Literal["md", "txt", "pdf", "docx", "xlsx"]
+FileFormat = Literal["md", "txt", "rst", "csv", "json", "html", "pdf", "docx", "xlsx", "pptx"]
 
 MEDIA_TYPES: dict[FileFormat, str] = {
     "md": "text/markdown",
     "txt": "text/plain",
+    "rst": "text/x-rst",
+    "csv": "text/csv",
+    "json": "application/json",
+    "html": "text/html",
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
 }
 
 _EXTENSIONS: dict[str, FileFormat] = {
@@ -31,25 +40,46 @@ _EXTENSIONS: dict[str, FileFormat] = {
     "markdown": "md",
     "txt": "txt",
     "text": "txt",
+    "rst": "rst",
+    "csv": "csv",
+    "json": "json",
+    "html": "html",
+    "htm": "html",
     "pdf": "pdf",
     "docx": "docx",
     "xlsx": "xlsx",
+    "pptx": "pptx",
 }
 
-# Formats people will try; named so the refusal can say what to do instead.
+# Formats whose content is UTF-8 text: a file named so must hold text.
+_TEXT_FORMATS: frozenset[FileFormat] = frozenset({"md", "txt", "rst", "csv", "json", "html"})
+_CONTAINERS: frozenset[FileFormat] = frozenset({"docx", "xlsx", "pptx"})
+
+_IMAGE = "an image format"
+_ARCHIVE = "an archive format"
+_MEDIA = "an audio or video format"
+# Formats people will try; named so the refusal can say what to do instead. A file named
+# so is refused even when its bytes happen to be text.
 _KNOWN_UNSUPPORTED: dict[str, str] = {
     "doc": "legacy Word .doc (save it as .docx)",
     "xls": "legacy Excel .xls (save it as .xlsx)",
-    "ppt": "PowerPoint .ppt",
-    "pptx": "PowerPoint .pptx",
+    "ppt": "legacy PowerPoint .ppt (save it as .pptx)",
     "odt": "OpenDocument text (save it as .docx)",
     "ods": "OpenDocument spreadsheet (save it as .xlsx)",
+    "odp": "OpenDocument presentation (save it as .pptx)",
     "rtf": "rich text .rtf (save it as .docx)",
     "docm": "macro-enabled Word .docm (save it as .docx)",
     "xlsm": "macro-enabled Excel .xlsm (save it as .xlsx)",
+    "pptm": "macro-enabled PowerPoint .pptm (save it as .pptx)",
+    **dict.fromkeys(
+        ("png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff", "heic", "svg", "ico"), _IMAGE
+    ),
+    **dict.fromkeys(("zip", "gz", "tgz", "bz2", "xz", "7z", "rar", "tar", "jar"), _ARCHIVE),
+    **dict.fromkeys(("mp3", "mp4", "wav", "mov", "avi", "mkv", "flac", "ogg", "m4a"), _MEDIA),
+    **dict.fromkeys(("exe", "dll", "so", "dylib", "class", "pyc", "o"), "a program binary"),
 }
 
-_SUPPORTED = ", ".join(f".{ext}" for ext in _EXTENSIONS)
+_SUPPORTED = ", ".join(f".{ext}" for ext in _EXTENSIONS) + ", and UTF-8 text under any other name"
 
 # Magic numbers of common things uploaded by mistake, only to describe them in a refusal.
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -75,8 +105,10 @@ _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 def detect_format(data: bytes, name: str) -> FileFormat:
     """Return the format of ``data`` or raise ``Unsupported`` / ``CorruptFile``.
 
-    Extensions: .md/.markdown, .txt/.text, .pdf, .docx, .xlsx; a name without an extension
-    is accepted when its content is one of those formats (text counts as txt).
+    Extensions: .md/.markdown, .txt/.text, .rst, .csv, .json, .html/.htm, .pdf, .docx,
+    .xlsx, .pptx, each checked against the content; a name without an extension, or with
+    one not listed (and not a known binary kind), is accepted when its content is one of
+    those formats, UTF-8 text counting as txt.
     """
     sniffer = Sniffer()
     sniffer.feed(data)
@@ -150,28 +182,31 @@ class Sniffer:
             self._decode(b"", final=True)
         head = bytes(self._head)
         ext = _extension(name)
-        if ext and ext not in _EXTENSIONS:
-            what = _KNOWN_UNSUPPORTED.get(ext, f"the .{ext} format")
+        if ext in _KNOWN_UNSUPPORTED:
             raise Unsupported(
-                f"{name!r}: {what} is not supported (it looks like {self._content()[1]}); "
-                f"supported: {_SUPPORTED}"
+                f"{name!r}: {_KNOWN_UNSUPPORTED[ext]} is not supported (it looks like "
+                f"{self._content()[1]}); supported: {_SUPPORTED}"
             )
         claimed = _EXTENSIONS.get(ext)
         if claimed == "pdf" and b"%PDF-" in head[:_PDF_HEADER_WINDOW]:
             return "pdf"
         kind, description = self._content()
-        if description.startswith(_DAMAGED_ZIP) and claimed in ("docx", "xlsx"):
+        if description.startswith(_DAMAGED_ZIP) and claimed in _CONTAINERS:
             raise CorruptFile(f"{name!r} is {description}")
-        if claimed is None:
+        if claimed is None:  # no extension, or one we do not know: the content decides
             if kind is None:
+                named = (
+                    f"is named .{ext}, which is not a format we know,"
+                    if ext
+                    else ("has no extension")
+                )
                 raise Unsupported(
-                    f"{name!r} has no extension and looks like {description}; "
-                    f"supported: {_SUPPORTED}"
+                    f"{name!r} {named} and looks like {description}; supported: {_SUPPORTED}"
                 )
             return kind
-        if kind == claimed or (kind == "txt" and claimed == "md"):
+        if kind == claimed or (kind == "txt" and claimed in _TEXT_FORMATS):
             return claimed
-        if claimed in ("md", "txt") and kind is None and description.startswith("binary"):
+        if claimed in _TEXT_FORMATS and kind is None and description.startswith("binary"):
             raise Unsupported(f"{name!r} is named .{ext} but is {description}")
         raise Unsupported(f"{name!r} is named .{ext} but looks like {description}")
 
@@ -214,15 +249,18 @@ def _zip_kind(data: IO[bytes]) -> tuple[FileFormat | None, str]:
             if "xl/workbook.xml" in names:
                 return "xlsx", "an Excel workbook (xlsx)"
             if "ppt/presentation.xml" in names:
-                return None, "a PowerPoint presentation (pptx)"
+                return "pptx", "a PowerPoint presentation (pptx)"
             with zf.open("[Content_Types].xml") as fh:
                 types = fh.read(_CONTENT_TYPES_CAP)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-        return None, f"{_DAMAGED_ZIP} that cannot be read ({exc})"
+    except Exception as exc:
+        # zipfile raises many kinds on damage: zlib.error, NotImplementedError ("zip file
+        # version 18.6"), RuntimeError, struct.error, ...
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        return None, f"{_DAMAGED_ZIP} that cannot be read ({detail})"
     if b"wordprocessingml.document.main+xml" in types:
         return "docx", "a Word document (docx)"
     if b"spreadsheetml.sheet.main+xml" in types:
         return "xlsx", "an Excel workbook (xlsx)"
-    if b"presentationml" in types:
-        return None, "a PowerPoint presentation (pptx)"
+    if b"presentationml.presentation.main+xml" in types:
+        return "pptx", "a PowerPoint presentation (pptx)"
     return None, "an Office Open XML package of an unknown kind"

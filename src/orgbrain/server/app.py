@@ -20,12 +20,17 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -36,12 +41,13 @@ from ..keys import KeyStore
 from .auth import ServerConfig, ServerContext
 from .problems import Problem, error_response, install_problem_handlers, problem_response
 from .routes import ROUTERS
-from .worker import IndexWorker
+from .worker import WorkerPool
 
 __all__ = ["BackgroundServer", "Lifespan", "create_app"]
 
 access_log = logging.getLogger("orgbrain.http.access")
 log = logging.getLogger("orgbrain.http")
+DOCS_ASSETS = "/docs/assets"
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[object]]
 
@@ -62,18 +68,23 @@ def create_app(
     """The API over ``brain`` (the shared, unscoped brain) with keys from ``keys``.
 
     ``extra_mounts`` maps a path prefix (e.g. ``"/mcp"``) to an ASGI app served beside the
-    API; ``lifespans`` are entered, in order, after the index worker starts. The context
+    API; ``lifespans`` are entered, in order, after the job workers start. The context
     (brain, keys, worker, config) is ``app.state.orgbrain``; a mounted transport
     authenticates with ``orgbrain.server.auth.caller_for(ctx, authorization, permission)``.
     """
     cfg = config or ServerConfig()
-    ctx = ServerContext(brain, keys, IndexWorker(brain, threads=cfg.index_threads), cfg)
+    workers = WorkerPool(brain, threads=cfg.index_threads, lease_s=cfg.job_lease_s)
+    ctx = ServerContext(brain, keys, workers, cfg)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Nothing to recover: unfinished jobs are in the queue, and an expired lease
+        # makes a job that was running when a process died claimable again. What a kill
+        # left between a blob's write and its row's commit is swept (older than an hour,
+        # so another process's upload in flight is never taken).
+        await run_in_threadpool(_sweep, brain)
         ctx.worker.start()
         try:
-            await run_in_threadpool(lambda: ctx.worker.recover(ctx.keys.workspaces()))
             async with AsyncExitStack() as stack:
                 for hook in lifespans:
                     await stack.enter_async_context(hook(app))
@@ -86,9 +97,10 @@ def create_app(
         version=_version(),
         description=DESCRIPTION,
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,
         redoc_url=None,
     )
+    _serve_docs(app)
     app.state.orgbrain = ctx
     install_problem_handlers(app)
     for router in ROUTERS:
@@ -330,3 +342,34 @@ class BackgroundServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _sweep(brain: Brain) -> None:
+    try:
+        report = brain.sweep()
+    except Exception:  # a sweep that fails must not keep the server from starting
+        log.warning("the startup sweep failed", exc_info=True)
+        return
+    if report.blobs_removed or report.partial_removed:
+        log.info(
+            "swept %d unnamed blobs and %d partial writes",
+            report.blobs_removed,
+            report.partial_removed,
+        )
+
+
+def _serve_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs from assets inside an installed package (fastapi-offline), so
+    the page works with no network (FastAPI's default loads them from a CDN)."""
+    assets = Path(str(resources.files("fastapi_offline") / "static"))
+    app.mount(DOCS_ASSETS, StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon.png",
+        )

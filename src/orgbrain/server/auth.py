@@ -7,7 +7,7 @@ through the key's principal. Other transports mounted in the app (MCP) authentic
 ``caller_for(context, authorization_header)``.
 
 ``ServerContext`` (``app.state.orgbrain``) is what requests are served from: the shared
-brain, the key store, the index worker and the ``ServerConfig``.
+brain, the key store, the job workers and the ``ServerConfig``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from ..brain import Brain
 from ..keys import ApiKey, KeyStore, Permission, authenticate
 from ..settings import Settings
-from .worker import IndexWorker
+from .worker import WorkerPool
 
 __all__ = [
     "Admin",
@@ -53,6 +53,7 @@ class ServerConfig:
     max_file_bytes: int = Settings().max_file_bytes
     max_json_bytes: int = 2 * 1024 * 1024
     index_threads: int = 1
+    job_lease_s: float = 60.0
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: object) -> ServerConfig:
@@ -64,11 +65,11 @@ class ServerConfig:
 @dataclass(slots=True)
 class ServerContext:
     """What every request is served from: one brain for all workspaces, the key store,
-    the index worker and the config."""
+    the job workers and the config."""
 
     brain: Brain
     keys: KeyStore
-    worker: IndexWorker
+    worker: WorkerPool
     config: ServerConfig = field(default_factory=ServerConfig)
     ready: bool = False
 

@@ -1,9 +1,11 @@
 """The MCP server: the agent tools over stdio (local agents) and streamable HTTP (``/mcp``).
 
 Both transports serve the one registry in ``orgbrain.agents.tools``: the schemas it
-derives, the functions it runs. A failed call is an MCP tool error (``isError: true``)
-whose text starts with the error tree's code and whose structured content is
-``{"error": {"code", "message"}}``; it is never a success-shaped result.
+derives, the functions it runs. A result's structured content is the tool's view (the
+shapes of ``orgbrain.views``, as HTTP sends them). A failed call is an MCP tool error
+(``isError: true``) whose structured content is ``{"error": ErrorView}`` (``code`` and
+``message`` as fields) and whose text, for a model to read, is ``"<code>: <message>"``; it
+is never a success-shaped result.
 
 Over HTTP every request is authenticated by its own ``Authorization: Bearer ob_...`` API
 key, the same keys (and the same ``caller_for``) as the REST API, and each tool call runs
@@ -29,9 +31,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from ..agents.tools import TOOLS, Tool, ToolContext, error_payload, get_tool
+from ..agents.tools import TOOLS, Tool, ToolContext, get_tool
 from ..brain import Brain
 from ..errors import Forbidden, InvalidInput, OrgBrainError
+from ..views import ErrorView
 from .problems import problem_response, status_for
 
 __all__ = [
@@ -82,7 +85,7 @@ def _mcp_tool(t: Tool) -> types.Tool:
 
 
 def tool_result(result: dict[str, Any]) -> types.CallToolResult:
-    text = json.dumps(result, ensure_ascii=False, default=str)
+    text = json.dumps(result, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=result,
@@ -92,12 +95,12 @@ def tool_result(result: dict[str, Any]) -> types.CallToolResult:
 
 def tool_error(exc: BaseException) -> types.CallToolResult:
     """The one MCP shape of a failure: ``isError`` with the error tree's code."""
-    payload = error_payload(exc)
+    error = ErrorView.of(exc)
     if not isinstance(exc, OrgBrainError):
         log.error("tool call crashed", exc_info=exc)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=f"{payload['code']}: {payload['message']}")],
-        structured_content={"error": payload},
+        content=[types.TextContent(type="text", text=f"{error.code}: {error.message}")],
+        structured_content={"error": error.model_dump(mode="json")},
         is_error=True,
     )
 

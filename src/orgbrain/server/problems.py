@@ -2,8 +2,9 @@
 and nowhere else.
 
 Every body has ``type``, ``title``, ``status``, ``detail`` and ``code`` (the exception's
-stable ``.code``). A 404 for an unknown id and for an id the caller may not see are the
-same body, because both come from the same ``NotFound``.
+stable ``.code``, which ``OrgBrainError.from_code`` turns back into its class). A 404 for
+an unknown id and for an id the caller may not see are the same body, because both come
+from the same ``NotFound``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from ..errors import (
     CorruptFile,
     Forbidden,
     InvalidInput,
+    InvalidRequest,
     NotFound,
     OrgBrainError,
+    RangeNotSatisfiable,
     TooLarge,
     Unauthenticated,
     Unavailable,
@@ -49,23 +52,6 @@ __all__ = [
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("orgbrain.http")
-
-
-class InvalidRequest(InvalidInput):
-    """The request itself is malformed: bad JSON, a missing form field, a wrong type."""
-
-    code = "invalid_request"
-
-
-class RangeNotSatisfiable(InvalidInput):
-    """A ``Range`` header that starts past the end of the content."""
-
-    code = "range_not_satisfiable"
-
-    def __init__(self, message: str, size: int) -> None:
-        super().__init__(message)
-        self.size = size
-
 
 # Checked in order: the first class an error is an instance of decides, so subclasses of
 # InvalidInput come before it.
@@ -141,7 +127,7 @@ def problem_response(
 def error_response(exc: OrgBrainError) -> ProblemResponse:
     status = status_for(exc)
     headers = {}
-    if isinstance(exc, RangeNotSatisfiable):
+    if isinstance(exc, RangeNotSatisfiable) and exc.size is not None:
         headers["Content-Range"] = f"bytes */{exc.size}"
     if status == 500:
         log.error("unmapped error %s: %s", type(exc).__name__, exc.message)

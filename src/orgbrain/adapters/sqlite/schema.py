@@ -202,10 +202,77 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
+        # Durable background jobs (adapters/sqlite/jobs.py): in the brain's own file, so
+        # every process over it sees one queue. Times are fixed-width UTC ISO text, so
+        # comparing the strings compares the times.
+        "0005_jobs",
+        """
+        CREATE TABLE jobs (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            workspace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            subject TEXT,
+            actor TEXT NOT NULL,
+            payload TEXT NOT NULL DEFAULT '{}',
+            state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            max_attempts INTEGER NOT NULL,
+            run_after TEXT NOT NULL,
+            lease_owner TEXT,
+            lease_until TEXT,
+            last_error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            finished_at TEXT,
+            UNIQUE (workspace, key)
+        );
+        CREATE INDEX jobs_ready ON jobs (state, kind, run_after);
+        CREATE INDEX jobs_ws ON jobs (workspace, state, rowid);
+        """,
+    ),
+    (
         "0006_scoped_source_keys",
         """
         UPDATE items SET source_key = '@' || scope || '/' || source_key
         WHERE scope <> 'org' AND substr(source_key, 1, length(scope) + 2) <> '@' || scope || '/';
+        """,
+    ),
+    (
+        # Before the jobs table, the server logged each index request as an event and
+        # re-queued on startup those still unindexed and unchanged since (the newest
+        # request per file decides). Those become queued jobs here, so an upgrade loses no
+        # acknowledged request; their key is the one jobs/index.py gives the same bytes.
+        "0007_index_requests_to_jobs",
+        """
+        WITH asked AS (
+            SELECT workspace, json_extract(record, '$.item_id') AS item_id,
+                max(rowid) AS last
+            FROM events WHERE kind = 'index_request' GROUP BY 1, 2
+        )
+        INSERT OR IGNORE INTO jobs (id, workspace, kind, key, subject, actor, payload, state,
+            max_attempts, run_after, created_at, updated_at)
+        SELECT 'job_' || lower(hex(randomblob(10))), i.workspace, 'index',
+            'index:' || i.id || ':' || coalesce(i.content_hash, '-') || ':' || i.scope,
+            i.id, coalesce(e.actor, 'human:local'),
+            json_object(
+                'workspace', i.workspace, 'item_id', i.id, 'content_hash', i.content_hash,
+                'scope', i.scope, 'actor', coalesce(e.actor, 'human:local'),
+                'user_id', json_extract(e.record, '$.user_id'),
+                'team_ids', json(coalesce(json_extract(e.record, '$.team_ids'), '[]')),
+                'agent', json(CASE WHEN json_extract(e.record, '$.agent')
+                    THEN 'true' ELSE 'false' END)
+            ),
+            'queued', 8,
+            strftime('%Y-%m-%dT%H:%M:%S', 'now') || '.000000+00:00',
+            strftime('%Y-%m-%dT%H:%M:%S', 'now') || '.000000+00:00',
+            strftime('%Y-%m-%dT%H:%M:%S', 'now') || '.000000+00:00'
+        FROM asked a
+        JOIN events e ON e.rowid = a.last
+        JOIN items i ON i.workspace = a.workspace AND i.id = a.item_id
+        WHERE i.class = 'file' AND i.indexed = 0 AND i.tombstoned_at IS NULL
+            AND julianday(i.updated_at) <= julianday(e.at);
         """,
     ),
 )

@@ -299,6 +299,11 @@ class SQLiteStore:
         if filter.storage_class is not None:
             where.append("class = ?")
             params.append(filter.storage_class)
+        if filter.storage_classes is not None:
+            where.append(f"class IN ({', '.join('?' * len(filter.storage_classes))})")
+            params += filter.storage_classes
+        if not filter.tombstoned:
+            where.append("tombstoned_at IS NULL")
         if filter.kind is not None:
             where.append("kind = ?")
             params.append(filter.kind)
@@ -515,17 +520,25 @@ class SQLiteStore:
             params.append(limit)
         return [edge_from_row(r) for r in self._conn().execute(sql, params)]
 
+    def workspaces(self) -> list[str]:
+        rows = self._conn().execute("SELECT DISTINCT workspace FROM items ORDER BY workspace")
+        return [str(r[0]) for r in rows]
+
     def counts(self, workspace: str) -> dict[str, int]:
         rows = (
             self._conn()
             .execute(
-                "SELECT class, indexed, count(*) FROM items WHERE workspace = ? GROUP BY 1, 2",
+                "SELECT class, indexed, tombstoned_at IS NOT NULL, count(*) FROM items "
+                "WHERE workspace = ? GROUP BY 1, 2, 3",
                 (workspace,),
             )
             .fetchall()
         )
         out: dict[str, int] = {}
-        for cls, indexed, n in rows:
+        for cls, indexed, forgotten, n in rows:
+            if forgotten:  # out of every read: counted apart
+                out["forgotten"] = out.get("forgotten", 0) + n
+                continue
             out[cls] = out.get(cls, 0) + n
             if indexed:
                 out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .. import routes_context
-from . import admin, content, files, health, items, notes, search
+from . import admin, content, files, health, items, jobs, notes, search
 
 __all__ = ["ROUTERS"]
 
@@ -18,6 +18,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     items.router,
     content.router,
     search.router,
+    jobs.router,
     routes_context.router,
     admin.router,
 )

@@ -8,9 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request, Response
 
 from ...keys import issue_key, revoke_key
+from ...views import KeyCreated, KeyList, KeyView
 from ..auth import Admin, Authenticated, context_of
 from ..problems import problem_responses
-from ..schemas import KeyCreated, KeyCreateIn, KeyList, KeyOut, Me, WorkspaceOut, key_out
+from ..schemas import KeyCreateIn, Me, WorkspaceOut
 
 __all__ = ["me_router", "router"]
 
@@ -60,7 +61,7 @@ def create_key(
         label=body.label,
     )
     response.headers["Cache-Control"] = "no-store"
-    return KeyCreated(key=key_out(issued.key), token=issued.token)
+    return KeyCreated(key=KeyView.of(issued.key), token=issued.token)
 
 
 @router.get(
@@ -71,18 +72,18 @@ def create_key(
 )
 def list_keys(request: Request, caller: Admin) -> KeyList:
     keys = context_of(request).keys.list_keys(caller.key.workspace)
-    return KeyList(keys=[key_out(k) for k in keys])
+    return KeyList(keys=[KeyView.of(k) for k in keys])
 
 
 @router.delete(
     "/keys/{key_id}",
-    response_model=KeyOut,
+    response_model=KeyView,
     summary="Revoke a key of this workspace (idempotent)",
     responses=problem_responses(400, 401, 403, 404, 422, 503),
 )
-def revoke(request: Request, caller: Admin, key_id: KeyId) -> KeyOut:
+def revoke(request: Request, caller: Admin, key_id: KeyId) -> KeyView:
     key = revoke_key(context_of(request).keys, key_id, workspace=caller.key.workspace)
-    return key_out(key)
+    return KeyView.of(key)
 
 
 @router.get(

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 from starlette.responses import StreamingResponse
 
+from ...errors import InvalidInput
 from ...ingest.sniff import MEDIA_TYPES
 from ..auth import Reader
 from ..problems import RangeNotSatisfiable, problem_responses
@@ -93,8 +94,21 @@ def read_content(
         str | None,
         Query(max_length=200, description="A section's ordinal (1-based) or id within the file"),
     ] = None,
+    start: Annotated[
+        int | None,
+        Query(ge=0, le=2**62, description="First byte, as a citation's byte range gives it"),
+    ] = None,
+    end: Annotated[
+        int | None,
+        Query(ge=0, le=2**62, description="End byte, exclusive, as a citation gives it"),
+    ] = None,
     range_header: Annotated[str | None, Header(alias="Range", max_length=200)] = None,
 ) -> StreamingResponse:
+    """orgbrain's byte ranges are half-open everywhere (``[start, end)``: JSON, Python and
+    a citation's text); ``?start=&end=`` takes a citation's numbers as they are. A ``Range``
+    header is HTTP's own, inclusive: ``bytes=start-(end-1)``."""
+    if start is not None or end is not None:
+        range_header = _as_range_header(start, end)
     brain = caller.brain
     item = brain.get(item_id)
     whole_file = item.storage_class == "file" and section is None and item.size is not None
@@ -122,6 +136,13 @@ def read_content(
     return StreamingResponse(
         _slice(chunks, start, end), status_code=206, media_type=media, headers=headers
     )
+
+
+def _as_range_header(start: int | None, end: int | None) -> str:
+    first = start or 0
+    if end is not None and end <= first:
+        raise InvalidInput(f"an empty byte range [{first}, {end}): end must be past start")
+    return f"bytes={first}-" + ("" if end is None else str(end - 1))
 
 
 def _inline(name: str) -> str:

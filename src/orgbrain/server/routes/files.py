@@ -1,4 +1,5 @@
-"""``POST /v1/files`` (add: store the bytes, unindexed) and ``POST /v1/files/{id}/index``.
+"""``POST /v1/files`` (add: store the bytes, unindexed) and ``POST /v1/files/{id}/index``
+(queue a durable index job; ``?index=true`` on the upload does both).
 
 The upload is parsed as it streams in and never touches the disk before the Brain's blob
 store has it: a Content-Length over the cap is refused before reading, and reading stops
@@ -9,19 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from ...errors import InvalidInput, TooLarge, Unsupported
+from ...errors import TooLarge, Unsupported
 from ..auth import Writer, context_of
 from ..problems import InvalidRequest, problem_responses
 from ..schemas import IndexAccepted, ItemOut, utc_datetime
-from ..worker import index_state
 from .items import ItemId, shown
 
 __all__ = ["FORM_FIELDS", "FORM_OVERHEAD", "read_upload", "router"]
@@ -189,7 +189,14 @@ def _occurred_at(value: str | None) -> datetime | None:
     },
     responses=problem_responses(400, 401, 403, 409, 413, 415, 422, 503),
 )
-async def add_file(request: Request, response: Response, caller: Writer) -> ItemOut:
+async def add_file(
+    request: Request,
+    response: Response,
+    caller: Writer,
+    index: Annotated[
+        bool, Query(description="Also queue it for indexing; follow its state on the item")
+    ] = False,
+) -> ItemOut:
     ctx = context_of(request)
     upload = await read_upload(request, ctx.config.max_file_bytes)
     f = upload.fields
@@ -207,8 +214,11 @@ async def add_file(request: Request, response: Response, caller: Writer) -> Item
             occurred_at=_occurred_at(f.get("occurred_at")),
         )
     )
+    if index:
+        await run_in_threadpool(caller.brain.request_index, item.id)
+        ctx.worker.wake()
     response.headers["Location"] = f"/v1/items/{item.id}"
-    return shown(request, item)
+    return await run_in_threadpool(shown, request, item)
 
 
 @router.post(
@@ -219,12 +229,6 @@ async def add_file(request: Request, response: Response, caller: Writer) -> Item
     responses=problem_responses(400, 401, 403, 404, 422, 503),
 )
 def index_file(request: Request, caller: Writer, item_id: ItemId) -> IndexAccepted:
-    ctx = context_of(request)
-    item = caller.brain.get(item_id)
-    if item.storage_class != "file":
-        raise InvalidInput(f"{item.id} is a {item.storage_class}; only files are indexed")
-    if item.indexed:
-        return IndexAccepted(id=item.id, state="indexed")
-    state = ctx.worker.submit(caller.key.principal, item.id)
-    live = ctx.worker.state(item.workspace, item.id)
-    return IndexAccepted(id=item.id, state=index_state(item, live or state))
+    if caller.brain.request_index(item_id) is not None:
+        context_of(request).worker.wake()
+    return IndexAccepted(id=item_id, state=caller.brain.index_state(item_id))

@@ -1,21 +1,19 @@
-"""Reading items: list, one item, a file's sections, an item's edges."""
+"""Items: list, one item, a file's sections, an item's edges; forgetting one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 
 from ...errors import InvalidInput
 from ...model import Item
-from ..auth import Reader, context_of
+from ...views import EdgeList, EdgeView, ForgottenView, ItemPage, ItemView, SectionList
+from ..auth import Reader, Writer, context_of
 from ..problems import problem_responses
-from ..schemas import EdgeList, ItemOut, ItemPage, SectionList, edge_out, item_out
-from ..worker import index_state
 
-"""The most edges ``GET /v1/items/{id}/edges`` lists (oldest first)."""
-
-__all__ = ["ItemId", "router"]
+__all__ = ["ItemId", "router", "shown", "shown_all"]
 
 router = APIRouter(prefix="/v1", tags=["items"])
 
@@ -23,9 +21,18 @@ ItemId = Annotated[str, Path(min_length=1, max_length=200, description="An item 
 _READ_ERRORS = problem_responses(400, 401, 403, 404, 422, 503)
 
 
-def shown(request: Request, item: Item) -> ItemOut:
-    ctx = context_of(request)
-    return item_out(item, index_state(item, ctx.worker.state(item.workspace, item.id)))
+def shown(request: Request, item: Item) -> ItemView:
+    return shown_all(request, [item])[0]
+
+
+def shown_all(request: Request, items: Sequence[Item]) -> list[ItemView]:
+    """Items (already read through the caller's scopes) with their index state, read
+    from the job queue in one look-up."""
+    if not items:
+        return []
+    owner = context_of(request).brain.for_workspace(items[0].workspace)
+    states = owner.index_states(items)
+    return [ItemView.of(i, state=states.get(i.id, "added")) for i in items]
 
 
 @router.get(
@@ -61,16 +68,16 @@ def list_items(
     except OverflowError:
         # The SQLite store lets an over-long numeric cursor through to the driver.
         raise InvalidInput(f"invalid cursor {cursor!r}") from None
-    return ItemPage(items=[shown(request, i) for i in page.items], next_cursor=page.next_cursor)
+    return ItemPage(items=shown_all(request, page.items), next_cursor=page.next_cursor)
 
 
 @router.get(
     "/items/{item_id}",
-    response_model=ItemOut,
+    response_model=ItemView,
     summary="One item, with its index state",
     responses=_READ_ERRORS,
 )
-def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemOut:
+def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemView:
     return shown(request, caller.brain.get(item_id))
 
 
@@ -82,7 +89,7 @@ def get_item(request: Request, caller: Reader, item_id: ItemId) -> ItemOut:
 )
 def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionList:
     sections = caller.brain.sections(item_id)
-    return SectionList(file_id=item_id, sections=[shown(request, s) for s in sections])
+    return SectionList(file_id=item_id, sections=shown_all(request, sections))
 
 
 @router.get(
@@ -92,4 +99,27 @@ def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionL
     responses=_READ_ERRORS,
 )
 def list_edges(caller: Reader, item_id: ItemId) -> EdgeList:
-    return EdgeList(item_id=item_id, edges=[edge_out(e) for e in caller.brain.edges(item_id)])
+    return EdgeList(item_id=item_id, edges=[EdgeView.of(e) for e in caller.brain.edges(item_id)])
+
+
+@router.delete(
+    "/items/{item_id}",
+    response_model=ForgottenView,
+    summary="Forget an item (tombstone, logged), or erase its bytes and text too",
+    responses=problem_responses(400, 401, 403, 404, 422, 503),
+)
+def forget_item(
+    caller: Writer,
+    item_id: ItemId,
+    reason: Annotated[
+        str, Query(min_length=1, max_length=2000, description="Why; kept in the audit record")
+    ],
+    erase: Annotated[
+        bool,
+        Query(description="Also delete the raw bytes, extracted text and name (default false)"),
+    ] = False,
+) -> ForgottenView:
+    """The item (and a file's sections) leaves every search, listing and read at once. With
+    ``erase=true`` its bytes and text are deleted and only the audit record is left."""
+    act = caller.brain.erase if erase else caller.brain.forget
+    return ForgottenView.of(act(item_id, reason=reason))

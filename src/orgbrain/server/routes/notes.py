@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
+from ...views import ItemView
 from ..auth import Writer
 from ..problems import problem_responses
-from ..schemas import ItemOut, NoteIn
+from ..schemas import NoteIn
 from .items import shown
 
 __all__ = ["router"]
@@ -17,11 +18,11 @@ router = APIRouter(prefix="/v1", tags=["notes"])
 @router.post(
     "/notes",
     status_code=201,
-    response_model=ItemOut,
+    response_model=ItemView,
     summary="Write a note: embedded, fsynced and answerable when this returns",
     responses=problem_responses(400, 401, 403, 409, 413, 422, 503),
 )
-def add_note(request: Request, response: Response, caller: Writer, note: NoteIn) -> ItemOut:
+def add_note(request: Request, response: Response, caller: Writer, note: NoteIn) -> ItemView:
     item = caller.brain.add_note(
         note.body,
         kind=note.kind,

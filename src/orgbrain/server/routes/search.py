@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from ...views import SearchResultView
 from ..auth import Reader
 from ..problems import problem_responses
-from ..schemas import SearchIn, SearchOut, search_out
+from ..schemas import SearchIn
 
 __all__ = ["router"]
 
@@ -15,10 +16,10 @@ router = APIRouter(prefix="/v1", tags=["search"])
 
 @router.post(
     "/search",
-    response_model=SearchOut,
+    response_model=SearchResultView,
     summary="Search what the caller may see; every hit carries its citation",
     responses=problem_responses(400, 401, 403, 409, 422, 503),
 )
-def search(caller: Reader, body: SearchIn) -> SearchOut:
+def search(caller: Reader, body: SearchIn) -> SearchResultView:
     result = caller.brain.search(body.query, k=body.k, plan=body.plan, kind=body.kind)
-    return search_out(result)
+    return SearchResultView.of(result)

@@ -1,0 +1,253 @@
+"""``Client``: the Brain's methods over HTTP, each response parsed as its view and turned
+back into the model's dataclasses."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
+from ..model import Edge, Forgotten, IndexReport, Item, SearchResult
+from ..ports import Page
+from ..views import (
+    EdgeList,
+    ForgottenView,
+    IndexAccepted,
+    ItemPage,
+    ItemView,
+    SearchResultView,
+    SectionList,
+)
+from .transport import DEFAULT_TIMEOUT, Transport, drop_none, segment
+
+__all__ = ["Client", "IndexState"]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """Where a file stands: added, queued, indexing, indexed or failed."""
+
+    id: str
+    state: str
+
+
+class Client:
+    """A brain over HTTP, seen through one API key's scopes."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry_wait: float = 0.2,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._t = Transport(
+            base_url, api_key, timeout=timeout, retry_wait=retry_wait, transport=transport
+        )
+        self.base_url = self._t.base_url
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._t.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- add ----------------------------------------------------------------------------
+
+    def add_file(
+        self,
+        source: str | Path | bytes,
+        *,
+        name: str | None = None,
+        kind: str = "file",
+        label: str | None = None,
+        scope: str | None = None,
+        source_key: str | None = None,
+        occurred_at: datetime | None = None,
+        index: bool = False,
+    ) -> Item:
+        """Upload a file (a path or bytes with ``name``); ``index=True`` waits for it."""
+        if isinstance(source, bytes):
+            if name is None:
+                raise InvalidInput("a name is needed to add bytes")
+            data = source
+        else:
+            path = Path(source)
+            if not path.is_file():
+                raise NotFound(f"no such file: {path}")
+            data = path.read_bytes()
+            name = name or path.name
+        fields = {
+            "kind": kind,
+            "label": label,
+            "scope": scope,
+            "source_key": source_key,
+            "occurred_at": None if occurred_at is None else occurred_at.isoformat(),
+        }
+        files = {"file": (name, data)}
+        sent = self._t.view(ItemView, "POST", "/v1/files", files=files, data=drop_none(fields))
+        item = sent.to_model()
+        if index and not item.indexed:
+            self.index(item.id)
+            item = self.get(item.id)
+        return item
+
+    def add_note(
+        self,
+        body: str,
+        *,
+        kind: str = "note",
+        label: str | None = None,
+        scope: str | None = None,
+        source_key: str | None = None,
+        occurred_at: datetime | None = None,
+    ) -> Item:
+        payload = {
+            "body": body,
+            "kind": kind,
+            "label": label,
+            "scope": scope,
+            "source_key": source_key,
+            "occurred_at": None if occurred_at is None else occurred_at.isoformat(),
+        }
+        return self._t.view(ItemView, "POST", "/v1/notes", json=drop_none(payload)).to_model()
+
+    # -- index --------------------------------------------------------------------------
+
+    def queue_index(self, item_id: str) -> IndexState:
+        """Ask the server to index a file; returns at once (the work is in the background)."""
+        accepted = self._t.view(IndexAccepted, "POST", f"/v1/files/{segment(item_id)}/index")
+        return IndexState(accepted.id, accepted.state)
+
+    def index(self, item_id: str, *, timeout: float = 600.0, poll: float = 0.1) -> IndexReport:
+        """Index a file and wait for it, like ``Brain.index``: raises on a bad file."""
+        self.queue_index(item_id)
+        deadline = time.monotonic() + timeout
+        wait = poll
+        while True:
+            view = self._item_view(item_id)
+            if view.state == "indexed":
+                return IndexReport(item_id, view.label, len(self.sections(item_id)))
+            if view.state == "failed":
+                raise view.index_failure() or OrgBrainError("indexing failed")
+            if time.monotonic() > deadline:
+                raise Unavailable(f"{item_id} is still {view.state} after {timeout:g} s")
+            time.sleep(wait)
+            wait = min(wait * 1.5, 2.0)
+
+    def state(self, item_id: str) -> IndexState:
+        view = self._item_view(item_id)
+        return IndexState(view.id, view.state)
+
+    # -- read ---------------------------------------------------------------------------
+
+    def get(self, item_id: str) -> Item:
+        return self._item_view(item_id).to_model()
+
+    def _item_view(self, item_id: str) -> ItemView:
+        return self._t.view(ItemView, "GET", f"/v1/items/{segment(item_id)}")
+
+    def items(
+        self,
+        *,
+        kind: str | None = None,
+        storage_class: str | None = None,
+        indexed: bool | None = None,
+        name: str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page:
+        params: dict[str, Any] = {
+            "kind": kind,
+            "class": storage_class,
+            "indexed": None if indexed is None else str(indexed).lower(),
+            "name": name,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        page = self._t.view(ItemPage, "GET", "/v1/items", params=drop_none(params))
+        return Page(tuple(i.to_model() for i in page.items), page.next_cursor)
+
+    def sections(self, file_id: str) -> list[Item]:
+        found = self._t.view(SectionList, "GET", f"/v1/items/{segment(file_id)}/sections")
+        return [s.to_model() for s in found.sections]
+
+    def edges(self, item_id: str) -> list[Edge]:
+        found = self._t.view(EdgeList, "GET", f"/v1/items/{segment(item_id)}/edges")
+        return [e.to_model() for e in found.edges]
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        plan: str | None = None,
+        kind: str | None = None,
+    ) -> SearchResult:
+        payload = drop_none({"query": query, "k": k, "plan": plan, "kind": kind})
+        return self._t.view(SearchResultView, "POST", "/v1/search", json=payload).to_model()
+
+    def read_file(
+        self, item_id: str, *, section: int | str | None = None, chunk_size: int = 1 << 16
+    ) -> Iterator[bytes]:
+        """Stream a file's bytes or a section's text, like ``Brain.read_file``.
+
+        The request is made (and its errors raised) now; the body streams as you iterate.
+        """
+        params = {} if section is None else {"section": str(section)}
+        path = f"/v1/items/{segment(item_id)}/content"
+        return self._t.stream("GET", path, chunk_size, params=params)
+
+    def read_bytes(
+        self,
+        item_id: str,
+        *,
+        section: int | str | None = None,
+        byte_range: tuple[int, int] | None = None,
+    ) -> bytes:
+        """The content at once; ``byte_range=(start, end)`` is half-open, like ByteRange."""
+        params = {} if section is None else {"section": str(section)}
+        headers = {}
+        if byte_range is not None:
+            start, end = byte_range
+            if start < 0 or end <= start:
+                raise InvalidInput(f"bad byte range {start}..{end}")
+            headers["Range"] = f"bytes={start}-{end - 1}"
+        path = f"/v1/items/{segment(item_id)}/content"
+        return self._t.request("GET", path, params=params, headers=headers).content
+
+    def forget(self, item_id: str, *, reason: str) -> Forgotten:
+        """Forget an item (and a file's sections): it leaves every stream and read."""
+        return self._forget(item_id, reason, erase=False)
+
+    def erase(self, item_id: str, *, reason: str) -> Forgotten:
+        """Forget an item and delete its bytes, text and name; the audit record stays."""
+        return self._forget(item_id, reason, erase=True)
+
+    def _forget(self, item_id: str, reason: str, *, erase: bool) -> Forgotten:
+        params = {"reason": reason, "erase": "true" if erase else "false"}
+        path = f"/v1/items/{segment(item_id)}"
+        return self._t.view(ForgottenView, "DELETE", path, params=params).to_model()
+
+    def me(self) -> dict[str, Any]:
+        """The key's workspace, principal, permissions and readable scopes."""
+        return self._t.json("GET", "/v1/me")

@@ -1,0 +1,84 @@
+"""Forgetting: a tombstone that takes an item (and a file's sections) out of every stream,
+every read and every derived index at once; erasing also deletes its bytes and text.
+
+Both are additive in the sense the seeds mean: the row stays, with who did it, when and
+why in the workspace's log (``forget`` events). A forgotten item keeps its content for the
+record; an erased one keeps only the audit record: its label, body, name, source key and
+blobs are gone (for a leaked secret or personal data that must not be kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .context import BrainContext
+from .errors import InvalidInput
+from .model import ByteRange, Forgotten, Item
+
+__all__ = ["MAX_REASON_CHARS", "forget"]
+
+MAX_REASON_CHARS = 2000
+ERASED = "(erased)"
+
+
+def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False) -> Forgotten:
+    """Tombstone ``item_id`` (and its sections) with ``reason``; with ``erase``, also
+    delete its raw bytes and extracted text and blank what the row held. Scoped like a
+    write: the reader must see the item and may write its scope."""
+    why = reason.strip() if isinstance(reason, str) else ""
+    if not why:
+        raise InvalidInput("say why: forgetting needs a reason (it is kept in the log)")
+    if len(why) > MAX_REASON_CHARS:
+        raise InvalidInput(f"a reason is at most {MAX_REASON_CHARS} characters")
+    item = ctx.get(item_id)
+    if item.storage_class == "section":
+        raise InvalidInput(
+            f"{item.id} is a section of {item.parent_id}: forget the file (a section is cut "
+            "from it again on the next index)"
+        )
+    ctx.write_scope(item.scope)  # Forbidden unless the reader writes where the item lives
+    now = ctx.clock()
+    targets = [item, *ctx.sections_of(item.id)] if item.storage_class == "file" else [item]
+    gone = [_erased(t) if erase else t for t in targets]
+    ctx.store.put_items([(replace(t, tombstoned_at=now), None) for t in gone])
+    if erase:
+        for blob in _blobs_of(item):
+            ctx.blobs.delete_prefix(blob)
+    record: dict[str, object] = {
+        "item_id": item.id,
+        "storage_class": item.storage_class,
+        "items": len(targets),
+        "erased": erase,
+        "reason": why,
+        "actor": ctx.actor,
+    }
+    event_id = ctx.store.log_event(ctx.workspace, "forget", record)
+    return Forgotten(
+        item.id, item.storage_class, len(targets), erase, why, ctx.actor, now, event_id
+    )
+
+
+def _erased(item: Item) -> Item:
+    """The row with nothing of the content left: no text, no name, no key that names it."""
+    return replace(
+        item,
+        label=ERASED,
+        summary="",
+        body="",
+        name=None if item.name is None else ERASED,
+        source_key=f"erased:{item.id}",
+        blob_key=None,
+        text_key=None,
+        byte_range=None if item.byte_range is None else ByteRange(0, 0),
+        content_hash=None,
+        indexed=False,
+        canonical=None,
+    )
+
+
+def _blobs_of(item: Item) -> list[str]:
+    """The version folder (raw bytes and extracted text), or both keys of an older layout."""
+    keys = [k for k in (item.blob_key, item.text_key) if k]
+    if item.blob_key and item.blob_key.endswith("/raw"):
+        return [item.blob_key[: -len("/raw")]]
+    return keys

@@ -1,0 +1,50 @@
+"""Durable background work: the job kinds, the worker that runs them, and what a reader
+sees of the queue. The queue itself is a port (``ports.JobQueue``) with a SQLite adapter
+in the brain's file, so every process over a brain shares it.
+
+Indexing is the first kind (``index``); derivation, write-back and audit plug in the
+same way: a ``JobHandler`` in ``default_handlers`` and a facade method that enqueues.
+"""
+
+from __future__ import annotations
+
+from .access import JOB_STATES, get_job, list_jobs, visible_job
+from .index import (
+    INDEX_KIND,
+    INDEX_MAX_ATTEMPTS,
+    IndexJobs,
+    IndexState,
+    index_key,
+    index_state,
+    index_states,
+    request_index,
+)
+from .worker import JobHandler, Outcome, RetryPolicy, Settle, Worker, WorkReport, worker_name
+
+__all__ = [
+    "INDEX_KIND",
+    "INDEX_MAX_ATTEMPTS",
+    "JOB_STATES",
+    "IndexJobs",
+    "IndexState",
+    "JobHandler",
+    "Outcome",
+    "RetryPolicy",
+    "Settle",
+    "WorkReport",
+    "Worker",
+    "default_handlers",
+    "get_job",
+    "index_key",
+    "index_state",
+    "index_states",
+    "list_jobs",
+    "request_index",
+    "visible_job",
+    "worker_name",
+]
+
+
+def default_handlers() -> list[JobHandler]:
+    """Every job kind this version of orgbrain runs."""
+    return [IndexJobs()]

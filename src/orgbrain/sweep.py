@@ -1,0 +1,57 @@
+"""Sweep what no committed row names: blobs a crash left between their write and the
+item's commit, and partial writes (temporary files) of puts that never finished.
+
+A blob is in use when an item of its workspace names it: its raw bytes (``blob_key``),
+their version folder (``<item>/<version>/…``, the extracted text beside them included),
+or a text blob (``text_key``). Only what is older than the grace period is removed, so an
+upload in flight in another process (its blob written, its row not yet committed) is
+never swept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from .context import BrainContext
+from .model import Item
+from .scopes import Visibility
+
+__all__ = ["GRACE", "SweepReport", "sweep_blobs"]
+
+GRACE = timedelta(hours=1)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    blobs_removed: int
+    partial_removed: int
+
+
+def sweep_blobs(ctx: BrainContext, workspaces: list[str], grace: timedelta = GRACE) -> SweepReport:
+    """Remove unnamed blobs of ``workspaces`` and partial writes, older than ``grace``."""
+    cutoff = ctx.clock() - grace
+    removed = 0
+    for ws in workspaces:
+        items: dict[str, Item | None] = {}
+        for key, written in list(ctx.blobs.keys(f"workspaces/{ws}")):
+            parts = key.split("/")
+            if written >= cutoff or len(parts) < 4:
+                continue
+            item_id = parts[2]
+            if item_id not in items:
+                items[item_id] = ctx.store.get_item(ws, item_id, Visibility.everything())
+            if not _in_use(key, items[item_id]):
+                ctx.blobs.delete_prefix(key)  # and the folders it leaves empty
+                removed += 1
+    return SweepReport(removed, ctx.blobs.clear_partial(cutoff))
+
+
+def _in_use(key: str, item: Item | None) -> bool:
+    if item is None:
+        return False
+    if key in (item.blob_key, item.text_key):
+        return True
+    if item.blob_key and item.blob_key.endswith("/raw"):
+        return key.startswith(item.blob_key[: -len("raw")])
+    return False

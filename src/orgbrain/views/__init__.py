@@ -1,0 +1,70 @@
+"""The one wire vocabulary: how every transport shows the model as JSON.
+
+HTTP responses (and so the OpenAPI schema), MCP tool results, ``orgbrain ... --json`` and
+``orgbrain.Client`` all speak these pydantic models; none writes a JSON shape of its own.
+Each view is built from a model dataclass with ``View.of(obj)`` and, where the model can
+be rebuilt from what was sent, turned back with ``view.to_model()`` (the client's way
+home). A failure crosses as ``ErrorView`` (``{code, message}``); ``OrgBrainError.from_code``
+turns the code back into its class.
+
+Views are core-level data: they import the model (and ``keys.ApiKey``, the one record that
+lives beside its port), the error tree and pydantic, and no service or transport. An
+item's ``embedding`` is left out unless a caller asks for it (``ItemWithEmbedding``).
+"""
+
+from ._base import View
+from .errors import INTERNAL, ErrorView
+from .graph import EdgeList, EdgeView, HopView, LinkView, MentionView, NeighborhoodView
+from .items import (
+    ByteRangeView,
+    CanonicalView,
+    IndexAccepted,
+    IndexState,
+    ItemPage,
+    ItemView,
+    ItemWithEmbedding,
+    LocatorView,
+    OriginView,
+    SectionList,
+    item_state,
+)
+from .jobs import JobList, JobView, WorkReportView
+from .keys import KeyCreated, KeyList, KeyView
+from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
+from .search import CitationView, HitView, SearchResultView
+
+__all__ = [
+    "INTERNAL",
+    "ByteRangeView",
+    "CanonicalView",
+    "CitationView",
+    "ContextItemView",
+    "EdgeList",
+    "EdgeView",
+    "ErrorView",
+    "ForgottenView",
+    "HitView",
+    "HopView",
+    "IndexAccepted",
+    "IndexReportView",
+    "IndexState",
+    "ItemPage",
+    "ItemView",
+    "ItemWithEmbedding",
+    "JobList",
+    "JobView",
+    "KeyCreated",
+    "KeyList",
+    "KeyView",
+    "LinkView",
+    "LocatorView",
+    "MentionView",
+    "NeighborhoodView",
+    "OriginView",
+    "SearchResultView",
+    "SectionList",
+    "TurnContextView",
+    "View",
+    "WorkReportView",
+    "item_state",
+]

@@ -1,0 +1,112 @@
+"""Search results: each hit with the item it found and the citation to its exact bytes."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ..model import Citation, Hit, SearchResult, Verdict
+from ._base import View
+from .items import ByteRangeView, ItemView, LocatorView
+
+__all__ = ["CitationView", "HitView", "SearchResultView"]
+
+
+class CitationView(View):
+    item_id: str
+    file_id: str | None
+    label: str
+    blob_key: str | None
+    text_key: str | None
+    byte_range: ByteRangeView | None
+    locator: LocatorView
+    file_name: str | None = Field(default=None, description="The cited file's name as added")
+    text: str = Field(description="The citation for a person, e.g. 'handbook.md · Billing'")
+
+    @classmethod
+    def of(cls, c: Citation) -> CitationView:
+        return cls(
+            item_id=c.item_id,
+            file_id=c.file_id,
+            label=c.label,
+            blob_key=c.blob_key,
+            text_key=c.text_key,
+            byte_range=ByteRangeView.of(c.byte_range),
+            locator=LocatorView.of(c.locator),
+            file_name=c.file_name,
+            text=c.describe(),
+        )
+
+    def to_model(self) -> Citation:
+        return Citation(
+            item_id=self.item_id,
+            file_id=self.file_id,
+            label=self.label,
+            blob_key=self.blob_key,
+            text_key=self.text_key,
+            byte_range=None if self.byte_range is None else self.byte_range.to_model(),
+            locator=self.locator.to_model(),
+            file_name=self.file_name,
+        )
+
+
+class HitView(View):
+    item: ItemView
+    score: float
+    fused: float
+    citation: CitationView
+    ranks: dict[str, int]
+
+    @classmethod
+    def of(cls, h: Hit, *, body_chars: int | None = None) -> HitView:
+        return cls(
+            item=ItemView.of(h.item, body_chars=body_chars),
+            score=h.score,
+            fused=h.fused,
+            citation=CitationView.of(h.citation),
+            ranks=dict(h.ranks),
+        )
+
+    def to_model(self) -> Hit:
+        return Hit(
+            item=self.item.to_model(),
+            score=self.score,
+            fused=self.fused,
+            citation=self.citation.to_model(),
+            ranks=dict(self.ranks),
+        )
+
+
+class SearchResultView(View):
+    query: str
+    hits: list[HitView]
+    verdict: Verdict
+    reason: str
+    top_score: float
+    plan: str
+    speak: bool
+    timings_ms: dict[str, float]
+
+    @classmethod
+    def of(cls, r: SearchResult, *, body_chars: int | None = None) -> SearchResultView:
+        """``r`` as sent; ``body_chars`` cuts the hits' bodies further than the search did."""
+        return cls(
+            query=r.query,
+            hits=[HitView.of(h, body_chars=body_chars) for h in r.hits],
+            verdict=r.verdict,
+            reason=r.reason,
+            top_score=r.top_score,
+            plan=r.plan,
+            speak=r.speak,
+            timings_ms=dict(r.timings_ms),
+        )
+
+    def to_model(self) -> SearchResult:
+        return SearchResult(
+            query=self.query,
+            hits=tuple(h.to_model() for h in self.hits),
+            verdict=self.verdict,
+            reason=self.reason,
+            top_score=self.top_score,
+            plan=self.plan,
+            timings_ms=dict(self.timings_ms),
+        )
