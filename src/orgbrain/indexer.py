@@ -18,7 +18,8 @@ import numpy as np
 from .context import BrainContext
 from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
-from .ingest import Chunk, Extracted, chunk, extract
+from .ingest import Chunk, Extracted, chunk
+from .ingest.bounded import Bounds, extract_bounded
 from .ingest.sniff import MEDIA_TYPES, FileFormat
 from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
 from .ports import BlobStore, Embedder, Store, Vector
@@ -159,6 +160,10 @@ class Indexer:
         self.blobs: BlobStore = ctx.blobs
         self.embedder: Embedder = ctx.embedder
         self.batch = ctx.settings.embed_batch
+        s = ctx.settings
+        self.bounds = (
+            Bounds(s.extract_seconds, s.extract_memory_mb << 20) if s.extract_seconds > 0 else None
+        )
 
     def index(self, file: Item) -> IndexReport:
         """Index ``file``; a bad file raises after recording its error on the item."""
@@ -261,7 +266,7 @@ class Indexer:
         try:
             data = self.blobs.read(file.blob_key)
             fmt = _format_of(file)
-            extracted = extract(data, fmt)
+            extracted = extract_bounded(data, fmt, self.bounds)
             chunks = chunk(extracted)
             if not chunks:
                 raise CorruptFile(f"{file.name}: no text to index")

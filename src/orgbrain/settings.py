@@ -33,6 +33,10 @@ class Settings:
     embed_api_key: str | None = None
     keyword_engine: str = "tantivy"  # "tantivy" or "fts5" (docs/benchmarks.md)
     plan: str = DEFAULT_PLAN  # the search plan when a caller names none (docs/eval.md)
+    # One extraction of a pdf, docx, xlsx, pptx or html file runs in a child process
+    # within these bounds (ingest/bounded.py); 0 seconds runs it in process, unbounded.
+    extract_seconds: float = 120.0
+    extract_memory_mb: int = 2048
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -43,6 +47,15 @@ class Settings:
             values["brain"] = Path(e["ORGBRAIN_BRAIN"])
         if "ORGBRAIN_WORKSPACE" in e:
             values["workspace"] = e["ORGBRAIN_WORKSPACE"]
+        for key, var, kind in (
+            ("extract_seconds", "ORGBRAIN_EXTRACT_SECONDS", float),
+            ("extract_memory_mb", "ORGBRAIN_EXTRACT_MEMORY_MB", int),
+        ):
+            if var in e:
+                try:
+                    values[key] = kind(e[var])
+                except ValueError:
+                    raise InvalidInput(f"{var} must be a number") from None
         if "ORGBRAIN_MAX_FILE_BYTES" in e:
             try:
                 values["max_file_bytes"] = int(e["ORGBRAIN_MAX_FILE_BYTES"])

@@ -37,7 +37,11 @@ _UPLOAD_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["file"],
     "properties": {
-        "file": {"type": "string", "format": "binary", "description": "md, txt, pdf, docx, xlsx"},
+        "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "md, txt, rst, csv, json, html, pdf, docx, xlsx, pptx",
+        },
         "scope": {"type": "string", "description": "org (default), team:<id> or user:<id>"},
         "kind": {"type": "string", "description": "Free-text kind (default file)"},
         "label": {"type": "string"},
