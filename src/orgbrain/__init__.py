@@ -1,7 +1,6 @@
 """orgbrain: an organisation's shared memory for people and AI agents."""
 
 from .brain import Brain, NoteInput
-from .client import Client
 from .errors import (
     Conflict,
     CorruptFile,
@@ -50,3 +49,13 @@ __all__ = [
     "Unsupported",
     "Visibility",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The HTTP client (httpx) loads only when asked for: every CLI command imports this
+    # package, and most never talk HTTP.
+    if name == "Client":
+        from .client import Client
+
+        return Client
+    raise AttributeError(f"module 'orgbrain' has no attribute {name!r}")
