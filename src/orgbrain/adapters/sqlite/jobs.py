@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
 
-from ...errors import InvalidInput, Unavailable
+from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
 from ...ports import Job, JobPage, JobState
+from .db import Database
 from .schema import migrate
 
 __all__ = ["SQLiteJobQueue"]
@@ -72,53 +72,18 @@ class SQLiteJobQueue:
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.path = Path(path)
-        self._timeout = timeout
         self._clock = clock
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
-        self._conns_lock = threading.Lock()
-        self._closed = False
+        self._db = Database(self.path, timeout=timeout, what="job queue")
         migrate(self._conn())
 
     def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise Unavailable("the job queue is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(
-                    self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-                )
-                conn.row_factory = sqlite3.Row
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = FULL")
-            except sqlite3.Error as exc:
-                raise Unavailable(f"cannot open the job queue {self.path}: {exc}") from exc
-            self._local.conn = conn
-            with self._conns_lock:
-                self._conns.append(conn)
-        return conn
+        return self._db.conn()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise Unavailable(f"the job queue is busy: {exc}") from exc
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._db.tx()
 
     def close(self) -> None:
-        with self._conns_lock:
-            for conn in self._conns:
-                conn.close()
-            self._conns.clear()
-        self._closed = True
+        self._db.close()
 
     # -- writes -------------------------------------------------------------------------
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -17,11 +15,11 @@ from ...ids import new_id
 from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
+from .db import Database
+from .graphlog import EdgesAndLog
 from .keywords import KeywordIndex
 from .rows import (
     ITEM_COLUMNS,
-    edge_from_row,
-    edge_values,
     item_from_row,
     item_values,
     stored_key,
@@ -51,7 +49,7 @@ _UPDATE_ITEM = (
 )
 
 
-class SQLiteStore:
+class SQLiteStore(EdgesAndLog):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
@@ -64,13 +62,8 @@ class SQLiteStore:
         self.path = Path(path)
         self.keyword_engine = keyword_engine
         self._keywords: dict[str, KeywordIndex] = {}
-        self._timeout = timeout
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
-        self._conns_lock = threading.Lock()
-        self._write_lock = threading.RLock()
+        self._db = Database(self.path, timeout=timeout, what="store")
         self._vectors: dict[str, VectorIndex] = {}
-        self._closed = False
         migrate(self._conn())
         with self._tx() as conn:
             conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('vec_seq', '0')")
@@ -81,47 +74,13 @@ class SQLiteStore:
     # -- connections -------------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise Unavailable("store is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(
-                    self.path,
-                    timeout=self._timeout,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                conn.row_factory = sqlite3.Row
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = FULL")
-                conn.execute("PRAGMA foreign_keys = ON")
-            except sqlite3.Error as exc:
-                raise Unavailable(f"cannot open brain database {self.path}: {exc}") from exc
-            self._local.conn = conn
-            with self._conns_lock:
-                self._conns.append(conn)
-        return conn
+        return self._db.conn()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; COMMIT is fsynced (WAL + synchronous=FULL) before return."""
-        with self._write_lock:
-            conn = self._conn()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._db.tx()
 
     def close(self) -> None:
-        with self._conns_lock:
-            for conn in self._conns:
-                conn.close()
-            self._conns.clear()
-        self._closed = True
+        self._db.close()
         self._keywords.clear()
         self._vectors.clear()
 
@@ -466,122 +425,6 @@ class SQLiteStore:
             index = self._vectors.setdefault(workspace, VectorIndex(workspace, dim))
         vec = np.asarray(vector, dtype=np.float32).reshape(-1)
         return index.search(self._conn(), storage_class, vec, limit, visibility.scopes)
-
-    # -- edges --------------------------------------------------------------------------
-
-    def put_edge(self, edge: Edge) -> Edge:
-        with self._tx() as conn:
-            return self._put_edge(conn, edge)
-
-    def _put_edge(self, conn: sqlite3.Connection, edge: Edge) -> Edge:
-        dedupe = str(edge.props.get("dedupe", "")) if edge.props else ""
-        conn.execute(
-            "INSERT OR IGNORE INTO edges (id, workspace, type, src, dst, dedupe, props, "
-            "origin_actor, origin_source, origin_run, origin_at) VALUES (:id, :workspace, "
-            ":type, :src, :dst, :dedupe, :props, :origin_actor, :origin_source, :origin_run, "
-            ":origin_at)",
-            edge_values(edge, dedupe),
-        )
-        row = conn.execute(
-            "SELECT * FROM edges WHERE workspace = ? AND type = ? AND src = ? AND dst = ? "
-            "AND dedupe = ?",
-            (edge.workspace, edge.type, edge.src, edge.dst, dedupe),
-        ).fetchone()
-        return edge_from_row(row)
-
-    def edges_of(
-        self,
-        workspace: str,
-        item_id: str,
-        visibility: Visibility,
-        *,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Edge]:
-        if limit is not None and limit < 0:
-            raise InvalidInput("limit must be >= 0")
-        sql = "SELECT e.* FROM edges e WHERE e.workspace = ? AND (e.src = ? OR e.dst = ?)"
-        params: list[object] = [workspace, item_id, item_id]
-        if types:
-            sql += f" AND e.type IN ({', '.join('?' * len(types))})"
-            params += list(types)
-        if visibility.scopes is not None:
-            scopes = sorted(visibility.scopes)
-            marks = ", ".join("?" * len(scopes))
-            for end in ("src", "dst"):
-                sql += (
-                    f" AND EXISTS (SELECT 1 FROM items i WHERE i.workspace = e.workspace "
-                    f"AND i.id = e.{end} AND i.scope IN ({marks}))"
-                )
-                params += scopes
-        sql += " ORDER BY e.rowid"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [edge_from_row(r) for r in self._conn().execute(sql, params)]
-
-    def workspaces(self) -> list[str]:
-        rows = self._conn().execute("SELECT DISTINCT workspace FROM items ORDER BY workspace")
-        return [str(r[0]) for r in rows]
-
-    def counts(self, workspace: str) -> dict[str, int]:
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT class, indexed, tombstoned_at IS NOT NULL, count(*) FROM items "
-                "WHERE workspace = ? GROUP BY 1, 2, 3",
-                (workspace,),
-            )
-            .fetchall()
-        )
-        out: dict[str, int] = {}
-        for cls, indexed, forgotten, n in rows:
-            if forgotten:  # out of every read: counted apart
-                out["forgotten"] = out.get("forgotten", 0) + n
-                continue
-            out[cls] = out.get(cls, 0) + n
-            if indexed:
-                out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n
-        edges = (
-            self._conn()
-            .execute("SELECT count(*) FROM edges WHERE workspace = ?", (workspace,))
-            .fetchone()
-        )
-        out["edges"] = int(edges[0])
-        return out
-
-    # -- events -------------------------------------------------------------------------
-
-    def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
-        actor = record.get("actor")
-        with self._tx() as conn:
-            cur = conn.execute(
-                "INSERT INTO events (workspace, kind, at, actor, record) VALUES (?, ?, ?, ?, ?)",
-                (
-                    workspace,
-                    kind,
-                    utcnow().isoformat(),
-                    None if actor is None else str(actor),
-                    json.dumps(record, default=str),
-                ),
-            )
-            return int(cur.lastrowid or 0)
-
-    def events(
-        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
-    ) -> list[dict[str, object]]:
-        sql = "SELECT rowid, at, record FROM events WHERE workspace = ? AND kind = ?"
-        params: list[object] = [workspace, kind]
-        if actor is not None:
-            sql += " AND actor = ?"
-            params.append(actor)
-        sql += " ORDER BY rowid DESC LIMIT ?"
-        out = []
-        for rowid, at, record in self._conn().execute(sql, [*params, limit]):
-            data = json.loads(record)
-            data.update(id=rowid, at=at)
-            out.append(data)
-        return out
 
 
 def _token(value: str) -> str:

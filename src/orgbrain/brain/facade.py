@@ -13,40 +13,26 @@ from pathlib import Path
 from types import TracebackType
 from typing import cast
 
-from . import forget as forgetting
-from . import graph, inject, writes
-from . import sweep as sweeping
-from .context import BrainContext
-from .errors import Forbidden, InvalidInput, NotFound, OrgBrainError
-from .ids import new_id
-from .indexer import Embedded, Indexer, IndexReport
-from .jobs import (
-    IndexState,
-    JobHandler,
-    RetryPolicy,
-    Worker,
-    WorkReport,
-    default_handlers,
-    get_job,
-    index_states,
-    list_jobs,
-    request_index,
-    worker_name,
-)
-from .model import STORAGE_CLASSES, Edge, Forgotten, Item, SearchResult, StorageClass
-from .ports import Embedder, ItemFilter, Job, JobPage, JobState, Page, Tokenizer
-from .retrieve import Searcher, SearchPlan, Trace, get_plan
-from .scopes import Principal, Visibility
-from .settings import Settings
-from .writes import FileSource, NoteInput
+from .. import forget as forgetting
+from .. import sweep as sweeping
+from .. import writes
+from ..context import BrainContext
+from ..errors import InvalidInput, NotFound, OrgBrainError
+from ..ids import new_id
+from ..indexer import Embedded, Indexer, IndexReport
+from ..model import STORAGE_CLASSES, Forgotten, Item, SearchResult, StorageClass
+from ..ports import Embedder, ItemFilter, Page
+from ..retrieve import Searcher, SearchPlan, Trace, get_plan
+from ..scopes import Principal, Visibility
+from ..settings import Settings
+from ..writes import FileSource, NoteInput
+from .graph import GraphFacade
+from .jobs import JobsFacade
 
 __all__ = ["Brain", "IndexReport", "NoteInput"]
 
-MAX_EDGES = 1000
-"""The most edges ``Brain.edges`` lists for one item."""
 
-
-class Brain:
+class Brain(JobsFacade, GraphFacade):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.
@@ -70,7 +56,7 @@ class Brain:
         workspace: str | None = None,
     ) -> Brain:
         """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``."""
-        from .compose import open_embedded
+        from ..compose import open_embedded
 
         return cls(open_embedded(path, embedder=embedder, settings=settings, workspace=workspace))
 
@@ -263,76 +249,6 @@ class Brain:
         item = self.get(item_id)
         self._ctx.store.set_index_error(self.workspace, item.id, error)
 
-    # -- background jobs ----------------------------------------------------------------
-
-    def request_index(self, item_id: str) -> Job | None:
-        """Queue indexing of a visible file: the job is on disk when this returns, and a
-        worker (the server's, or ``orgbrain worker``) does it. The same bytes asked for
-        again give the same job. None when the file is indexed already."""
-        return request_index(self._ctx, item_id)
-
-    def index_state(self, item_id: str) -> IndexState:
-        """added, queued, indexing, indexed or failed: from the item and its index job."""
-        item = self.get(item_id)
-        return index_states(self._ctx, [item])[item.id]
-
-    def index_states(self, items: Sequence[Item]) -> dict[str, IndexState]:
-        """``index_state`` for many visible items at once, by id."""
-        return index_states(self._ctx, [i for i in items if self._ctx.visible(i)])
-
-    def jobs(
-        self,
-        *,
-        state: JobState | None = None,
-        kind: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> JobPage:
-        """This workspace's jobs, newest first: all of them for the local owner, a
-        principal's own for a principal."""
-        return list_jobs(self._ctx, state=state, kind=kind, limit=limit, cursor=cursor)
-
-    def job(self, job_id: str) -> Job:
-        """One job the reader may see, or ``NotFound``."""
-        return get_job(self._ctx, job_id)
-
-    def job_counts(self) -> dict[JobState, int]:
-        """Jobs in each state across the queue (every workspace): for the owner only."""
-        self._owner_only("job counts")
-        ctx = self._ctx
-        if ctx.jobs is None:
-            return {"queued": 0, "running": 0, "done": 0, "failed": 0}
-        return ctx.jobs.counts()
-
-    def worker(
-        self,
-        *,
-        name: str | None = None,
-        lease_s: float = 60.0,
-        poll_s: float = 1.0,
-        retry: RetryPolicy | None = None,
-        handlers: Sequence[JobHandler] | None = None,
-    ) -> Worker:
-        """A worker over this brain's queue, every workspace (for the local owner only):
-        ``drain()`` what is ready, or ``run(stop)`` until told to stop."""
-        self._owner_only("workers")
-        return Worker(
-            replace(self._ctx, principal=None),
-            list(handlers) if handlers is not None else default_handlers(),
-            name=name or worker_name(),
-            lease_s=lease_s,
-            poll_s=poll_s,
-            retry=retry or RetryPolicy(),
-        )
-
-    def run_jobs(self, *, lease_s: float = 60.0, retry: RetryPolicy | None = None) -> WorkReport:
-        """Do every job that is ready now, in this thread, and return what happened."""
-        return self.worker(lease_s=lease_s, retry=retry).drain()
-
-    def _owner_only(self, what: str) -> None:
-        if self._ctx.principal is not None:
-            raise Forbidden(f"{what} are for the brain's owner, not a principal")
-
     # -- read ---------------------------------------------------------------------------
 
     def get(self, item_id: str) -> Item:
@@ -460,77 +376,3 @@ class Brain:
         """``forget``, and delete the raw bytes and extracted text, blanking the row: only
         the audit record (who, when, why) is left."""
         return forgetting.forget(self._ctx, item_id, reason, erase=True)
-
-    # -- the graph ----------------------------------------------------------------------
-
-    def edges(self, item_id: str, *, types: Sequence[str] | None = None) -> list[Edge]:
-        """A visible item's edges (at most ``MAX_EDGES``), each shown only when both its
-        ends are visible: checked in the store query and again here."""
-        return graph.visible_edges(self._ctx, item_id, types=types, limit=MAX_EDGES)
-
-    def observe_mention(
-        self,
-        item_id: str,
-        type_: str,
-        value: str,
-        text: str,
-        *,
-        start: int | None = None,
-        end: int | None = None,
-        run_id: str | None = None,
-    ) -> graph.Mention:
-        """Attach the name ``value`` (of ``type_``) to ``item_id`` with its span."""
-        return graph.observe_mention(
-            self._ctx, item_id, type_, value, text, start=start, end=end, run_id=run_id
-        )
-
-    def link(
-        self,
-        src: str,
-        dst: str,
-        type_: str,
-        *,
-        note: str | None = None,
-        run_id: str | None = None,
-    ) -> graph.Link:
-        """A custom edge between two visible items; the same link again is a no-op."""
-        return graph.link(self._ctx, src, dst, type_, note=note, run_id=run_id)
-
-    def link_system(self, type_: str, src: str, dst: str, source: str) -> Edge:
-        """An edge of any type (``FOLLOWED_BY`` included) written by the system, e.g. a
-        loader that knows the order of turns; both ends must be visible."""
-        return graph.put_system_edge(self._ctx, type_, src, dst, source)
-
-    def neighborhood(self, item_id: str, hops: int = 1) -> graph.Neighborhood:
-        """Walk 1-2 hops out from ``item_id`` through visible items and edges."""
-        return graph.neighborhood(self._ctx, item_id, hops)
-
-    # -- agents -------------------------------------------------------------------------
-
-    def context_for_turn(
-        self,
-        message: str,
-        anchors: Sequence[str] = (),
-        *,
-        policy: inject.InjectPolicy | None = None,
-        tokenizer: Tokenizer | None = None,
-    ) -> inject.TurnContext:
-        """Read injection for one agent turn: cited items within the token budget, or
-        nothing. Never raises: a failing search gives an empty context, logged."""
-        return inject.context_for_turn(
-            self._ctx, message, anchors, policy=policy, tokenizer=tokenizer
-        )
-
-    def recent_turns(self, limit: int = 20) -> list[dict[str, object]]:
-        """The latest logged injection turns, newest first (a principal sees only its own)."""
-        return inject.recent_turns(self._ctx, limit)
-
-    def log_event(self, kind: str, record: dict[str, object]) -> int:
-        """Append a JSON record to this workspace's log; returns its id."""
-        return self._ctx.store.log_event(self.workspace, kind, record)
-
-    def events(
-        self, kind: str, *, limit: int = 20, actor: str | None = None
-    ) -> list[dict[str, object]]:
-        """The workspace's most recent records of ``kind``, newest first."""
-        return self._ctx.store.events(self.workspace, kind, limit=limit, actor=actor)
