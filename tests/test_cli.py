@@ -172,6 +172,28 @@ def test_add_index_makes_it_answerable_at_once(run: Invoke, corpus: Path) -> Non
     assert pending_ids(run) == []
 
 
+def test_same_named_files_are_two_items_and_a_file_is_one_however_added(
+    run: Invoke, corpus: Path
+) -> None:
+    """`add a/README.md b/README.md` once said "2 added" with one id (the first file lost),
+    and a file added alone was another item than the same file added with its folder."""
+    a, b = corpus / "team-a" / "README.md", corpus / "team-b" / "README.md"
+    both = as_json(run("add", str(a), str(b), "--json"))["added"]
+    ids = {x["item"]["id"] for x in both}
+    assert len(ids) == 2
+    assert {x["item"]["source_key"] for x in both} == {
+        "file:docs/team-a/README.md",
+        "file:docs/team-b/README.md",
+    }
+    folder = as_json(run("add", str(corpus), "--json"))["added"]
+    by_key = {x["item"]["source_key"]: x["item"]["id"] for x in folder}
+    assert by_key["file:docs/team-a/README.md"] in ids  # the same item, not a second one
+    alone = add_one(run, corpus / "handbook.md")
+    assert alone["id"] == by_key["file:docs/handbook.md"]
+    assert ok(run("read", by_key["file:docs/team-a/README.md"])).stdout_bytes == a.read_bytes()
+    assert ok(run("read", by_key["file:docs/team-b/README.md"])).stdout_bytes == b.read_bytes()
+
+
 def test_add_passes_kind_scope_label_and_source_key(run: Invoke, corpus: Path) -> None:
     item = add_one(
         run,

@@ -6,6 +6,7 @@ The only module above the adapters that imports them (an import-linter contract 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,11 +81,13 @@ def open_embedded(
     try:
         # The queue lives in the brain's own file, so every process over it shares it.
         jobs = SQLiteJobQueue(root / "brain.sqlite")
+        # Paths are keyed from the folder this brain is in, unless a root was declared.
+        known = replace(s, brain=root, root=(s.root or root.resolve().parent))
         return build_context(
             store,
             LocalBlobStore(root / "blobs"),
             embedder or make_embedder(s),
-            s,
+            known,
             workspace,
             jobs=jobs,
         )

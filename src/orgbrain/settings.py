@@ -24,6 +24,9 @@ DEFAULT_PLAN = "tuned-z"
 @dataclass(frozen=True, slots=True)
 class Settings:
     brain: Path = Path(DEFAULT_BRAIN)
+    # A file added by path is known by its path from here (its default source key), so the
+    # same file is one item however it is added; default: the folder the brain is in.
+    root: Path | None = None
     workspace: str = "default"
     max_file_bytes: int = 100 * 1024 * 1024
     embed_batch: int = 100
@@ -45,6 +48,8 @@ class Settings:
         values: dict[str, object] = {}
         if "ORGBRAIN_BRAIN" in e:
             values["brain"] = Path(e["ORGBRAIN_BRAIN"])
+        if "ORGBRAIN_ROOT" in e:
+            values["root"] = Path(e["ORGBRAIN_ROOT"])
         if "ORGBRAIN_WORKSPACE" in e:
             values["workspace"] = e["ORGBRAIN_WORKSPACE"]
         for key, var, kind in (

@@ -97,7 +97,22 @@ def file_key(ctx: BrainContext, key: str, scope: str) -> Item | None:
 
 
 def default_file_key(name: str, scope: str) -> str:
+    """The key of a file known only by its name (bytes or a stream): the same name in the
+    same scope is the same file, updated in place."""
     return f"file:{name}" if scope == "org" else f"file:{scope}:{name}"
+
+
+def path_key(path: Path, root: Path | None, scope: str) -> str:
+    """The key of a file added by path: its path from ``root`` (the brain's folder's
+    parent unless declared), else its absolute path. So ``a/README.md`` and
+    ``b/README.md`` are two items, and ``docs/x.md`` is one item whether it was added
+    alone or with its folder."""
+    where = path.resolve()
+    if root is not None and where.is_relative_to(root.resolve()):
+        shown = where.relative_to(root.resolve()).as_posix()
+    else:
+        shown = where.as_posix()
+    return f"file:{shown}" if scope == "org" else f"file:{scope}:{shown}"
 
 
 def put_bytes(ctx: BrainContext, source: FileSource, name: str, item_id: str) -> StoredBytes:

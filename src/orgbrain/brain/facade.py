@@ -146,7 +146,12 @@ class Brain(JobsFacade, GraphFacade):
         ctx = self._ctx
         clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
-        key = source_key or writes.default_file_key(clean, where)
+        if source_key is not None:
+            key = source_key
+        elif isinstance(source, str | Path) and name is None:
+            key = writes.path_key(Path(source), ctx.settings.root, where)
+        else:
+            key = writes.default_file_key(clean, where)
         existing = writes.file_key(ctx, key, where)
         item_id = existing.id if existing else new_id("fil")
         stored = writes.put_bytes(ctx, source, clean, item_id)

@@ -41,29 +41,28 @@ class _Added:
     failed: list[tuple[_Target, OrgBrainError]]
 
 
-def _walk(root: Path, scope: str) -> Iterator[_Target]:
-    """Every visible file under ``root``, keyed by its path from ``root``'s parent so that
-    same-named files in different folders (or different added folders) stay distinct."""
+def _walk(root: Path) -> Iterator[_Target]:
+    """Every visible file under ``root``. Each is keyed as a file added alone would be (its
+    path from the brain's root folder), so same-named files in different folders stay
+    distinct and a file is one item however it arrives."""
     base = root.resolve()
-    top = base.parent if base.name else base
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             path = Path(dirpath) / name
             if name.startswith(".") or not path.is_file():
                 continue
-            rel = path.relative_to(top).as_posix()
-            key = f"file:{rel}" if scope == "org" else f"file:{scope}:{rel}"
-            yield _Target(root / path.relative_to(base), key, explicit=False)
+            yield _Target(root / path.relative_to(base), None, explicit=False)
 
 
-def _targets(paths: Sequence[Path], scope: str, source_key: str | None) -> list[_Target]:
+def _targets(paths: Sequence[Path], source_key: str | None) -> list[_Target]:
     out: list[_Target] = []
+    seen: set[Path] = set()
     for p in paths:
-        if p.is_dir():
-            out += _walk(p, scope)
-        else:
-            out.append(_Target(p, source_key, explicit=True))
+        for t in _walk(p) if p.is_dir() else [_Target(p, source_key, explicit=True)]:
+            if t.path.resolve() not in seen:  # the same file named twice is added once
+                seen.add(t.path.resolve())
+                out.append(t)
     return out
 
 
@@ -141,7 +140,7 @@ def add(
 ) -> None:
     """Store files (and folders, recursively): findable by name, not yet answerable."""
     scope = parse_scope(scope)
-    targets = _targets(paths, scope, source_key)
+    targets = _targets(paths, source_key)
     if (source_key or label) and (len(targets) != 1 or not targets[0].explicit):
         raise InvalidInput("--source-key and --label need exactly one file")
     brain = state.brain()
