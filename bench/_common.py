@@ -48,13 +48,22 @@ def machine() -> str:
 
 
 def append_results(title: str, body: str) -> None:
-    """Append one dated section to docs/benchmarks.md."""
+    """Add one dated block to docs/benchmarks.md, at the end of its topic's section (one
+    section per topic; a new topic goes last)."""
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     if not RESULTS.exists():
-        RESULTS.write_text("# Benchmarks\n\nMeasured by the scripts in `bench/`; newest last.\n")
+        RESULTS.write_text("# Benchmarks\n\nMeasured by the scripts in `bench/`.\n")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    with RESULTS.open("a") as f:
-        f.write(f"\n## {title}\n\n_{stamp} · {machine()}_\n\n{body.strip()}\n")
+    block = f"\n_{stamp} · {machine()}_\n\n{body.strip()}\n"
+    text = RESULTS.read_text()
+    heading = f"\n## {title}\n"
+    at = text.find(heading)
+    if at < 0:
+        RESULTS.write_text(text.rstrip("\n") + "\n" + heading + block)
+        return
+    following = text.find("\n## ", at + len(heading))
+    end = len(text) if following < 0 else following
+    RESULTS.write_text(text[:end].rstrip("\n") + "\n" + block + text[end:])
 
 
 def scifact_texts(limit: int | None = None) -> Iterator[tuple[str, str]]:

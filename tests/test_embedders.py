@@ -29,7 +29,7 @@ from orgbrain.adapters.embed_http import OpenAIEmbedder
 from orgbrain.adapters.embed_minilm import MiniLMEmbedder, bundled_model_dir
 from orgbrain.adapters.embed_minilm_torch import TorchMiniLMEmbedder
 from orgbrain.errors import Conflict, InvalidInput, Unavailable
-from orgbrain.ports import Embedder
+from orgbrain.ports import Embedder, Vector
 from tests.toy import HashEmbedder
 
 TOY_DIM = 32
@@ -603,3 +603,26 @@ def test_http_constructor_does_no_io_and_checks_arguments() -> None:
     for make in bad:
         with pytest.raises(InvalidInput):
             make()
+
+
+def test_a_query_runs_beside_a_batch_and_batches_take_turns() -> None:
+    """A search's query never waits behind a bulk index's embedding call; two bulk calls
+    take turns; a query embedded while a batch runs is the same vector as alone."""
+    import threading
+
+    from orgbrain.adapters.embed_minilm import MiniLMEmbedder
+
+    model = MiniLMEmbedder()
+    alone = model.embed(["who owns billing?"])
+    with model._batches:  # a bulk call in flight
+        out: dict[str, Vector] = {}
+        query = threading.Thread(target=lambda: out.update(q=model.embed(["who owns billing?"])))
+        bulk = threading.Thread(target=lambda: out.update(b=model.embed(["x"] * 10)))
+        query.start()
+        bulk.start()
+        query.join(60)
+        assert not query.is_alive()  # done while the batch still holds its turn
+        bulk.join(0.5)
+        assert bulk.is_alive()  # a second batch waits for its turn
+    bulk.join(60)
+    assert np.array_equal(out["q"], alone) and out["b"].shape == (10, 384)

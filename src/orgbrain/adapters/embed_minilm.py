@@ -18,6 +18,7 @@ runs, calls are serialised, and the limit before the call is put back after it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import threading
@@ -119,7 +120,8 @@ class MiniLMEmbedder:
         self.batch_threads = batch_threads
         self._model: MiniLMNumpy | None = None
         self._blas: Any = None  # threadpoolctl's controller, found on first use
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # loading
+        self._batches = threading.Lock()  # big calls take turns
 
     def embed(self, texts: Sequence[str]) -> Vector:
         batch = checked_texts(texts)
@@ -127,7 +129,12 @@ class MiniLMEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
             model = self._load()
-            workers = 1 if len(batch) <= self.small_call else (self.batch_threads or usable_cores())
+        small = len(batch) <= self.small_call
+        # A query (a few texts) never waits behind a bulk index: it runs beside a batch, on
+        # one thread (the weights are read only and the tokenizer is thread safe); batches
+        # take turns. bench/search_under_index.py measures what this buys.
+        with contextlib.nullcontext() if small else self._batches:
+            workers = 1 if small else (self.batch_threads or usable_cores())
             with self._blas.limit(limits=1, user_api="blas"):
                 vectors = model.encode(
                     batch,
