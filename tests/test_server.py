@@ -763,3 +763,18 @@ def test_an_admin_minting_a_key_for_someone_else_is_audited(served: Served) -> N
     assert all(e["actor"] == "human:root" and e["by_key"] for e in events)
     reader = served.http(served.key(perms="read"))
     assert_problem(reader.get("/v1/admin/audit"), 403, "forbidden")
+
+
+def test_a_key_for_an_empty_workspace_is_visible_in_readyz_and_me(served: Served) -> None:
+    """The README's recipe once served an empty workspace with no hint: every search said
+    nothing. /readyz counts such workspaces (naming none: it needs no key); /v1/me tells the
+    key itself."""
+    home = served.http(served.key())
+    assert home.post("/v1/notes", json={"body": "a fact"}).status_code == 201
+    lost = served.http(served.key(workspace="ghost"))
+    me = lost.get("/v1/me").json()
+    assert me["workspace_items"] == 0 and "holds no items" in me["note"]
+    ready = httpx.get(f"{served.url}/readyz").json()
+    assert "1 workspace(s) with active keys hold no items" in ready["checks"]["workspaces"]
+    assert "ghost" not in json.dumps(ready)
+    assert home.get("/v1/me").json()["note"] is None

@@ -130,6 +130,10 @@ class Me(_Out):
     agent: bool
     permissions: list[Permission]
     scopes: list[str] = Field(description="What this key reads: org, its teams and itself")
+    workspace_items: int = Field(
+        description="Items its workspace holds (of every scope); 0 means searches find nothing"
+    )
+    note: str | None = Field(default=None, description="What to know, e.g. an empty workspace")
 
 
 class WorkspaceOut(_Out):

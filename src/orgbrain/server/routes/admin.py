@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request, Response
 
 from ...keys import ApiKey, issue_key, revoke_key
+from ...model import STORAGE_CLASSES
 from ...views import KeyCreated, KeyList, KeyView
 from ..auth import Admin, Authenticated, Caller, context_of
 from ..problems import problem_responses
@@ -30,6 +31,14 @@ _ADMIN_ERRORS = problem_responses(400, 401, 403, 422, 503)
 )
 def me(caller: Authenticated) -> Me:
     k = caller.key
+    counts = caller.brain.for_workspace(k.workspace).counts()
+    items = sum(counts.get(c, 0) for c in STORAGE_CLASSES)
+    note = None
+    if items == 0:
+        note = (
+            f"workspace {k.workspace} holds no items yet: searches find nothing until files "
+            "or notes are added to it (a key made for the wrong workspace looks like this)"
+        )
     return Me(
         key_id=k.id,
         workspace=k.workspace,
@@ -38,6 +47,8 @@ def me(caller: Authenticated) -> Me:
         agent=k.agent,
         permissions=sorted(k.permissions),
         scopes=sorted(k.principal.visibility.scopes or ()),
+        workspace_items=items,
+        note=note,
     )
 
 

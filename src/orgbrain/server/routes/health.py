@@ -6,7 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
+from ...brain import Brain
 from ...errors import OrgBrainError, Unavailable
+from ...keys import KeyStore
+from ...model import STORAGE_CLASSES
 from ..auth import context_of
 from ..problems import problem_responses
 from ..schemas import Ready, Status
@@ -50,4 +53,22 @@ async def readyz(request: Request) -> Ready:
     checks["index_worker"] = "ok" if ctx.worker.alive else "stopped"
     if not ctx.worker.alive:
         raise Unavailable("the index worker is not running")
+    empty = await run_in_threadpool(_empty_workspaces, ctx.brain, ctx.keys)
+    # Counted, not named: this route needs no key. `GET /v1/me` tells a key its own.
+    checks["workspaces"] = (
+        "ok"
+        if not empty
+        else f"{len(empty)} workspace(s) with active keys hold no items: their searches "
+        "find nothing (GET /v1/me says so to each key)"
+    )
     return Ready(status="ready", checks=checks)
+
+
+def _empty_workspaces(brain: Brain, keys: KeyStore) -> list[str]:
+    with_keys = {k.workspace for k in keys.list_keys() if k.active}
+    return sorted(ws for ws in with_keys if not _holds_items(brain.for_workspace(ws)))
+
+
+def _holds_items(brain: Brain) -> bool:
+    counts = brain.counts()
+    return any(counts.get(c, 0) for c in STORAGE_CLASSES)
