@@ -109,7 +109,9 @@ def items(
         )
         found, next_cursor = list(page.items), page.next_cursor
     if state.json:
-        echo_json(ItemPage(items=[ItemView.of(i) for i in found], next_cursor=next_cursor))
+        states = brain.index_states(found)  # queued/indexing come from the jobs table
+        shown = [ItemView.of(i, state=states.get(i.id)) for i in found]
+        echo_json(ItemPage(items=shown, next_cursor=next_cursor))
         return
     if not found:
         click.echo("nothing pending" if pending else "no items")
@@ -130,7 +132,13 @@ def show(state: CliState, item_id: str) -> None:
     item = brain.get(item_id)
     sections = brain.sections(item.id) if item.storage_class == "file" else []
     if state.json:
-        echo_json({"item": ItemView.of(item), "sections": [ItemView.of(s) for s in sections]})
+        index_state = brain.index_state(item.id)  # as HTTP shows it: from the jobs table
+        echo_json(
+            {
+                "item": ItemView.of(item, state=index_state),
+                "sections": [ItemView.of(s) for s in sections],
+            }
+        )
         return
     out = console()
     out.print(item_panel(item))
