@@ -139,7 +139,12 @@ def test_health_ready_and_openapi(served: Served) -> None:
     assert c.get("/healthz").json() == {"status": "ok"}
     ready = c.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json()["checks"] == {"store": "ok", "embedder": "ok", "index_worker": "ok"}
+    assert ready.json()["checks"] == {
+        "store": "ok",
+        "embedder": "ok",
+        "index_worker": "ok",
+        "workspaces": "ok",
+    }
     spec = c.get("/openapi.json").json()
     assert "Problem" in spec["components"]["schemas"]
     assert spec["components"]["securitySchemes"]["ApiKey"]["scheme"] == "bearer"

@@ -8,6 +8,7 @@ at the first byte over the cap, so an oversize upload leaves nothing behind.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
@@ -165,9 +166,17 @@ async def read_upload(request: Request, cap: int) -> Upload:
     return Upload(b"".join(reader.file.chunks), reader.file.filename, reader.fields)
 
 
+# RFC 3339, as the schema's `date-time` says (Python alone would also take 20240501T0900Z).
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+
+
 def _occurred_at(value: str | None) -> datetime | None:
     if value is None or not value.strip():
         return None
+    if not _RFC3339.fullmatch(value.strip()):
+        raise InvalidRequest(
+            f"occurred_at {value!r} is not an RFC 3339 date-time, e.g. 2024-05-01T09:00:00Z"
+        )
     try:
         when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
