@@ -211,6 +211,9 @@ async def add_file(
     ] = False,
 ) -> ItemOut:
     ctx = context_of(request)
+    unknown = sorted(set(request.query_params) - {"index"})
+    if unknown:  # an upload's options go in the form; a stray parameter is a mistake
+        raise InvalidRequest(f"unknown query parameter(s): {', '.join(unknown)}; only index")
     upload = await read_upload(request, ctx.config.max_file_bytes)
     f = upload.fields
     name = f.get("name") or upload.filename
