@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .context import BrainContext
 from .errors import InvalidInput, Unavailable
-from .model import STORAGE_CLASSES
+from .model import item_count
 from .ports import BlobStore, Embedder, JobQueue, Reranker, Store
 from .retrieve.plan import get_plan
 from .settings import Settings
@@ -148,8 +148,7 @@ def workspace_sizes(brain: str | Path) -> dict[str, int]:
         return {}
     store = SQLiteStore(db)
     try:
-        sizes = {ws: store.counts(ws) for ws in store.workspaces()}
-        return {ws: sum(n for k, n in c.items() if k in STORAGE_CLASSES) for ws, c in sizes.items()}
+        return {ws: item_count(store.counts(ws)) for ws in store.workspaces()}
     finally:
         store.close()
 

@@ -9,7 +9,7 @@ first), and ``write_scope(scope)`` is where a write may land.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -97,23 +97,23 @@ class BrainContext:
         found = self.store.get_items(self.workspace, ids, self.visibility)
         return {i: item for i, item in found.items() if self.visible(item)}
 
-    def sections_of(self, file_id: str) -> list[Item]:
-        """Every visible section of ``file_id``, in order (page after page: a file may be
-        cut into many thousands)."""
-        out: list[Item] = []
+    def each_item(self, filter: ItemFilter) -> Iterator[Item]:
+        """Every visible item ``filter`` lists, page after page (a listing may hold many
+        thousands)."""
         cursor: str | None = None
         while True:
             page = self.store.list_items(
-                self.workspace,
-                ItemFilter(storage_class="section", parent_id=file_id),
-                self.visibility,
-                limit=1000,
-                cursor=cursor,
+                self.workspace, filter, self.visibility, limit=1000, cursor=cursor
             )
-            out += [s for s in page.items if self.visible(s)]
+            yield from (i for i in page.items if self.visible(i))
             if page.next_cursor is None:
-                return sorted(out, key=lambda s: s.ordinal or 0)
+                return
             cursor = page.next_cursor
+
+    def sections_of(self, file_id: str) -> list[Item]:
+        """Every visible section of ``file_id``, in order."""
+        found = self.each_item(ItemFilter(storage_class="section", parent_id=file_id))
+        return sorted(found, key=lambda s: s.ordinal or 0)
 
     def origin(self, source: str, run_id: str | None = None) -> Origin:
         return Origin(self.actor, source, self.clock(), run_id)

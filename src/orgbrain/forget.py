@@ -14,6 +14,7 @@ from dataclasses import replace
 from .context import BrainContext
 from .errors import InvalidInput
 from .model import ByteRange, Forgotten, Item
+from .writes import version_folder
 
 __all__ = ["MAX_REASON_CHARS", "forget"]
 
@@ -78,7 +79,5 @@ def _erased(item: Item) -> Item:
 
 def _blobs_of(item: Item) -> list[str]:
     """The version folder (raw bytes and extracted text), or both keys of an older layout."""
-    keys = [k for k in (item.blob_key, item.text_key) if k]
-    if item.blob_key and item.blob_key.endswith("/raw"):
-        return [item.blob_key[: -len("/raw")]]
-    return keys
+    folder = version_folder(item.blob_key)
+    return [folder] if folder else [k for k in (item.blob_key, item.text_key) if k]

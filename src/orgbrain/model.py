@@ -6,6 +6,7 @@ views (``orgbrain.views``) are built from core data alone."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -33,6 +34,7 @@ __all__ = [
     "StorageClass",
     "TurnContext",
     "Verdict",
+    "item_count",
     "storage_class_for",
     "utcnow",
 ]
@@ -216,6 +218,12 @@ class SearchResult:
     @property
     def speak(self) -> bool:
         return bool(self.hits)
+
+
+def item_count(counts: Mapping[str, int]) -> int:
+    """How many items ``Store.counts`` says there are, of every class (indexed or not;
+    forgotten ones and edges apart)."""
+    return sum(counts.get(c, 0) for c in STORAGE_CLASSES)
 
 
 @dataclass(frozen=True, slots=True)

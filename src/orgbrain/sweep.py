@@ -16,6 +16,7 @@ from datetime import timedelta
 from .context import BrainContext
 from .model import Item
 from .scopes import Visibility
+from .writes import version_folder
 
 __all__ = ["GRACE", "SweepReport", "sweep_blobs"]
 
@@ -52,6 +53,5 @@ def _in_use(key: str, item: Item | None) -> bool:
         return False
     if key in (item.blob_key, item.text_key):
         return True
-    if item.blob_key and item.blob_key.endswith("/raw"):
-        return key.startswith(item.blob_key[: -len("raw")])
-    return False
+    folder = version_folder(item.blob_key)
+    return folder is not None and key.startswith(f"{folder}/")

@@ -35,6 +35,7 @@ __all__ = [
     "name_of",
     "put_bytes",
     "store_file",
+    "version_folder",
 ]
 
 MAX_NOTE_CHARS = 100_000
@@ -71,6 +72,8 @@ FileSource = str | Path | bytes | BinaryIO
 """A path, the bytes themselves, or a binary stream (read to its end, never whole)."""
 
 _READ = 1 << 20
+RAW = "raw"
+"""A version's raw bytes, in its folder; its extracted text is ``raw.txt`` beside it."""
 
 
 # -- files ------------------------------------------------------------------------------
@@ -109,10 +112,8 @@ def path_key(path: Path, root: Path | None, scope: str) -> str:
     alone or with its folder."""
     where = path.resolve()
     if root is not None and where.is_relative_to(root.resolve()):
-        shown = where.relative_to(root.resolve()).as_posix()
-    else:
-        shown = where.as_posix()
-    return f"file:{shown}" if scope == "org" else f"file:{scope}:{shown}"
+        return default_file_key(where.relative_to(root.resolve()).as_posix(), scope)
+    return default_file_key(where.as_posix(), scope)
 
 
 def put_bytes(ctx: BrainContext, source: FileSource, name: str, item_id: str) -> StoredBytes:
@@ -128,7 +129,7 @@ def put_bytes(ctx: BrainContext, source: FileSource, name: str, item_id: str) ->
             yield chunk
 
     folder = f"workspaces/{ctx.workspace}/{item_id}/{new_id('ver')}"
-    blob_key = f"{folder}/raw"
+    blob_key = f"{folder}/{RAW}"
     try:
         size = ctx.blobs.put(blob_key, tee(), max_bytes=cap)
         fmt = sniffer.format_of(name)
@@ -174,7 +175,8 @@ def store_file(
     """Write the unindexed item over the stored bytes. The same bytes in the same scope
     change nothing (the new copy is dropped); new bytes take the item and its sections out
     of answers until reindexed, and the previous version's blobs go once this commits."""
-    version = stored.blob_key.rsplit("/", 1)[0]
+    version = version_folder(stored.blob_key)
+    assert version is not None  # put_bytes writes version folders only
     if existing is not None and existing.content_hash == stored.digest and existing.scope == scope:
         ctx.blobs.delete_prefix(version)
         return existing
@@ -205,14 +207,17 @@ def store_file(
     if existing is not None:
         ctx.store.unindex_children(ctx.workspace, item.id)
         if existing.blob_key:
-            ctx.blobs.delete_prefix(_version_of(existing.blob_key))
+            ctx.blobs.delete_prefix(version_folder(existing.blob_key) or existing.blob_key)
     return item
 
 
-def _version_of(blob_key: str) -> str:
-    """The folder of a version's blobs; a key from before version folders is the file."""
+def version_folder(blob_key: str | None) -> str | None:
+    """The folder that holds one version of a file's blobs (``raw`` and its extracted
+    ``raw.txt``), or None for a key from before version folders (``<item>/<name>``)."""
+    if blob_key is None:
+        return None
     folder, _, leaf = blob_key.rpartition("/")
-    return folder if leaf == "raw" else blob_key
+    return folder if leaf == RAW else None
 
 
 def clean_name(name: str) -> str:

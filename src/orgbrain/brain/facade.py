@@ -200,20 +200,8 @@ class Brain(JobsFacade, GraphFacade):
 
     def pending(self) -> list[Item]:
         """Files added but not yet indexed (and not failed)."""
-        out: list[Item] = []
-        cursor: str | None = None
-        while True:
-            page = self._ctx.store.list_items(
-                self.workspace,
-                ItemFilter(storage_class="file", indexed=False),
-                self.visibility,
-                limit=500,
-                cursor=cursor,
-            )
-            out += [i for i in page.items if i.index_error is None and self._ctx.visible(i)]
-            if page.next_cursor is None:
-                return out
-            cursor = page.next_cursor
+        added = self._ctx.each_item(ItemFilter(storage_class="file", indexed=False))
+        return [i for i in added if i.index_error is None]
 
     def index_pending(
         self,

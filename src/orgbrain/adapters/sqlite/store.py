@@ -118,17 +118,14 @@ class SQLiteStore(EdgesAndLog):
         now = utcnow()
         values = item_values(item)
         values["updated_at"] = now.isoformat()
+        # The row of this key; else the row of this id (the same item put in another scope:
+        # its key moves with it). One lookup, the key's row first.
         old = conn.execute(
             "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
-            "WHERE workspace = ? AND source_key = ?",
-            (item.workspace, values["source_key"]),
+            "WHERE workspace = ? AND (source_key = ? OR id = ?) "
+            "ORDER BY source_key = ? DESC LIMIT 1",
+            (item.workspace, values["source_key"], item.id, values["source_key"]),
         ).fetchone()
-        if old is None:  # the same item put in another scope: its key moves with it
-            old = conn.execute(
-                "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
-                "WHERE workspace = ? AND id = ?",
-                (item.workspace, item.id),
-            ).fetchone()
         # Out of answers (unindexed or tombstoned): no vector, and its removal is logged.
         answerable = item.indexed and item.tombstoned_at is None
         blob = self._vector_blob(embedding) if answerable else None

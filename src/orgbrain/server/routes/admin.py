@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request, Response
 
 from ...keys import ApiKey, issue_key, revoke_key
-from ...model import STORAGE_CLASSES
+from ...model import item_count
 from ...views import KeyCreated, KeyList, KeyView
 from ..auth import Admin, Authenticated, Caller, context_of
 from ..problems import problem_responses
@@ -31,8 +31,7 @@ _ADMIN_ERRORS = problem_responses(400, 401, 403, 422, 503)
 )
 def me(caller: Authenticated) -> Me:
     k = caller.key
-    counts = caller.brain.for_workspace(k.workspace).counts()
-    items = sum(counts.get(c, 0) for c in STORAGE_CLASSES)
+    items = item_count(caller.brain.for_workspace(k.workspace).counts())
     note = None
     if items == 0:
         note = (
