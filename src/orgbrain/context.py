@@ -118,6 +118,18 @@ class BrainContext:
     def origin(self, source: str, run_id: str | None = None) -> Origin:
         return Origin(self.actor, source, self.clock(), run_id)
 
+    def asker(self) -> dict[str, object]:
+        """Who asks for background work, as a job's payload records it: the worker reads
+        with these eyes (``jobs.index.Asker`` reads it back)."""
+        p = self.principal
+        return {
+            "workspace": self.workspace,
+            "actor": self.actor,
+            "user_id": p.user_id if p else None,
+            "team_ids": sorted(p.team_ids) if p else [],
+            "agent": p.agent if p else False,
+        }
+
     # -- the same ports, another reader -------------------------------------------------
 
     def for_principal(self, principal: Principal) -> BrainContext:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BrainContext
+from .derive import request_derive
 from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
 from .ingest import Chunk, Extracted, chunk
@@ -156,6 +157,7 @@ class Indexer:
     workspace (the one the item names), so one indexer serves a whole queue."""
 
     def __init__(self, ctx: BrainContext) -> None:
+        self.ctx = ctx
         self.store: Store = ctx.store
         self.blobs: BlobStore = ctx.blobs
         self.embedder: Embedder = ctx.embedder
@@ -326,6 +328,7 @@ class Indexer:
             if text_key != file.blob_key:
                 self.blobs.delete_prefix(text_key)
             raise
+        request_derive(replace(self.ctx, workspace=file.workspace), stored)
         return IndexReport(file.id, indexed_file.label, len(stored))
 
     def _section(self, file: Item, c: Chunk, text_key: str, title: str, origin: Origin) -> Item:

@@ -14,7 +14,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from .model import Edge, Item, StorageClass
+from .model import Edge, Evidence, Item, Statement, StorageClass
 from .scopes import Visibility
 
 __all__ = [
@@ -47,6 +47,7 @@ class ItemFilter:
     indexed: bool | None = None
     name_contains: str | None = None
     parent_id: str | None = None
+    run_id: str | None = None
     tombstoned: bool = False
 
 
@@ -244,6 +245,80 @@ class Store(Protocol):
         self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
     ) -> list[dict[str, object]]:
         """The most recent records of ``kind``, newest first, each with ``id`` and ``at``."""
+        ...
+
+    def events_after(
+        self,
+        workspace: str,
+        after: int,
+        *,
+        kinds: Sequence[str] | None = None,
+        subject: str | None = None,
+        limit: int = 100,
+    ) -> list[dict[str, object]]:
+        """Records after sequence number ``after`` (of ``kinds``, about item ``subject``),
+        oldest first, each with ``id`` (its sequence number, increasing), ``kind``, ``at``."""
+        ...
+
+    # -- the typed graph ----------------------------------------------------------------
+
+    def entities_named(
+        self, workspace: str, values: Sequence[str], visibility: Visibility
+    ) -> list[Item]:
+        """Visible entities whose canonical value is one of ``values``."""
+        ...
+
+    def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
+        """An item's vectors, one row each (its own first), or None."""
+        ...
+
+    def put_statement(self, statement: Statement) -> tuple[Statement, bool]:
+        """Insert a statement with its first evidence, or return the one with its id
+        (and whether it is new). Idempotent: the same id again changes nothing."""
+        ...
+
+    def add_evidence(self, workspace: str, statement_id: str, evidence: Evidence) -> bool:
+        """Another place stating a statement (corroboration); False if already recorded."""
+        ...
+
+    def statements(
+        self,
+        workspace: str,
+        visibility: Visibility,
+        *,
+        ids: Sequence[str] | None = None,
+        subject_ids: Sequence[str] | None = None,
+        object_ids: Sequence[str] | None = None,
+        predicate: str | None = None,
+        item_id: str | None = None,
+        types: Sequence[str] | None = None,
+        current: bool | None = None,
+        conflicted: bool = False,
+        live: bool = True,
+        limit: int = 500,
+    ) -> list[Statement]:
+        """Statements matching every filter given, oldest ``valid_from`` first. ``live``
+        keeps only those with evidence in a visible item that is not forgotten."""
+        ...
+
+    def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:
+        """Where a statement was read, in visible items that are not forgotten."""
+        ...
+
+    def end_statement(
+        self, workspace: str, statement_id: str, valid_to: datetime, superseded_by: str
+    ) -> bool:
+        """Close a current statement (once): valid until ``valid_to``, replaced by
+        ``superseded_by``."""
+        ...
+
+    def flag_conflict(self, workspace: str, a: str, b: str) -> None:
+        """Mark two statements as disagreeing (both kept, both flagged)."""
+        ...
+
+    def supersede_item(self, edge: Edge) -> bool:
+        """Record a ``SUPERSEDES`` edge (new ``src`` → old ``dst``): the old item's
+        ``superseded_by`` and the new one's ``supersedes`` are set once, never moved."""
         ...
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .context import BrainContext
+from .derive import request_derive
 from .errors import InvalidInput, NotFound, TooLarge
 from .ids import new_id
 from .indexer import embed_texts
@@ -248,7 +249,9 @@ def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
     vectors = embed_texts(
         ctx.embedder, [f"{i.label}\n{i.body}" for i in items], ctx.settings.embed_batch
     )
-    return ctx.store.put_items(list(zip(items, vectors, strict=True)))
+    saved = ctx.store.put_items(list(zip(items, vectors, strict=True)))
+    request_derive(ctx, saved)  # after the acknowledgement: durable, done by a worker
+    return saved
 
 
 def note_item(ctx: BrainContext, n: NoteInput) -> Item:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import cast
+from typing import Literal, cast
 
 from .. import forget as forgetting
 from .. import sweep as sweeping
@@ -28,11 +28,16 @@ from ..settings import Settings
 from ..writes import FileSource, NoteInput
 from .graph import GraphFacade
 from .jobs import JobsFacade
+from .memory import MemoryFacade
 
-__all__ = ["Brain", "IndexReport", "NoteInput"]
+__all__ = ["Brain", "IndexReport", "NoteInput", "Wait"]
+
+Wait = Literal["ack", "derived"]
+"""How long a write blocks: until it is durable (``ack``), or until its derivation is
+done too (``derived``)."""
 
 
-class Brain(JobsFacade, GraphFacade):
+class Brain(JobsFacade, GraphFacade, MemoryFacade):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.
@@ -136,6 +141,7 @@ class Brain(JobsFacade, GraphFacade):
         occurred_at: datetime | None = None,
         index: bool = False,
         run_id: str | None = None,
+        wait: Wait = "ack",
     ) -> Item:
         """Store a file's bytes and an unindexed item (findable by name, not answerable).
 
@@ -170,6 +176,8 @@ class Brain(JobsFacade, GraphFacade):
         if index and not item.indexed:
             self.index(item.id)
             item = self.get(item.id)
+        if wait == "derived" and item.indexed:
+            self.wait_derived(self.sections(item.id))
         return item
 
     def add_note(
@@ -183,14 +191,28 @@ class Brain(JobsFacade, GraphFacade):
         occurred_at: datetime | None = None,
         run_id: str | None = None,
         source: str = "note",
+        wait: Wait = "ack",
     ) -> Item:
-        """Write a fact straight in: embedded and answerable once this returns (fsynced)."""
-        note = NoteInput(body, kind, label, scope, source_key, occurred_at, run_id, source)
-        return self.add_notes([note])[0]
+        """Write a fact straight in: embedded and answerable once this returns (fsynced).
 
-    def add_notes(self, notes: Sequence[NoteInput]) -> list[Item]:
+        Its derivation (entities, statements, supersession, edges) is queued; with
+        ``wait="derived"`` this returns once that is done too."""
+        note = NoteInput(body, kind, label, scope, source_key, occurred_at, run_id, source)
+        return self.add_notes([note], wait=wait)[0]
+
+    def add_notes(self, notes: Sequence[NoteInput], *, wait: Wait = "ack") -> list[Item]:
         """Write many notes in one transaction (all or nothing), embedded in batches."""
-        return writes.add_notes(self._ctx, notes)
+        items = writes.add_notes(self._ctx, notes)
+        return self._waited(items, wait)
+
+    def _waited(self, items: list[Item], wait: Wait) -> list[Item]:
+        if wait not in ("ack", "derived"):
+            raise InvalidInput(f"wait is ack or derived, not {wait!r}")
+        if wait == "derived":
+            self.wait_derived(items)
+            found = self.get_many([i.id for i in items])
+            items = [found.get(i.id, i) for i in items]
+        return items
 
     # -- index --------------------------------------------------------------------------
 

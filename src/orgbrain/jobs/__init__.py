@@ -2,13 +2,15 @@
 sees of the queue. The queue itself is a port (``ports.JobQueue``) with a SQLite adapter
 in the brain's file, so every process over a brain shares it.
 
-Indexing is the first kind (``index``); derivation, write-back and audit plug in the
-same way: a ``JobHandler`` in ``default_handlers`` and a facade method that enqueues.
+Indexing (``index``) and derivation (``derive``) are the kinds so far; write-back and
+audit plug in the same way: a ``JobHandler`` in ``default_handlers`` and a facade method
+that enqueues.
 """
 
 from __future__ import annotations
 
 from .access import JOB_STATES, get_job, list_jobs, visible_job
+from .derive import DeriveJobs, wait_derived
 from .index import (
     INDEX_KIND,
     INDEX_MAX_ATTEMPTS,
@@ -25,6 +27,7 @@ __all__ = [
     "INDEX_KIND",
     "INDEX_MAX_ATTEMPTS",
     "JOB_STATES",
+    "DeriveJobs",
     "IndexJobs",
     "IndexState",
     "JobHandler",
@@ -41,10 +44,11 @@ __all__ = [
     "list_jobs",
     "request_index",
     "visible_job",
+    "wait_derived",
     "worker_name",
 ]
 
 
 def default_handlers() -> list[JobHandler]:
     """Every job kind this version of orgbrain runs."""
-    return [IndexJobs()]
+    return [IndexJobs(), DeriveJobs()]

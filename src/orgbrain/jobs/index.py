@@ -31,6 +31,7 @@ from .worker import Outcome, Settle
 __all__ = [
     "INDEX_KIND",
     "INDEX_MAX_ATTEMPTS",
+    "Asker",
     "IndexJobs",
     "IndexState",
     "index_key",
@@ -65,16 +66,11 @@ def request_index(ctx: BrainContext, item_id: str) -> Job | None:
         raise InvalidInput(f"{item.id} is a {item.storage_class}; only files are indexed")
     if item.indexed:
         return None
-    p = ctx.principal
     payload: dict[str, object] = {
-        "workspace": ctx.workspace,
+        **ctx.asker(),
         "item_id": item.id,
         "content_hash": item.content_hash,
         "scope": item.scope,
-        "actor": ctx.actor,
-        "user_id": p.user_id if p else None,
-        "team_ids": sorted(p.team_ids) if p else [],
-        "agent": p.agent if p else False,
     }
     return queue_of(ctx).enqueue(
         ctx.workspace,
@@ -115,7 +111,7 @@ def index_states(ctx: BrainContext, items: Sequence[Item]) -> dict[str, IndexSta
 
 
 @dataclass(frozen=True, slots=True)
-class _Asker:
+class Asker:
     """Who asked for a job, from its payload: the worker reads with their eyes."""
 
     workspace: str
@@ -123,7 +119,7 @@ class _Asker:
     principal: Principal | None
 
     @classmethod
-    def of(cls, job: Job) -> _Asker:
+    def of(cls, job: Job) -> Asker:
         p = job.payload
         user = p.get("user_id")
         teams = p.get("team_ids")
@@ -153,9 +149,9 @@ class IndexJobs:
         self.batch = batch
 
     def run(self, ctx: BrainContext, jobs: Sequence[Job], settle: Settle) -> None:
-        groups: dict[_Asker, list[Job]] = {}
+        groups: dict[Asker, list[Job]] = {}
         for job in jobs:
-            groups.setdefault(_Asker.of(job), []).append(job)
+            groups.setdefault(Asker.of(job), []).append(job)
         for asker, group in groups.items():
             self._index(asker.context(ctx), group, settle)
 

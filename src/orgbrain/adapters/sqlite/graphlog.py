@@ -117,14 +117,17 @@ class EdgesAndLog(ABC):
 
     def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
         actor = record.get("actor")
+        subject = record.get("item_id")  # the item an event is about, for its story
         with self._tx() as conn:
             cur = conn.execute(
-                "INSERT INTO events (workspace, kind, at, actor, record) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO events (workspace, kind, at, actor, subject, record) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     workspace,
                     kind,
                     utcnow().isoformat(),
                     None if actor is None else str(actor),
+                    None if subject is None else str(subject),
                     json.dumps(record, default=str),
                 ),
             )

@@ -275,6 +275,61 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             AND julianday(i.updated_at) <= julianday(e.at);
         """,
     ),
+    (
+        # The typed graph's statements (model.Statement) and the places that state them;
+        # an event may name the item it is about, so an item's story is one indexed read.
+        "0008_statements",
+        """
+        CREATE TABLE statements (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            workspace TEXT NOT NULL,
+            type TEXT NOT NULL,
+            subject_id TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            predicate TEXT NOT NULL,
+            object TEXT NOT NULL,
+            object_norm TEXT NOT NULL,
+            object_id TEXT,
+            scope TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            byte_start INTEGER,
+            byte_end INTEGER,
+            text TEXT NOT NULL,
+            tier TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            valid_from TEXT NOT NULL,
+            valid_to TEXT,
+            superseded_by TEXT,
+            replaces TEXT,
+            conflicts TEXT NOT NULL DEFAULT '[]',
+            origin_actor TEXT NOT NULL,
+            origin_source TEXT NOT NULL,
+            origin_run TEXT,
+            origin_at TEXT NOT NULL
+        );
+        CREATE INDEX statements_subject ON statements (workspace, subject_id, predicate);
+        CREATE INDEX statements_object ON statements (workspace, object_id);
+        CREATE TABLE statement_evidence (
+            rowid INTEGER PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            statement_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            byte_start INTEGER,
+            byte_end INTEGER,
+            text TEXT NOT NULL,
+            tier TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            at TEXT NOT NULL,
+            UNIQUE (statement_id, item_id, byte_start)
+        );
+        CREATE INDEX statement_evidence_item ON statement_evidence (workspace, item_id);
+        CREATE INDEX items_canonical_value ON items (workspace, canonical_value);
+        CREATE INDEX items_run ON items (workspace, origin_run);
+        ALTER TABLE events ADD COLUMN subject TEXT;
+        CREATE INDEX events_subject ON events (workspace, subject, rowid);
+        """,
+    ),
 )
 
 

@@ -26,6 +26,7 @@ from .rows import (
 )
 from .schema import migrate
 from .snapshot import watermark
+from .statements import Statements
 from .vectors import VectorIndex
 
 __all__ = ["KeywordEngine", "SQLiteStore"]
@@ -49,7 +50,7 @@ _UPDATE_ITEM = (
 )
 
 
-class SQLiteStore(EdgesAndLog):
+class SQLiteStore(EdgesAndLog, Statements):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
@@ -269,6 +270,9 @@ class SQLiteStore(EdgesAndLog):
         if filter.parent_id is not None:
             where.append("parent_id = ?")
             params.append(filter.parent_id)
+        if filter.run_id is not None:
+            where.append("origin_run = ?")
+            params.append(filter.run_id)
         if filter.name_contains:
             where.append("(instr(lower(coalesce(name, '')), ?) > 0 OR instr(lower(label), ?) > 0)")
             needle = filter.name_contains.lower()

@@ -1,0 +1,205 @@
+"""Statements from claims, and what a new statement does to the ones before it.
+
+A claim the extractor found becomes a ``Statement`` about an entity, with the exact bytes
+it was read from. Then, among the statements of one subject and predicate:
+
+- the same object again, while current, **corroborates** it (more evidence, no new row);
+- a different object valid later **supersedes** the earlier (which gets ``valid_to``); an
+  older one that arrives late is **born superseded** by the first one after it;
+- a different object at an overlapping time (within ``CONFLICT_WINDOW``), from another
+  source, is a **conflict**: both are kept and both flagged.
+
+Only single-valued predicates supersede by time: a person may prefer many things and many
+events happen, so preferences, events and multi-valued predicates are replaced only when a
+claim says so ("X instead of Y"). Subjects are entities in one scope, so supersession never
+crosses scopes. An item whose statements have all been superseded is itself superseded by
+the item holding the newer statement (``SUPERSEDES``); one with any current statement is not.
+Nothing is edited in place: statements and items are closed, never rewritten or dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from ..context import BrainContext
+from ..extraction import Claim
+from ..graph import entity_for
+from ..ids import new_id
+from ..model import ByteRange, Edge, Evidence, Item, Statement
+
+__all__ = [
+    "CONFLICT_WINDOW",
+    "MULTI_VALUED",
+    "Recorded",
+    "evidence_range",
+    "norm",
+    "record_claim",
+]
+
+CONFLICT_WINDOW = timedelta(days=1)
+"""Two different objects valid within this much of each other disagree rather than one
+replacing the other (a write time or a sentence's date is no finer than a day)."""
+
+MULTI_VALUED = frozenset(
+    {"prefers", "likes", "dislikes", "wants", "avoids", "uses", "member_of", "mentions"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What one claim did: the statement it landed on and how."""
+
+    statement: Statement
+    outcome: str  # "new" | "corroborated" | "again" (this evidence was already recorded)
+    superseded: tuple[str, ...] = ()
+    born_superseded_by: str | None = None
+    conflicts: tuple[str, ...] = ()
+    items_superseded: tuple[str, ...] = ()
+
+
+def norm(value: str) -> str:
+    return " ".join(value.casefold().split()).strip(" .,;:!\"'")
+
+
+def evidence_range(item: Item, start: int, end: int) -> ByteRange | None:
+    """The bytes of ``item.body[start:end]``: in the item's text blob for a section whose
+    body is that blob's slice, in the body's UTF-8 for a note."""
+    head = len(item.body[:start].encode())
+    size = len(item.body[start:end].encode())
+    if item.byte_range is None:
+        return ByteRange(head, head + size)
+    if len(item.body.encode()) != item.byte_range.length:
+        return item.byte_range  # the body is not the blob's slice: cite the whole section
+    return ByteRange(item.byte_range.start + head, item.byte_range.start + head + size)
+
+
+def valid_from(item: Item, claim: Claim) -> datetime:
+    if item.occurred_at is not None:
+        return item.occurred_at
+    if claim.valid_from is not None:
+        return _at_midnight(claim.valid_from)
+    return item.origin.at
+
+
+def _at_midnight(d: date) -> datetime:
+    return datetime.combine(d, time(), tzinfo=UTC)
+
+
+def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
+    """Write ``claim`` (read from ``item``) as a statement, then settle it against the
+    statements of the same subject and predicate. Idempotent: recording it again from the
+    same bytes changes nothing."""
+    subject, _ = entity_for(ctx, claim.subject.type, claim.subject.value, [item])
+    obj_id = None
+    if claim.object_entity is not None:
+        obj, _ = entity_for(ctx, claim.object_entity.type, claim.object_entity.value, [item])
+        obj_id = obj.id
+    br = evidence_range(item, claim.start, claim.end)
+    text = item.body[claim.start : claim.end].strip()
+    when = valid_from(item, claim)
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ev = Evidence(item.id, br, text, claim.tier, claim.confidence, ctx.clock())
+
+    group = store.statements(ws, vis, subject_ids=[subject.id], predicate=claim.predicate)
+    for s in group:
+        if s.current and norm(s.object) == norm(claim.object) and s.type == claim.type:
+            added = store.add_evidence(ws, s.id, ev)
+            return Recorded(s, "corroborated" if added else "again")
+
+    sid = _statement_id(ws, subject.id, claim, item, br)
+    new = Statement(
+        id=sid,
+        workspace=ws,
+        type=claim.type,
+        subject_id=subject.id,
+        subject=subject.label,
+        predicate=claim.predicate,
+        object=claim.object.strip(),
+        object_id=obj_id,
+        scope=subject.scope,
+        item_id=item.id,
+        byte_range=br,
+        text=text,
+        tier=claim.tier,
+        confidence=claim.confidence,
+        valid_from=when,
+        origin=ctx.origin("derive", item.origin.run_id),
+        replaces=claim.replaces,
+    )
+    saved, created = store.put_statement(new)
+    if not created:
+        return Recorded(saved, "again")
+    return _settle(ctx, item, saved, [s for s in group if s.id != saved.id])
+
+
+def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange | None) -> str:
+    material = "\n".join(
+        (ws, subject_id, c.predicate, norm(c.object), item.id, str(br.start if br else c.start))
+    )
+    return "stm_" + hashlib.sha256(material.encode()).hexdigest()[:20]
+
+
+def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statement]) -> Recorded:
+    store, ws = ctx.store, ctx.workspace
+    single = new.type in ("fact", "decision") and new.predicate not in MULTI_VALUED
+    replaced = norm(new.replaces) if new.replaces else None
+    superseded: list[Statement] = []
+    conflicts: list[str] = []
+    successor: Statement | None = None
+    for old in others:
+        if norm(old.object) == norm(new.object):
+            continue
+        named = replaced is not None and norm(old.object) == replaced
+        if not (single or named):
+            continue
+        gap = new.valid_from - old.valid_from
+        if (named and gap >= timedelta(0)) or (single and gap >= CONFLICT_WINDOW):
+            if old.current and store.end_statement(ws, old.id, new.valid_from, new.id):
+                superseded.append(old)
+        elif single and -gap >= CONFLICT_WINDOW:
+            # Arrived late: the first statement valid after it replaced it.
+            if successor is None or old.valid_from < successor.valid_from:
+                successor = old
+        elif single and old.current and old.item_id != new.item_id:
+            store.flag_conflict(ws, new.id, old.id)
+            conflicts.append(old.id)
+    if successor is not None:
+        store.end_statement(ws, new.id, successor.valid_from, successor.id)
+    items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
+    if successor is not None:
+        items.append(_supersede_item(ctx, item.id, successor.item_id))
+    fresh = store.statements(ws, ctx.visibility, ids=[new.id], live=False)
+    return Recorded(
+        fresh[0] if fresh else new,
+        "new",
+        tuple(s.id for s in superseded),
+        successor.id if successor else None,
+        tuple(conflicts),
+        tuple(i for i in items if i),
+    )
+
+
+def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
+    """Mark item ``old_id`` superseded by ``by_id`` once none of its statements is current
+    any more; returns the old id when it was marked."""
+    if old_id == by_id:
+        return None
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    found = ctx.get_many([old_id, by_id])
+    old, new = found.get(old_id), found.get(by_id)
+    if old is None or new is None or old.storage_class not in ("note", "section"):
+        return None
+    if old.scope != new.scope or store.statements(ws, vis, item_id=old_id, current=True):
+        return None
+    edge = Edge(
+        new_id("edg"),
+        ws,
+        "SUPERSEDES",
+        new.id,
+        old.id,
+        ctx.origin("derive"),
+        {"reason": "derived", "dedupe": "supersedes"},
+    )
+    return old.id if store.supersede_item(edge) else None

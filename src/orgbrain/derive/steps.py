@@ -1,0 +1,178 @@
+"""Deriving one item, step by step, after its write was acknowledged.
+
+The steps, in order, each idempotent (run again on the same item, they add nothing):
+
+1. ``mentions``: the entities its text names, each a ``MENTIONS`` edge with its bytes;
+2. ``statements``: its typed claims (``statements.record_claim``), with corroboration,
+   supersession and conflicts;
+3. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
+   ``SIMILAR_MIN`` cosine, at most ``SIMILAR_MAX`` per item;
+4. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
+   run or session.
+
+Each step's outcome is logged as a ``derive`` event about the item (its write story, and
+the feed ``GET /v1/events`` streams); the last is ``derived``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..context import BrainContext
+from ..extraction import Extraction, Extractor
+from ..graph import observe_mention, put_system_edge
+from ..model import Item
+from ..ports import ItemFilter
+from .statements import evidence_range, record_claim
+
+__all__ = ["SIMILAR_MAX", "SIMILAR_MIN", "Derived", "derive_item"]
+
+SIMILAR_MIN = 0.80
+"""Cosine above which two items are linked as similar (measured: bench/derive.py)."""
+SIMILAR_MAX = 5
+RUN_NEIGHBOURS = 1000
+"""The most notes of one run looked at to find the one written before."""
+
+
+@dataclass
+class Derived:
+    """What deriving one item produced, step by step."""
+
+    item_id: str
+    steps: list[dict[str, object]] = field(default_factory=list)
+
+    def count(self, key: str) -> int:
+        return sum(int(s.get(key, 0) or 0) for s in self.steps)  # type: ignore[call-overload]
+
+
+Step = Callable[[BrainContext, Item, Extraction], dict[str, object]]
+
+
+def derive_item(
+    ctx: BrainContext, item: Item, extractor: Extractor, known: Sequence[tuple[str, str]] = ()
+) -> Derived:
+    """Run every step on ``item`` and log each; returns what they produced."""
+    out = Derived(item.id)
+    started = time.perf_counter()
+    extraction = extractor.extract(item.body, known=known)
+    steps: tuple[tuple[str, Step], ...] = (
+        ("mentions", _mentions),
+        ("statements", _statements),
+        ("similar", _similar),
+        ("sequence", _sequence),
+    )
+    for name, step in steps:
+        t0 = time.perf_counter()
+        produced = step(ctx, item, extraction)
+        record: dict[str, object] = {
+            "item_id": item.id,
+            "step": name,
+            "ms": round((time.perf_counter() - t0) * 1000, 2),
+            **produced,
+        }
+        ctx.store.log_event(ctx.workspace, "derive", record)
+        out.steps.append(record)
+    ctx.store.log_event(
+        ctx.workspace,
+        "derived",
+        {
+            "item_id": item.id,
+            "ms": round((time.perf_counter() - started) * 1000, 2),
+            "entities": out.count("entities"),
+            "statements": out.count("statements"),
+            "edges": out.count("edges"),
+        },
+    )
+    return out
+
+
+def _mentions(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[str, object]:
+    entities: list[str] = []
+    created = 0
+    for f in extraction.entities:
+        br = evidence_range(item, f.start, f.end)
+        m = observe_mention(
+            ctx,
+            item.id,
+            f.type,
+            f.value,
+            item.body[f.start : f.end],
+            start=br.start if br else None,
+            end=br.end if br else None,
+            run_id=item.origin.run_id,
+        )
+        entities.append(m.entity.id)
+        created += int(m.edge_created)
+    return {"entities": len(set(entities)), "edges": created, "entity_ids": sorted(set(entities))}
+
+
+def _statements(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[str, object]:
+    ids: list[str] = []
+    superseded: list[str] = []
+    conflicts: list[str] = []
+    items: list[str] = []
+    corroborated = 0
+    for claim in extraction.claims:
+        r = record_claim(ctx, item, claim)
+        ids.append(r.statement.id)
+        superseded += r.superseded
+        conflicts += r.conflicts
+        items += r.items_superseded
+        corroborated += r.outcome == "corroborated"
+        if r.born_superseded_by:
+            superseded.append(r.statement.id)
+    return {
+        "statements": len(set(ids)),
+        "statement_ids": sorted(set(ids)),
+        "corroborated": corroborated,
+        "superseded": superseded,
+        "conflicts": conflicts,
+        "items_superseded": items,
+    }
+
+
+def _similar(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
+    if not item.indexed or item.tombstoned_at is not None:
+        return {"edges": 0}
+    vectors = ctx.store.embedding_of(ctx.workspace, item.id)
+    if vectors is None:
+        return {"edges": 0}
+    found: dict[str, float] = {}
+    for cls in ("note", "section"):
+        hits = ctx.store.vector_search(
+            ctx.workspace, cls, vectors[0], SIMILAR_MAX + 1, ctx.visibility
+        )
+        for other, score in hits:
+            if other != item.id and score >= SIMILAR_MIN:
+                found[other] = max(score, found.get(other, 0.0))
+    best = sorted(found.items(), key=lambda kv: -kv[1])[:SIMILAR_MAX]
+    others = ctx.get_many([o for o, _ in best])
+    made = 0
+    for other, _score in best:
+        o = others.get(other)
+        if o is None or (item.parent_id and o.parent_id == item.parent_id):
+            continue  # sections of one file are linked by their file already
+        a, b = sorted((item.id, other))  # one edge per pair, whichever side derives first
+        put_system_edge(ctx, "SIMILAR_TO", a, b, "derive")
+        made += 1
+    return {"edges": made, "similar": [o for o, _ in best]}
+
+
+def _sequence(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
+    run = item.origin.run_id
+    if not run or item.storage_class != "note":
+        return {"edges": 0}
+    page = ctx.store.list_items(
+        ctx.workspace,
+        ItemFilter(storage_class="note", run_id=run),
+        ctx.visibility,
+        limit=RUN_NEIGHBOURS,
+    )
+    ids = [i.id for i in page.items]
+    at = ids.index(item.id) if item.id in ids else -1
+    if at <= 0:
+        return {"edges": 0}
+    put_system_edge(ctx, "FOLLOWED_BY", ids[at - 1], item.id, "derive")
+    return {"edges": 1, "after": ids[at - 1]}

@@ -1,0 +1,89 @@
+"""The ``derive`` job kind (asked for by ``orgbrain.derive.request_derive``), and waiting
+for it when a writer asks ``wait="derived"``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..context import BrainContext
+from ..derive import DERIVE_KIND, derive_item, derive_key, derive_state
+from ..errors import NotFound, OrgBrainError, Unavailable
+from ..extraction import Extractor, default_extractor
+from ..model import Item
+from ..ports import ItemFilter, Job
+from .index import Asker
+from .worker import Outcome, Settle, Worker, worker_name
+
+__all__ = ["DeriveJobs", "wait_derived"]
+
+KNOWN_ENTITIES = 5000
+"""The most entities of a workspace the extractor is told about (known names)."""
+
+
+def wait_derived(ctx: BrainContext, items: Sequence[Item], timeout: float = 30.0) -> None:
+    """Block until every item's derivation is done (or failed), doing ready derivation
+    jobs in this thread meanwhile (a worker elsewhere may take some: leases keep any job
+    from running twice). Raises ``Unavailable`` after ``timeout`` seconds; the writes
+    themselves were acknowledged before this was called."""
+    deadline = time.monotonic() + timeout
+    worker = Worker(replace(ctx, principal=None), [DeriveJobs()], name=worker_name())
+    while True:
+        states = derive_state(ctx, items)
+        if all(s in ("done", "failed", "none") for s in states.values()):
+            return
+        if worker.drain().claimed == 0:
+            time.sleep(0.05)
+        if time.monotonic() > deadline:
+            pending = sorted(i for i, s in states.items() if s in ("queued", "running"))
+            raise Unavailable(
+                f"derivation of {', '.join(pending)} not done within {timeout:g} s; "
+                "the write itself is acknowledged and derivation goes on"
+            )
+
+
+class DeriveJobs:
+    """The ``derive`` job kind: each item's steps (``steps.derive_item``), one at a time,
+    oldest first, with the writer's eyes."""
+
+    kind = DERIVE_KIND
+
+    def __init__(self, batch: int = 16, extractor: Extractor | None = None) -> None:
+        self.batch = batch
+        self._extractor = extractor
+
+    def run(self, ctx: BrainContext, jobs: Sequence[Job], settle: Settle) -> None:
+        extractor = self._extractor or default_extractor(ctx.chat, embedder=ctx.embedder)
+        groups: dict[Asker, list[Job]] = {}
+        for job in jobs:
+            groups.setdefault(Asker.of(job), []).append(job)
+        for asker, group in groups.items():
+            actx = asker.context(ctx)
+            known = _known(actx)
+            for job in group:
+                settle(self._one(actx, job, extractor, known))
+
+    def _one(
+        self, ctx: BrainContext, job: Job, extractor: Extractor, known: list[tuple[str, str]]
+    ) -> Outcome:
+        try:
+            item = ctx.get(str(job.payload.get("item_id", "")))
+        except NotFound as exc:
+            return Outcome(job.id, f"{exc.code}: {exc.message}")
+        if derive_key(item) != job.key or item.tombstoned_at is not None:
+            return Outcome(job.id)  # changed since: its own job derives the new text
+        try:
+            derive_item(ctx, item, extractor, known)
+        except Unavailable as exc:
+            return Outcome(job.id, f"{exc.code}: {exc.message}", retry=True)
+        except OrgBrainError as exc:
+            return Outcome(job.id, f"{exc.code}: {exc.message}")
+        return Outcome(job.id)
+
+
+def _known(ctx: BrainContext) -> list[tuple[str, str]]:
+    page = ctx.store.list_items(
+        ctx.workspace, ItemFilter(storage_class="entity"), ctx.visibility, limit=KNOWN_ENTITIES
+    )
+    return [(i.kind, i.label) for i in page.items]
