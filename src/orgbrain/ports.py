@@ -24,6 +24,7 @@ __all__ = [
     "Job",
     "JobPage",
     "JobQueue",
+    "JobRequest",
     "JobState",
     "Page",
     "Reranker",
@@ -355,6 +356,10 @@ class Job:
     finished_at: datetime | None = None
 
 
+JobRequest = tuple[str, Mapping[str, object], str | None]
+"""One job asked for in ``JobQueue.enqueue_many``: its key, payload and subject."""
+
+
 @dataclass(frozen=True, slots=True)
 class JobPage:
     jobs: tuple[Job, ...]
@@ -388,6 +393,18 @@ class JobQueue(Protocol):
         """Add a queued job, or return the job that already has ``(workspace, key)``:
         never a second one. A ``done`` job is returned as it is (it is not run again); a
         ``failed`` one is queued again, its attempts reset (an explicit retry)."""
+        ...
+
+    def enqueue_many(
+        self,
+        workspace: str,
+        kind: str,
+        requests: Sequence[JobRequest],
+        *,
+        actor: str,
+        max_attempts: int = 5,
+    ) -> list[Job]:
+        """``enqueue`` for many jobs of one kind, in one durable write (all or nothing)."""
         ...
 
     def claim(

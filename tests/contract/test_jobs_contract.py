@@ -115,6 +115,24 @@ def test_asking_again_for_a_failed_job_runs_it_again(q: JobQueue, clock: Clock) 
     assert claimed.id == job.id and claimed.attempts == 1
 
 
+def test_enqueue_many_is_enqueue_for_each_in_one_write(q: JobQueue) -> None:
+    first = put(q, "a")
+    jobs = q.enqueue_many(
+        "w1", "test", [("a", {"x": 1}, None), ("b", {"n": "b"}, "fil_2")], actor="human:bob"
+    )
+    assert jobs[0] == first  # an existing key gives its job back
+    assert (jobs[1].key, jobs[1].subject, jobs[1].payload, jobs[1].actor) == (
+        "b",
+        "fil_2",
+        {"n": "b"},
+        "human:bob",
+    )
+    assert q.enqueue_many("w1", "test", [], actor="human:bob") == []
+    with pytest.raises(InvalidInput):
+        q.enqueue_many("w1", "test", [("c", {}, None)], actor="human:bob", max_attempts=0)
+    assert {j.key for j in q.list_jobs("w1").jobs} == {"a", "b"}
+
+
 def test_enqueue_is_durable_across_handles(make_queue: QueueFactory) -> None:
     job = put(make_queue(), "a")
     assert make_queue().get(job.id) == job

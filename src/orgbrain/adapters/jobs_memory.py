@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from ..errors import InvalidInput, Unavailable
 from ..ids import new_id
 from ..model import utcnow
-from ..ports import Job, JobPage, JobState
+from ..ports import Job, JobPage, JobRequest, JobState
 
 __all__ = ["MemoryJobQueue"]
 
@@ -87,6 +87,30 @@ class MemoryJobQueue:
             )
             self._jobs.append(job)
             return job
+
+    def enqueue_many(
+        self,
+        workspace: str,
+        kind: str,
+        requests: Sequence[JobRequest],
+        *,
+        actor: str,
+        max_attempts: int = 5,
+    ) -> list[Job]:
+        if max_attempts < 1:
+            raise InvalidInput("a job needs at least one attempt")
+        return [
+            self.enqueue(
+                workspace,
+                kind,
+                key,
+                payload,
+                actor=actor,
+                subject=subject,
+                max_attempts=max_attempts,
+            )
+            for key, payload, subject in requests
+        ]
 
     def claim(
         self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0

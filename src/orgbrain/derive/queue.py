@@ -35,22 +35,16 @@ def request_derive(ctx: BrainContext, items: Sequence[Item]) -> list[Job]:
     on disk when this returns. Without a queue, nothing is asked for."""
     if ctx.jobs is None:
         return []
-    out = []
-    for item in items:
-        if item.storage_class not in DERIVED_CLASSES or item.tombstoned_at is not None:
-            continue
-        out.append(
-            ctx.jobs.enqueue(
-                ctx.workspace,
-                DERIVE_KIND,
-                derive_key(item),
-                {**ctx.asker(), "item_id": item.id},
-                actor=ctx.actor,
-                subject=item.id,
-                max_attempts=DERIVE_MAX_ATTEMPTS,
-            )
-        )
-    return out
+    wanted = [i for i in items if i.storage_class in DERIVED_CLASSES and i.tombstoned_at is None]
+    if not wanted:
+        return []
+    return ctx.jobs.enqueue_many(
+        ctx.workspace,
+        DERIVE_KIND,
+        [(derive_key(i), {**ctx.asker(), "item_id": i.id}, i.id) for i in wanted],
+        actor=ctx.actor,
+        max_attempts=DERIVE_MAX_ATTEMPTS,
+    )
 
 
 def derive_state(ctx: BrainContext, items: Sequence[Item]) -> dict[str, str]:

@@ -20,7 +20,7 @@ from typing import cast
 from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
-from ...ports import Job, JobPage, JobState
+from ...ports import Job, JobPage, JobRequest, JobState
 from .db import Database
 from .schema import migrate
 
@@ -98,39 +98,57 @@ class SQLiteJobQueue:
         subject: str | None = None,
         max_attempts: int = 5,
     ) -> Job:
+        return self.enqueue_many(
+            workspace, kind, [(key, payload, subject)], actor=actor, max_attempts=max_attempts
+        )[0]
+
+    def enqueue_many(
+        self,
+        workspace: str,
+        kind: str,
+        requests: Sequence[JobRequest],
+        *,
+        actor: str,
+        max_attempts: int = 5,
+    ) -> list[Job]:
         if max_attempts < 1:
             raise InvalidInput("a job needs at least one attempt")
         now = _ts(self._clock())
+        out = []
         with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO jobs (id, workspace, kind, key, subject, actor, payload, state, "
-                "max_attempts, run_after, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?) "
-                "ON CONFLICT (workspace, key) DO NOTHING",
-                (
-                    new_id("job"),
-                    workspace,
-                    kind,
-                    key,
-                    subject,
-                    actor,
-                    json.dumps(dict(payload), sort_keys=True, default=str),
-                    max_attempts,
-                    now,
-                    now,
-                    now,
-                ),
-            )
-            # Asked again after it failed: the same row runs again, from its first attempt.
-            conn.execute(
-                "UPDATE jobs SET state = 'queued', attempts = 0, run_after = ?, updated_at = ?, "
-                "finished_at = NULL WHERE workspace = ? AND key = ? AND state = 'failed'",
-                (now, now, workspace, key),
-            )
-            row = conn.execute(
-                "SELECT * FROM jobs WHERE workspace = ? AND key = ?", (workspace, key)
-            ).fetchone()
-        return _job(row)
+            for key, payload, subject in requests:
+                conn.execute(
+                    "INSERT INTO jobs (id, workspace, kind, key, subject, actor, payload, state, "
+                    "max_attempts, run_after, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?) "
+                    "ON CONFLICT (workspace, key) DO NOTHING",
+                    (
+                        new_id("job"),
+                        workspace,
+                        kind,
+                        key,
+                        subject,
+                        actor,
+                        json.dumps(dict(payload), sort_keys=True, default=str),
+                        max_attempts,
+                        now,
+                        now,
+                        now,
+                    ),
+                )
+                # Asked again after it failed: the same row runs again, from its first
+                # attempt.
+                conn.execute(
+                    "UPDATE jobs SET state = 'queued', attempts = 0, run_after = ?, "
+                    "updated_at = ?, finished_at = NULL WHERE workspace = ? AND key = ? "
+                    "AND state = 'failed'",
+                    (now, now, workspace, key),
+                )
+                row = conn.execute(
+                    "SELECT * FROM jobs WHERE workspace = ? AND key = ?", (workspace, key)
+                ).fetchone()
+                out.append(_job(row))
+        return out
 
     def claim(
         self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0

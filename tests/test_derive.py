@@ -1,0 +1,170 @@
+"""Derivation after the acknowledgement: statements, corroboration, supersession (in time,
+late, and by name), conflicts, item supersession, edges, idempotence and scopes — run
+through the real job handler over a real brain, with a small rule extractor (a real
+implementation of the ``Extractor`` port) so each rule is tested apart from the tiers'
+heuristics."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from orgbrain import Brain
+from orgbrain.extraction import Claim, Extraction, Found
+from orgbrain.jobs import DeriveJobs
+from orgbrain.ports import Embedder
+from orgbrain.scopes import Principal
+
+OWNS = re.compile(r"(?P<who>[A-Z][a-z]+) owns (?P<what>[a-z]+)(?: instead of (?P<old>[A-Z][a-z]+))?")
+LIKES = re.compile(r"(?P<who>[A-Z][a-z]+) likes (?P<what>[a-z]+)")
+
+
+class Rules:
+    """"<Name> owns <thing> [instead of <Name>]." and "<Name> likes <thing>."."""
+
+    def extract(self, text: str, *, known: Sequence[tuple[str, str]] = ()) -> Extraction:
+        entities: list[Found] = []
+        claims: list[Claim] = []
+        for m in OWNS.finditer(text):
+            who = Found("person", m["who"], m.start("who"), m.end("who"))
+            what = Found("topic", m["what"], m.start("what"), m.end("what"))
+            entities.append(who)
+            claims.append(
+                Claim("fact", what, "owner", m["who"], who, m.start(), m.end(), None,
+                      m["old"], "pattern", 0.9)
+            )
+        for m in LIKES.finditer(text):
+            who = Found("person", m["who"], m.start("who"), m.end("who"))
+            entities.append(who)
+            claims.append(
+                Claim("preference", who, "likes", m["what"], None, m.start(), m.end(), None,
+                      None, "pattern", 0.9)
+            )
+        return Extraction(tuple(entities), tuple(claims))
+
+
+def at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)
+
+
+@pytest.fixture
+def brain(tmp_path: Path, embedder: Embedder) -> Brain:
+    return Brain.open(tmp_path / "b", embedder=embedder)
+
+
+def derive(brain: Brain) -> None:
+    report = brain.worker(handlers=[DeriveJobs(extractor=Rules())]).drain()
+    assert report.failed == 0 and report.retried == 0
+
+
+def owner(brain: Brain) -> list[tuple[str, bool]]:
+    return [(s.object, s.current) for s in brain.statements(about="billing", current=None)]
+
+
+def test_a_later_statement_supersedes_the_earlier_and_its_item(brain: Brain) -> None:
+    old = brain.add_note("Priya owns billing.", occurred_at=at("2026-02-01"))
+    new = brain.add_note("Sam owns billing.", occurred_at=at("2026-12-01"))
+    derive(brain)
+    assert owner(brain) == [("Priya", False), ("Sam", True)]
+    [was, now] = brain.statements(about="billing", current=None)
+    assert was.valid_to == at("2026-12-01") and was.superseded_by == now.id
+    assert now.text == "Sam owns billing" and now.byte_range is not None
+    assert brain.get(old.id).superseded_by == new.id
+    assert brain.get(new.id).supersedes == old.id
+    story = brain.story(old.id)
+    assert story.derivation == "done"
+    assert [link.new.id for link in story.superseded_by] == [new.id]
+    assert [s["step"] for s in story.steps if s["kind"] == "derive"] == [
+        "mentions", "statements", "similar", "sequence"
+    ]
+
+
+def test_an_older_statement_arriving_late_is_born_superseded(brain: Brain) -> None:
+    new = brain.add_note("Sam owns billing.", occurred_at=at("2026-12-01"))
+    derive(brain)
+    late = brain.add_note("Priya owns billing.", occurred_at=at("2026-02-01"))
+    derive(brain)
+    assert owner(brain) == [("Priya", False), ("Sam", True)]
+    assert brain.get(late.id).superseded_by == new.id
+    assert brain.get(new.id).superseded_by is None
+
+
+def test_the_same_object_again_corroborates_and_rerunning_adds_nothing(brain: Brain) -> None:
+    brain.add_note("Priya owns billing.", occurred_at=at("2026-02-01"))
+    brain.add_note("As before, Priya owns billing.", occurred_at=at("2026-03-01"))
+    derive(brain)
+    [s] = brain.statements(about="billing")
+    assert s.evidence == 2
+    edges = brain.counts()["edges"]
+    assert brain.derive_all() == 0  # everything is derived in its current form
+    derive(brain)
+    assert brain.counts()["edges"] == edges
+    assert len(brain.statements(about="billing", current=None)) == 1
+
+
+def test_disagreement_at_the_same_time_is_a_conflict_not_a_replacement(brain: Brain) -> None:
+    brain.add_note("Priya owns billing.", occurred_at=at("2026-05-01"))
+    brain.add_note("Sam owns billing.", occurred_at=at("2026-05-01"))
+    derive(brain)
+    assert sorted(owner(brain)) == [("Priya", True), ("Sam", True)]
+    [c] = brain.conflicts()
+    assert {c.a.object, c.b.object} == {"Priya", "Sam"}
+
+
+def test_replacing_by_name_works_for_many_valued_predicates(brain: Brain) -> None:
+    brain.add_note("Priya likes tea.", occurred_at=at("2026-01-01"))
+    brain.add_note("Priya likes coffee.", occurred_at=at("2026-06-01"))
+    derive(brain)
+    likes = [(s.object, s.current) for s in brain.statements(about="Priya", current=None)]
+    assert sorted(likes) == [("coffee", True), ("tea", True)]  # both hold
+
+
+def test_instead_of_replaces_even_at_the_same_time(brain: Brain) -> None:
+    brain.add_note("Priya owns billing.", occurred_at=at("2026-05-01"))
+    brain.add_note("Sam owns billing instead of Priya.", occurred_at=at("2026-05-01"))
+    derive(brain)
+    assert owner(brain) == [("Priya", False), ("Sam", True)]
+    assert brain.conflicts() == []
+
+
+def test_wait_derived_returns_after_derivation(brain: Brain, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orgbrain.jobs.derive as jobs_derive
+
+    monkeypatch.setattr(jobs_derive, "default_extractor", lambda *a, **k: Rules())
+    note = brain.add_note("Priya owns billing.", wait="derived")
+    assert brain.story(note.id).derivation == "done"
+    assert [s.object for s in brain.statements(item_id=note.id)] == ["Priya"]
+
+
+def test_followed_by_links_notes_of_one_run_and_similar_links_near_twins(brain: Brain) -> None:
+    a = brain.add_note("The deploy checklist starts with a dry run.", run_id="run-1")
+    b = brain.add_note("Then the on-call engineer approves the change.", run_id="run-1")
+    c = brain.add_note("The deploy checklist starts with a dry run first.")
+    derive(brain)
+    followed = brain.edges(b.id, types=["FOLLOWED_BY"])
+    assert [(e.src, e.dst) for e in followed] == [(a.id, b.id)]
+    similar = brain.edges(a.id, types=["SIMILAR_TO"])
+    assert {e.src for e in similar} | {e.dst for e in similar} == {a.id, c.id}
+
+
+def test_statements_keep_to_their_sources_scope(brain: Brain) -> None:
+    ann = Principal("default", "ann", frozenset())
+    bob = Principal("default", "bob", frozenset())
+    mine = brain.for_principal(ann).add_note("Priya owns billing.", scope="user:ann")
+    derive(brain)
+    assert [s.scope for s in brain.statements(about="billing")] == ["user:ann"]
+    assert brain.for_principal(bob).statements(about="billing") == []
+    assert brain.for_principal(ann).statements(item_id=mine.id)[0].object == "Priya"
+    events = brain.for_principal(bob).events_after(0)
+    assert all(e.get("item_id") != mine.id for e in events)
+
+
+def test_forgetting_the_source_takes_its_statements_out(brain: Brain) -> None:
+    note = brain.add_note("Priya owns billing.")
+    derive(brain)
+    brain.forget(note.id, reason="wrong")
+    assert brain.statements(about="billing") == []
