@@ -19,12 +19,14 @@ from orgbrain.jobs import DeriveJobs
 from orgbrain.ports import Embedder
 from orgbrain.scopes import Principal
 
-OWNS = re.compile(r"(?P<who>[A-Z][a-z]+) owns (?P<what>[a-z]+)(?: instead of (?P<old>[A-Z][a-z]+))?")
+OWNS = re.compile(
+    r"(?P<who>[A-Z][a-z]+) owns (?P<what>[a-z]+)(?: instead of (?P<old>[A-Z][a-z]+))?"
+)
 LIKES = re.compile(r"(?P<who>[A-Z][a-z]+) likes (?P<what>[a-z]+)")
 
 
 class Rules:
-    """"<Name> owns <thing> [instead of <Name>]." and "<Name> likes <thing>."."""
+    """ "<Name> owns <thing> [instead of <Name>]." and "<Name> likes <thing>."."""
 
     def extract(self, text: str, *, known: Sequence[tuple[str, str]] = ()) -> Extraction:
         entities: list[Found] = []
@@ -34,15 +36,37 @@ class Rules:
             what = Found("topic", m["what"], m.start("what"), m.end("what"))
             entities.append(who)
             claims.append(
-                Claim("fact", what, "owner", m["who"], who, m.start(), m.end(), None,
-                      m["old"], "pattern", 0.9)
+                Claim(
+                    "fact",
+                    what,
+                    "owner",
+                    m["who"],
+                    who,
+                    m.start(),
+                    m.end(),
+                    None,
+                    m["old"],
+                    "pattern",
+                    0.9,
+                )
             )
         for m in LIKES.finditer(text):
             who = Found("person", m["who"], m.start("who"), m.end("who"))
             entities.append(who)
             claims.append(
-                Claim("preference", who, "likes", m["what"], None, m.start(), m.end(), None,
-                      None, "pattern", 0.9)
+                Claim(
+                    "preference",
+                    who,
+                    "likes",
+                    m["what"],
+                    None,
+                    m.start(),
+                    m.end(),
+                    None,
+                    None,
+                    "pattern",
+                    0.9,
+                )
             )
         return Extraction(tuple(entities), tuple(claims))
 
@@ -79,7 +103,10 @@ def test_a_later_statement_supersedes_the_earlier_and_its_item(brain: Brain) -> 
     assert story.derivation == "done"
     assert [link.new.id for link in story.superseded_by] == [new.id]
     assert [s["step"] for s in story.steps if s["kind"] == "derive"] == [
-        "mentions", "statements", "similar", "sequence"
+        "mentions",
+        "statements",
+        "similar",
+        "sequence",
     ]
 
 
@@ -131,7 +158,9 @@ def test_instead_of_replaces_even_at_the_same_time(brain: Brain) -> None:
     assert brain.conflicts() == []
 
 
-def test_wait_derived_returns_after_derivation(brain: Brain, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wait_derived_returns_after_derivation(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import orgbrain.jobs.derive as jobs_derive
 
     monkeypatch.setattr(jobs_derive, "default_extractor", lambda *a, **k: Rules())

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from .errors import InvalidInput, NotFound
 from .model import Item, Origin, utcnow
-from .ports import BlobStore, Embedder, ItemFilter, JobQueue, Reranker, Store, Tokenizer
+from .ports import BlobStore, Chat, Embedder, ItemFilter, JobQueue, Reranker, Store, Tokenizer
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
 
@@ -57,6 +57,8 @@ class BrainContext:
     clock: Callable[[], datetime] = utcnow
     # Durable background work (orgbrain.jobs); None for a context built without one.
     jobs: JobQueue | None = None
+    chat: Chat | None = None
+    """An LLM for the extractor's last tier, when one is configured."""
 
     @property
     def visibility(self) -> Visibility:

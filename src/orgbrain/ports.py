@@ -453,3 +453,22 @@ class JobQueue(Protocol):
     def counts(self) -> dict[JobState, int]:
         """How many jobs are in each state, across workspaces."""
         ...
+
+
+__all__ += ["Chat"]  # appended here so the list above stays as other branches edit it
+
+
+@runtime_checkable
+class Chat(Protocol):
+    """An LLM behind an OpenAI-compatible chat API: messages in, the reply's text out."""
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        json: bool = False,
+        timeout: float | None = None,
+    ) -> str:
+        """The assistant's reply to ``messages`` (``role``/``content`` maps); ``json`` asks
+        the model for a JSON object. Raises ``Unavailable`` when the server fails."""
+        ...

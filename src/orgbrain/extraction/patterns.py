@@ -1,0 +1,957 @@
+"""The pattern tier: deterministic rules over sentences, no model.
+
+Conventions the rules keep (the dev set is labelled the same way):
+
+- ownership is about the owned thing: "Priya owns billing", "Billing owner: Priya",
+  "Priya leads the billing team" -> (billing, ``owner``, Priya);
+- a ``Label: value`` line is a statement about Label; a bare relational label ("Owner:",
+  "Status:") is about the section's heading (its code when it names one);
+- a move is a ``migration_target``; "instead of Y", "from Y to X", "replaces Y" set
+  ``replaces``; a sentence under "we decided", "Decision:" or "Agreed:" is a decision;
+- an event's object is its date as written ("We shipped v2 on 2026-11-02" ->
+  (v2, ``released``, 2026-11-02)), or whom it joined or left;
+- questions, hedges ("might", "maybe", "should we") and plain negations state nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from .dates import DateMention, find_dates
+from .entities import find_entities
+from .predicates import ATTRIBUTE_ALTERNATION, RELATIONAL, attribute_predicate, snake
+from .sentences import Unit, split_units
+from .types import Claim, Extraction, Found, StatementType
+
+__all__ = ["PatternExtractor", "merge_entities"]
+
+_W = r"[^\s,;:()]+"
+_NP = rf"(?:{_W}(?:\s+{_W}){{0,5}}?)"
+_DET = re.compile(r"(?:(?:the|our|a|an|this|all|its|their|your|my)\s+)+", re.IGNORECASE)
+_PRONOUN = frozenset(
+    "it this that they he she we i you there which who what everyone nobody someone one "
+    "these those here".split()
+)
+_QUESTION_START = re.compile(
+    r"(?:who|what|when|where|why|how|which|should|shall|do|does|did|is|are|can|could|"
+    r"would|will|have|has|any|anyone)\b",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|should we|could we|shall we|what if|"
+    r"considering|consider|propose|proposed|proposal|not sure|unclear|TBD|tbc|wondering|"
+    r"hypothetically|if we|unless|whether)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|never|n't|no one|nobody)\b|n't\b", re.IGNORECASE)
+_NO_LONGER = re.compile(
+    r"\bno\s+longer\s+(?:uses?|runs?\s+on|on|in|using|use|owns?|leads?|need|needs|supports?)?"
+    r"\s*(?P<old>[^,;.()]+)",
+    re.IGNORECASE,
+)
+_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;.()]+)", re.IGNORECASE)
+_CUT = re.compile(
+    r"\s*(?:[,;]|\s\(|\s[-–—]\s|\.(?:\s|$)|!|\s(?:because|since|so that|so|until|unless|"
+    r"instead of|rather than|starting|effective|as of|which|who|after|before|while|"
+    r"when|but|except|for now|from now on|going forward|once)\b)",
+    re.IGNORECASE,
+)
+_TRAILING_WHEN = re.compile(
+    r"\s+(?:on|in|by|from|at|as of|since|starting|effective)\s+(?:the\s+)?"
+    r"(?:week\s+of\s+)?\S.*$",
+    re.IGNORECASE,
+)
+_ENTITY_SLOTS = frozenset(
+    {"person", "team", "system", "company", "project", "code", "handle", "email"}
+)
+_PEOPLE = frozenset({"person", "team", "handle", "email"})
+_SKIP_LABELS = frozenset(
+    "note notes todo q question questions action actions action item action items next steps "
+    "agenda attendees participants present summary context background fyi re subject tl;dr "
+    "tldr update updates problem example examples see link links source ps warning tip why "
+    "how what when where who reminder reminders heads up caveat caveats open question "
+    "open questions idea ideas proposal risk risks blocker blockers comment comments".split(" ")
+)
+_SKIP_LABELS = _SKIP_LABELS | {
+    "action item",
+    "action items",
+    "next steps",
+    "heads up",
+    "open question",
+    "open questions",
+}
+_DECISION_LABELS = frozenset(
+    {
+        "decision",
+        "decided",
+        "agreed",
+        "resolution",
+        "resolved",
+        "outcome",
+        "we decided",
+        "final decision",
+        "consensus",
+        "decisions",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    type: StatementType
+    subject: Found
+    predicate: str
+    object: str
+    object_entity: Found | None
+    confidence: float
+    replaces: str | None = None
+
+
+class _Sentence:
+    """One unit being read: the whole text, the entities in it, the section's subject."""
+
+    def __init__(self, text: str, unit: Unit, entities: Sequence[Found], context: Found | None):
+        self.text = text
+        self.start = unit.start
+        self.end = unit.end
+        self.entities = [e for e in entities if unit.start <= e.start and e.end <= unit.end]
+        self.context = context
+        self.dates = find_dates(text, unit.start, unit.end)
+        self.extra: list[Found] = []
+        # What "it" refers to: the subject of the clause before, in this sentence.
+        self.antecedent: Found | None = None
+
+    def entity_at(self, start: int, end: int) -> Found | None:
+        for e in self.entities + self.extra:
+            if e.start == start and e.end == end:
+                return e
+        return None
+
+    def entity_starting(self, start: int, end: int) -> Found | None:
+        for e in self.entities + self.extra:
+            if e.start == start and e.end <= end:
+                return e
+        return None
+
+    def subject(self, start: int, end: int, *, strip_team: bool = False) -> Found | None:
+        start, end = _strip_span(self.text, start, end)
+        if strip_team and self.text[start:end].lower().endswith(" team"):
+            found = self.entity_at(start, end)
+            end -= len(" team")
+            if found is not None and found.type != "team":
+                return found
+        if start >= end:
+            return None
+        found = self.entity_at(start, end)
+        if found is not None:
+            return found
+        value = self.text[start:end]
+        if value.lower() in ("it", "they") and self.antecedent is not None:
+            return self.antecedent
+        if value.lower() in _PRONOUN or len(value.split()) > 6 or not re.search(r"\w", value):
+            return None
+        return Found("topic", value, start, end)
+
+    def object(
+        self, start: int, end: int, *, entity_slot: bool = False, people: bool = False
+    ) -> tuple[str, Found | None] | None:
+        """The object phrase from ``start``: cut at a clause boundary; in an entity slot,
+        the entity it starts with (a name in a people slot becomes a person)."""
+        start, end = _strip_span(self.text, start, end, determiners=entity_slot)
+        if start >= end:
+            return None
+        if entity_slot:
+            found = self.entity_starting(start, end)
+            if found is not None and (not people or found.type in _PEOPLE | {"project"}):
+                return found.value, found
+            if people:
+                m = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}").match(
+                    self.text, start, end
+                )
+                if m:
+                    person = Found("person", m.group(0), m.start(), m.end())
+                    self.extra.append(person)
+                    return person.value, person
+        cut = _CUT.search(self.text, start, end)
+        stop = cut.start() if cut else end
+        stop = _strip_span(self.text, start, stop)[1]
+        phrase = self.text[start:stop]
+        if not phrase or phrase.lower() in _PRONOUN:
+            return None
+        return phrase, self.entity_at(start, stop)
+
+
+def _strip_span(text: str, start: int, end: int, *, determiners: bool = True) -> tuple[int, int]:
+    while start < end and text[start] in " \t\n\"'`*_“‘":
+        start += 1
+    if determiners:
+        m = _DET.match(text, start, end)
+        if m:
+            start = m.end()
+    while end > start and text[end - 1] in " \t\n.,;:!?\"'`*_”’)":
+        end -= 1
+    if text[start:end].endswith(("'s", "’s")):
+        end -= 2
+    return start, end
+
+
+# --- the rules ---------------------------------------------------------------------------
+# Each takes the sentence and a clause span and returns drafts; the first rule that finds
+# something in a clause wins, so the order below is the order of trust.
+
+Rule = Callable[[_Sentence, int, int], list[_Draft]]
+
+_OWN_VERBS = (
+    r"(?:now\s+|also\s+|still\s+)?(?:owns|own|maintains|maintain|leads|lead|runs|manages|"
+    r"will\s+own|will\s+lead|took\s+over|takes\s+over|has\s+taken\s+over|is\s+taking\s+over|"
+    r"(?:is|are)\s+(?:now\s+|still\s+)?(?:responsible|accountable)\s+for|"
+    r"(?:is|are)\s+(?:now\s+|still\s+)?in\s+charge\s+of|"
+    r"(?:is|are)\s+(?:now\s+|still\s+)?(?:the\s+)?(?:new\s+)?(?:owner|owners|DRI|lead|"
+    r"tech\s+lead|maintainer|point\s+of\s+contact)\s+(?:of|for|on))"
+)
+_OWNS = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
+    rf"\s+team)\s+{_OWN_VERBS}\s+(?P<x>{_NP})"
+    r"(?:\s+from\s+(?P<old>@[\w.-]+|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?))?"
+    r"(?=\s*(?:[,;.!(]|\s[-–—]\s|\s(?:since|from|as\s+of|starting|effective|until|on|in|"
+    r"and|while|but|now)\b|$))"
+)
+_OWNED_BY = re.compile(
+    rf"(?P<x>{_NP})\s+(?:is|are|was|will\s+be|has\s+been)\s+(?:now\s+|still\s+)?"
+    r"(?:owned|maintained|run|led|managed)\s+by\s+(?P<p>.+)"
+)
+_ATTR = re.compile(
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>(?:[\w'’/&.@-]+\s+){{0,4}}?)(?P<a>{ATTRIBUTE_ALTERNATION})"
+    r"\s+(?:is|are|was|will\s+be|has\s+been|remains|becomes|moves\s+to|moved\s+to|changes\s+to|"
+    r"changed\s+to|is\s+now|is\s+moving\s+to|(?:has\s+)?(?:slipped|moved)\s+to)\s+(?:now\s+)?"
+    r"(?:set\s+(?:to|for)\s+|on\s+|at\s+)?(?P<v>.+)",
+    re.IGNORECASE,
+)
+_ATTR_OF = re.compile(
+    rf"(?:[Tt]he\s+)?(?P<a>{ATTRIBUTE_ALTERNATION})\s+(?:of|for)\s+(?P<x>{_NP})\s+"
+    r"(?:is|are|was|will\s+be|remains)\s+(?:now\s+)?(?P<v>.+)",
+    re.IGNORECASE,
+)
+_MOVE_VERB = (
+    r"(?:move|moving|moved|migrate|migrating|migrated|switch|switching|switched|port|porting|"
+    r"ported|transition|transitioning|transitioned)"
+)
+_MOVE = re.compile(
+    rf"(?:.*?\b)?{_MOVE_VERB}\s+(?!from\b)(?P<x>{_NP})\s+(?:from\s+(?P<old>[^,;]+?)\s+)?"
+    r"(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
+)
+_MOVES = re.compile(
+    rf"(?P<x>{_NP})\s+(?:will\s+|is\s+|are\s+|has\s+|have\s+)?(?:being\s+|be\s+)?"
+    r"(?:migrates|moves|migrating|moving|migrated|moved|switches|switching|switched|"
+    r"migrate|move|switch)\s+(?:from\s+(?P<old>[^,;]+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
+)
+_SWITCHED_FROM = re.compile(
+    rf"(?:.*?\b)?{_MOVE_VERB}\s+from\s+(?P<old>[^,;]+?)\s+to\s+(?P<v>[^,;]+?)"
+    rf"(?:\s+for\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|last|this|after|because)\b|$)"
+)
+_REPLACES = re.compile(
+    rf"(?P<v>{_NP})\s+(?:replaces|replaced|will\s+replace|is\s+replacing|has\s+replaced)\s+"
+    rf"(?P<old>[^,;]+?)(?:\s+(?:for|as)\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|from|"
+    r"starting|effective)\b|$)"
+)
+_REPLACED_BY = re.compile(
+    rf"(?P<old>{_NP})\s+(?:is|was|has\s+been|will\s+be|are|were)\s+(?:being\s+)?replaced\s+by\s+"
+    r"(?P<v>.+)"
+)
+_DEFINES = re.compile(
+    r"(?P<x>\"[^\"]{1,40}\"|“[^”]{1,40}”|`[^`]{1,40}`|[A-Za-z][\w&/-]*(?:\s+[\w&/-]+){0,2}?)\s+"
+    r"(?:means|stands\s+for|is\s+short\s+for|is\s+an\s+abbreviation\s+(?:for|of)|"
+    r"is\s+defined\s+as|refers\s+to|is\s+our\s+(?:term|name|word)\s+for)\s+(?P<v>.+)"
+)
+_PREFERS = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+"
+    r"(?:really\s+|strongly\s+|generally\s+|usually\s+|still\s+|always\s+|much\s+|also\s+)?"
+    r"(?P<verb>prefers|likes|loves|enjoys|favou?rs|wants|would\s+(?:rather|like|prefer)|"
+    r"dislikes|hates|doesn't\s+like|does\s+not\s+like|doesn’t\s+like|can't\s+stand|"
+    r"cannot\s+stand|avoids|is\s+not\s+a\s+fan\s+of|isn't\s+a\s+fan\s+of|is\s+a\s+fan\s+of|"
+    r"is\s+allergic\s+to|asked\s+for|asks\s+for)\s+(?:to\s+)?(?P<v>.+)"
+)
+_PREFERENCE_OF = re.compile(
+    r"(?P<p>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*)?)(?:'s|’s)\s+(?:preference|preferred\s+[\w-]+|"
+    r"favou?rite\s+[\w-]+)\s+(?:is|are)\s+(?P<v>.+)"
+)
+_DISLIKE = re.compile(r"dislikes|hates|n't|n’t|not|cannot|avoids|allergic", re.IGNORECASE)
+_DECIDED = re.compile(
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[Ee]veryone|[Ll]eadership|[Tt]he\s+group|"
+    r"[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?)\s+(?:have\s+|has\s+|finally\s+|"
+    r"formally\s+|unanimously\s+|all\s+)?(?:decided|agreed|chose|resolved|committed|"
+    r"settled|signed\s+off)\s+(?:to|that|on|upon|for)\s+(?P<c>.+)"
+    r"|(?:[Ii]t\s+(?:was|has\s+been|is)\s+(?:decided|agreed)\s+(?:that|to)\s+(?P<c2>.+))"
+    r"|(?:(?:[Gg]oing\s+forward|[Ff]rom\s+now\s+on|[Ee]ffective\s+(?:immediately|[^,]+)),\s+"
+    r"(?P<c3>.+))"
+)
+_USES = re.compile(
+    rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?:uses|use|runs\s+on|run\s+on|is\s+hosted\s+"
+    r"(?:on|in)|are\s+hosted\s+(?:on|in)|lives\s+in|live\s+in|is\s+stored\s+in|are\s+stored\s+in|"
+    r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on)"
+    r"\s+(?P<v>.+)"
+)
+_WE_USE = re.compile(
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[Ee]veryone)\s+(?:now\s+|still\s+|also\s+)?"
+    r"(?:use|uses|adopted|adopt|will\s+use|standardi[sz]ed\s+on|go\s+with|went\s+with)\s+"
+    rf"(?P<v>[^,;]+?)\s+(?:for|as\s+(?:our|the))\s+(?P<x>{_NP})(?=\s*[,;.!]|\s+(?:from|starting|"
+    r"instead|rather|in|on)\b|$)"
+)
+_COPULA = re.compile(
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:is|are|will\s+be|remains)\s+(?:now\s+|still\s+)?"
+    r"(?P<on>on\s+|every\s+|held\s+on\s+|scheduled\s+for\s+|planned\s+for\s+|set\s+for\s+)?"
+    r"(?P<v>.+)"
+)
+_HAPPENS = re.compile(
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:happens|happen|runs|run|takes\s+place|"
+    r"is\s+held|are\s+held|occurs|meets|ships|deploys|goes\s+out)\s+(?:on\s+)?(?P<v>.+)"
+)
+_REPORTS_TO = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:now\s+)?reports\s+to\s+"
+    r"(?P<v>.+)"
+)
+_MEMBER = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?:on|in|part\s+of|a\s+member\s+of)\s+(?P<v>(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
+    r"(?:team|squad|guild|group))"
+)
+_JOINED = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:has\s+|have\s+)?"
+    r"(?P<verb>joined|left|rejoined|moved\s+to|transferred\s+to|is\s+joining|will\s+join|"
+    r"is\s+leaving|will\s+leave)\s+(?P<v>.+)"
+)
+_SHIPPED = re.compile(
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[\w-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+"
+    r"(?:have\s+|has\s+|finally\s+|successfully\s+)?(?P<verb>shipped|launched|released|"
+    r"rolled\s+out|deployed|completed|finished|closed|signed|hired|onboarded|retired|"
+    r"decommissioned|sunset|deprecated)\s+(?P<x>[^,;]+?)\s+(?:on|in|at|by|last|this|yesterday|"
+    r"today)\b"
+)
+_WAS_SHIPPED = re.compile(
+    rf"(?P<x>{_NP})\s+(?:was|were|has\s+been|have\s+been|got)?\s*(?:finally\s+)?"
+    r"(?P<verb>shipped|launched|released|rolled\s+out|went\s+live|deployed|completed|finished|"
+    r"went\s+down|was\s+down|failed|retired|decommissioned|sunset|deprecated|cut\s+over|"
+    r"went\s+out)\b"
+)
+_OUTAGE = re.compile(
+    r"(?:(?:[Tt]he|[Aa]n?|[Oo]ur)\s+)?(?P<x>[\w-]+(?:\s+[\w-]+)?\s+)?"
+    r"(?P<verb>outage|incident|postmortem|post-mortem|breach|downtime|sev-?[0-4]|SEV-?[0-4])\s+"
+    r"(?:on|of|from|in)\s+"
+)
+_EVENT_PREDICATES = {
+    "shipped": "released",
+    "launched": "released",
+    "released": "released",
+    "rolled out": "released",
+    "went live": "released",
+    "went out": "released",
+    "deployed": "released",
+    "cut over": "released",
+    "completed": "completed",
+    "finished": "completed",
+    "closed": "completed",
+    "signed": "signed",
+    "hired": "hired",
+    "onboarded": "hired",
+    "went down": "incident",
+    "was down": "incident",
+    "failed": "incident",
+    "retired": "retired",
+    "decommissioned": "retired",
+    "sunset": "retired",
+    "deprecated": "retired",
+    "joined": "joined",
+    "rejoined": "joined",
+    "is joining": "joined",
+    "will join": "joined",
+    "moved to": "joined",
+    "transferred to": "joined",
+    "left": "left",
+    "is leaving": "left",
+    "will leave": "left",
+}
+
+
+def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _OWNS.match(s.text, cs, ce)
+    if not m:
+        return []
+    subject = s.subject(m.start("x"), m.end("x"), strip_team=True)
+    owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+    if subject is None or owner is None or _is_pronoun(s.text[m.start("p") : m.end("p")]):
+        return []
+    old = _old_value(s, m, "old")
+    return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9, old)]
+
+
+def _owned_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _OWNED_BY.match(s.text, cs, ce)
+    if not m:
+        return []
+    subject = s.subject(m.start("x"), m.end("x"), strip_team=True)
+    owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+    if subject is None or owner is None:
+        return []
+    return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9)]
+
+
+def _attribute(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _ATTR.match(s.text, cs, ce) or _ATTR_OF.match(s.text, cs, ce)
+    if not m:
+        return []
+    predicate = attribute_predicate(m.group("a")) or snake(m.group("a"))
+    return _about(s, m.start("x"), m.end("x"), predicate, m.start("v"), m.end("v"), 0.85)
+
+
+def _about(
+    s: _Sentence, xs: int, xe: int, predicate: str, vs: int, ve: int, confidence: float
+) -> list[_Draft]:
+    """A statement (X, predicate, value) where X may be empty: a relational attribute then
+    borrows the section's subject."""
+    xs, xe = _strip_span(s.text, xs, xe)
+    subject = s.subject(xs, xe, strip_team=predicate == "owner") if xs < xe else s.context
+    if subject is None:
+        return []
+    people = predicate in ("owner", "contact")
+    value = _value(s, vs, ve, entity_slot=predicate != "means", people=people)
+    if value is None:
+        return []
+    return [_Draft("fact", subject, predicate, value[0], value[1], confidence)]
+
+
+def _value(
+    s: _Sentence, vs: int, ve: int, *, entity_slot: bool, people: bool = False
+) -> tuple[str, Found | None] | None:
+    """A value: a date (as written) when it starts with one, else the object phrase."""
+    vs, _ = _strip_span(s.text, vs, ve, determiners=False)
+    for d in s.dates:
+        if vs <= d.start < ve and _LEAD_IN.fullmatch(s.text, vs, d.start):
+            return s.text[d.start : d.end], None
+    return s.object(vs, ve, entity_slot=entity_slot, people=people)
+
+
+def _migration(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    for pattern in (_MOVES, _MOVE):
+        m = pattern.match(s.text, cs, ce)
+        if m:
+            subject = s.subject(m.start("x"), m.end("x"))
+            target = s.object(m.start("v"), m.end("v"), entity_slot=True)
+            if subject is None or target is None or subject.value.lower() in ("we", "us"):
+                continue
+            old = _old_value(s, m, "old")
+            return [_Draft("fact", subject, "migration_target", target[0], target[1], 0.85, old)]
+    return []
+
+
+def _switched_from(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _SWITCHED_FROM.match(s.text, cs, ce)
+    if not m:
+        return []
+    target = s.object(m.start("v"), m.end("v"), entity_slot=True)
+    old = _old_value(s, m, "old")
+    if target is None or old is None:
+        return []
+    if m.group("x"):
+        subject = s.subject(m.start("x"), m.end("x"))
+        if subject is not None:
+            return [_Draft("fact", subject, "uses", target[0], target[1], 0.8, old)]
+    subject = s.context or s.subject(m.start("old"), m.end("old"))
+    if subject is None:
+        return []
+    predicate = "uses" if s.context else "replaced_by"
+    return [_Draft("fact", subject, predicate, target[0], target[1], 0.7, old)]
+
+
+def _replaces(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _REPLACES.match(s.text, cs, ce)
+    if m:
+        new = s.object(m.start("v"), m.end("v"), entity_slot=True)
+        old = _old_value(s, m, "old")
+        if new is None or old is None:
+            return []
+        if m.group("x"):
+            subject = s.subject(m.start("x"), m.end("x"))
+            if subject is not None:
+                return [_Draft("fact", subject, "uses", new[0], new[1], 0.8, old)]
+        subject = s.subject(m.start("old"), m.end("old"))
+        if subject is None:
+            return []
+        return [_Draft("fact", subject, "replaced_by", new[0], new[1], 0.75, old)]
+    m = _REPLACED_BY.match(s.text, cs, ce)
+    if m:
+        subject = s.subject(m.start("old"), m.end("old"))
+        new = s.object(m.start("v"), m.end("v"), entity_slot=True)
+        if subject is None or new is None:
+            return []
+        return [_Draft("fact", subject, "replaced_by", new[0], new[1], 0.8, subject.value)]
+    return []
+
+
+def _defines(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _DEFINES.match(s.text, cs, ce)
+    if not m:
+        return []
+    subject = s.subject(m.start("x"), m.end("x"))
+    value = s.object(m.start("v"), m.end("v"))
+    if subject is None or value is None:
+        return []
+    return [_Draft("fact", subject, "means", value[0], value[1], 0.9)]
+
+
+def _prefers(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _PREFERS.match(s.text, cs, ce)
+    verb = m.group("verb") if m else ""
+    if not m:
+        m = _PREFERENCE_OF.match(s.text, cs, ce)
+    if not m or _is_pronoun(m.group("p")) or m.group("p").split()[0] in ("The", "Our", "We"):
+        return []
+    person = s.entity_starting(m.start("p"), m.end("p"))
+    if person is None or person.type not in _PEOPLE:
+        first = s.text[m.start("p") : m.end("p")]
+        person = Found("person", first, m.start("p"), m.end("p"))
+        s.extra.append(person)
+    value = s.object(m.start("v"), m.end("v"))
+    if value is None:
+        return []
+    text, entity = value
+    text = re.split(r"\s+(?:over|to)\s+(?=\S)", text, maxsplit=1)[0] if verb else text
+    entity = entity if entity is not None and entity.value == text else None
+    predicate = "dislikes" if _DISLIKE.search(verb) else "prefers"
+    return [_Draft("preference", person, predicate, text, entity, 0.85)]
+
+
+def _decided(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _DECIDED.match(s.text, cs, ce)
+    if not m:
+        return []
+    group = next(g for g in ("c", "c2", "c3") if m.group(g) is not None)
+    return _decision_of(s, m.start(group), m.end(group), 0.85)
+
+
+def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Draft]:
+    """What a decision says: the clause's own statement typed as a decision, or else
+    (the first thing it names, ``decided``, the clause)."""
+    inner = _first_rule(s, cs, ce, _RULES)
+    if inner:
+        return [
+            replace(d, type="decision", confidence=min(d.confidence, confidence)) for d in inner
+        ]
+    value = s.object(cs, ce)
+    if value is None:
+        return []
+    named = [e for e in s.entities if cs <= e.start and e.type not in ("person", "handle")]
+    subject = named[0] if named else s.context
+    if subject is None:
+        # "to adopt async standups" -> "async standups"; "deploys stop at 4pm" -> "deploys".
+        clause = s.text[cs:ce]
+        first = clause.split(maxsplit=1)[0].lower() if clause.split() else ""
+        lead = r"(?:to\s+)?\w+\s+" if first in _IMPERATIVE or first == "to" else ""
+        lead = r"(?:we|they|everyone|all)\s+\w+\s+" if first in _PRONOUN else lead
+        words = re.match(
+            rf"\s*{lead}(?P<x>(?:the\s+)?[\w-]+"
+            r"(?:\s+(?!(?:to|at|on|in|for|by|from|with|is|are|will|should|must|stop|stops|"
+            r"start|starts|move|moves|go|goes|get|gets|need|needs|run|runs)\b)[\w-]+)?)",
+            clause,
+            re.IGNORECASE,
+        )
+        subject = s.subject(cs + words.start("x"), cs + words.end("x")) if words else None
+        if subject is None:
+            return []
+    return [_Draft("decision", subject, "decided", value[0], value[1], confidence - 0.2)]
+
+
+def _uses(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _WE_USE.match(s.text, cs, ce) or _USES.match(s.text, cs, ce)
+    if not m or m.group("x").lower() in ("we", "the team"):
+        return []
+    subject = s.subject(m.start("x"), m.end("x"))
+    value = s.object(m.start("v"), m.end("v"), entity_slot=True)
+    if subject is None or value is None:
+        return []
+    return [_Draft("fact", subject, "uses", value[0], value[1], 0.8)]
+
+
+def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    """``X is <entity>``, ``X is on <date>``, ``X is every Friday``: nothing vaguer."""
+    for pattern in (_HAPPENS, _COPULA):
+        m = pattern.match(s.text, cs, ce)
+        if not m:
+            continue
+        vs = _strip_span(s.text, m.start("v"), m.end("v"), determiners=False)[0]
+        date = _date_at(s.dates, vs, m.start("on") if m.groupdict().get("on") else vs)
+        if date is not None:
+            predicate = "schedule" if date.weekday or "every" in s.text[cs:ce] else "date"
+            subject = s.subject(m.start("x"), m.end("x"))
+            if subject is None:
+                return []
+            return [_Draft("fact", subject, predicate, s.text[date.start : date.end], None, 0.75)]
+        if pattern is _HAPPENS:
+            continue
+        found = s.entity_starting(_strip_span(s.text, vs, m.end("v"))[0], m.end("v"))
+        rest_start = found.end if found else 0
+        if (
+            found is None
+            or found.type not in _ENTITY_SLOTS
+            or re.match(
+                r"\s*(?:\w+\s+)?(?:of|for|in|at|to|'s)\b|\s+\w", s.text[rest_start : m.end("v")]
+            )
+        ):
+            continue
+        subject = s.subject(m.start("x"), m.end("x"))
+        if subject is None or subject.type == "person":
+            continue
+        return [_Draft("fact", subject, "is", found.value, found, 0.7)]
+    return []
+
+
+def _people(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    for pattern, predicate in ((_REPORTS_TO, "reports_to"), (_MEMBER, "member_of")):
+        m = pattern.match(s.text, cs, ce)
+        if m and not _is_pronoun(m.group("p")):
+            person = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+            value = s.object(m.start("v"), m.end("v"), entity_slot=True, people=True)
+            if person is None or person[1] is None or value is None:
+                continue
+            return [_Draft("fact", person[1], predicate, value[0], value[1], 0.85)]
+    return []
+
+
+def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _JOINED.match(s.text, cs, ce)
+    if m and not _is_pronoun(m.group("p")):
+        person = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+        value = s.object(m.start("v"), m.end("v"), entity_slot=True)
+        if person is not None and person[1] is not None and value is not None:
+            text, entity = value
+            text = _TRAILING_WHEN.sub("", text) or text
+            predicate = _EVENT_PREDICATES[" ".join(m.group("verb").split())]
+            return [_Draft("event", person[1], predicate, text, entity, 0.8)]
+    dated = [d for d in s.dates if not d.weekday and cs <= d.start < ce]
+    if not dated:
+        return []
+    when = s.text[dated[0].start : dated[0].end]
+    m = _SHIPPED.match(s.text, cs, ce)
+    if m:
+        subject = s.subject(m.start("x"), m.end("x"))
+        if subject is not None:
+            predicate = _EVENT_PREDICATES[" ".join(m.group("verb").split())]
+            return [_Draft("event", subject, predicate, when, None, 0.8)]
+    m = _WAS_SHIPPED.match(s.text, cs, ce)
+    if m:
+        subject = s.subject(m.start("x"), m.end("x"))
+        if subject is not None:
+            predicate = _EVENT_PREDICATES[" ".join(m.group("verb").split())]
+            return [_Draft("event", subject, predicate, when, None, 0.8)]
+    m = _OUTAGE.search(s.text, cs, ce)
+    if m:
+        codes = [e for e in s.entities if e.type == "code" and cs <= e.start < ce]
+        subject = (
+            (
+                s.subject(m.start("x"), m.end("x"))
+                if m.group("x") and m.group("x").split()[0].lower() not in ("the", "a", "an")
+                else None
+            )
+            or (codes[0] if codes else None)
+            or s.subject(m.start("verb"), m.end("verb"))
+        )
+        if subject is not None:
+            return [_Draft("event", subject, "incident", when, None, 0.75)]
+    return []
+
+
+_RULES: tuple[Rule, ...] = (
+    _decided,
+    _prefers,
+    _owned_by,
+    _owns,
+    _defines,
+    _replaces,
+    _switched_from,
+    _attribute,
+    _migration,
+    _people,
+    _events,
+    _uses,
+    _copula,
+)
+
+
+def _first_rule(s: _Sentence, cs: int, ce: int, rules: Sequence[Rule]) -> list[_Draft]:
+    for rule in rules:
+        if rule is _decided and cs != s.start:
+            continue
+        found = rule(s, cs, ce)
+        if found:
+            return found
+    return []
+
+
+def _date_at(dates: Sequence[DateMention], *starts: int) -> DateMention | None:
+    for d in dates:
+        if d.start in starts:
+            return d
+    return None
+
+
+def _is_pronoun(text: str) -> bool:
+    return text.strip().lower() in _PRONOUN
+
+
+def _old_value(s: _Sentence, m: re.Match[str], group: str) -> str | None:
+    if m.groupdict().get(group) is None:
+        return None
+    found = s.object(m.start(group), m.end(group), entity_slot=True)
+    return found[0] if found else None
+
+
+# --- labels and tables -------------------------------------------------------------------
+
+_LEAD_IN = re.compile(
+    r"[\s,]*(?:(?:now|currently|still|planned|scheduled|set|expected|due|targeted|moved|"
+    r"pushed|slipped|fixed|confirmed|tentatively)\s+)*(?:(?:for|to|on|by|in|at|before)\s+)?"
+    r"(?:the\s+)?(?:(?:week|end|start|beginning|middle)\s+of\s+)?",
+    re.IGNORECASE,
+)
+_GLOSSARY = re.compile(r"glossary|terms|definitions|acronyms|vocabulary|jargon", re.IGNORECASE)
+_IMPERATIVE = frozenset(
+    "adopt use move migrate switch keep drop stop start ship freeze require deprecate retire "
+    "run hold cancel pause hire build buy delay postpone go make add remove rename split "
+    "merge standardise standardize limit allow ban enforce publish review rotate replace "
+    "consolidate sunset launch release deploy invest pilot trial test track set raise lower "
+    "reduce increase cut extend introduce send close open skip default pay charge offer "
+    "write document archive delete block require record host store rewrite fund".split()
+)
+_LABEL_ATTR = re.compile(
+    rf"(?P<a0>{ATTRIBUTE_ALTERNATION})$|(?P<x>.*?)\s+(?P<a>{ATTRIBUTE_ALTERNATION})$"
+    rf"|(?P<a2>{ATTRIBUTE_ALTERNATION})\s+(?:of|for)\s+(?P<x2>.+)$",
+    re.IGNORECASE,
+)
+_LABEL_SPLIT = re.compile(r"\**(?P<label>[^:]{1,50}?)\**:\s+(?P<v>.+)", re.DOTALL)
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,7}s?")
+
+
+def _label(s: _Sentence) -> list[_Draft]:
+    m = _LABEL_SPLIT.match(s.text, s.start, s.end)
+    if not m:
+        return _sentence_rules(s, s.start, s.end)
+    label = m.group("label").strip().strip("*_` ")
+    key = label.lower()
+    vs, ve = m.start("v"), m.end("v")
+    value = s.text[vs:ve].strip()
+    if key in _DECISION_LABELS:
+        return _decision_of(s, vs, ve, 0.85)
+    if key in _SKIP_LABELS or len(value.split()) > 14 or value.endswith("?"):
+        return _sentence_rules(s, vs, ve)
+    ls = m.start("label") + m.group("label").index(label)
+    le = ls + len(label)
+    if _ACRONYM.fullmatch(label) and _spells(label, value):
+        subject = s.subject(ls, le)
+        meaning = s.object(vs, ve)
+        if subject is None or meaning is None:
+            return []
+        return [_Draft("fact", subject, "means", meaning[0], meaning[1], 0.85)]
+    attr = _LABEL_ATTR.match(s.text, ls, le)
+    if attr:
+        a, x = next((a, x) for a, x in (("a0", "x"), ("a", "x"), ("a2", "x2")) if attr.group(a))
+        predicate = attribute_predicate(attr.group(a)) or snake(attr.group(a))
+        if attr.group(x) or predicate in RELATIONAL:
+            xs, xe = (attr.start(x), attr.end(x)) if attr.group(x) else (ls, ls)
+            if not attr.group(x) and s.context is None:
+                return []
+            return _about(s, xs, xe, predicate, vs, ve, 0.85)
+    subject = s.subject(ls, le)
+    if subject is None:
+        return []
+    first = _strip_span(s.text, vs, ve, determiners=False)[0]
+    date = _date_at(s.dates, first)
+    if date is not None:
+        predicate = "schedule" if date.weekday else "date"
+        return [_Draft("fact", subject, predicate, s.text[date.start : date.end], None, 0.8)]
+    # "Database: CockroachDB" names a thing; "title: Northwind Engineering Handbook" is a
+    # phrase that only starts with one.
+    found = s.object(vs, ve)
+    if found is None:
+        return []
+    predicate = "means" if s.context is not None and _GLOSSARY.search(s.context.value) else "is"
+    return [_Draft("fact", subject, predicate, found[0], found[1], 0.7)]
+
+
+def _spells(acronym: str, value: str) -> bool:
+    letters = acronym.rstrip("s").replace("&", "").lower()
+    words = [w for w in re.findall(r"[A-Za-z]+", value) if w.lower() not in ("of", "and", "the")]
+    return len(words) >= len(letters) and "".join(w[0].lower() for w in words).startswith(letters)
+
+
+def _cells(text: str, unit: Unit) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    pos = unit.start
+    line = text[unit.start : unit.end]
+    for part in line.split("|"):
+        start, end = _strip_span(text, pos, pos + len(part), determiners=False)
+        spans.append((start, end))
+        pos += len(part) + 1
+    if line.startswith("|"):
+        spans = spans[1:]
+    if line.endswith("|"):
+        spans = spans[:-1]
+    return spans
+
+
+def _row(s: _Sentence, unit: Unit, header: list[str] | None) -> list[_Draft]:
+    cells = _cells(s.text, unit)
+    if len(cells) < 2 or cells[0][0] >= cells[0][1]:
+        return []
+    subject = s.subject(*cells[0])
+    if subject is None:
+        return []
+    drafts: list[_Draft] = []
+    for i, (start, end) in enumerate(cells[1:], start=1):
+        if start >= end:
+            continue
+        if header is not None and i < len(header):
+            predicate = attribute_predicate(header[i]) or snake(header[i])
+        elif header is None and len(cells) == 2:
+            predicate = "is"
+        else:
+            continue
+        value = _value(s, start, end, entity_slot=True, people=predicate in ("owner", "contact"))
+        if value is not None:
+            drafts.append(_Draft("fact", subject, predicate, value[0], value[1], 0.75))
+    return drafts
+
+
+# --- one sentence, one text --------------------------------------------------------------
+
+
+def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
+    sentence = s.text[start:end].strip()
+    if not sentence or sentence.endswith("?") or _QUESTION_START.match(sentence):
+        return []
+    if _HEDGE.search(sentence):
+        return []
+    drafts: list[_Draft] = []
+    cursor = start
+    # Clauses split at ";" and at ", and"/" and" before a new subject with a verb of its own.
+    for clause in re.split(r";\s+|,?\s+and\s+(?=[A-Z@])|,\s+while\s+", s.text[start:end]):
+        idx = s.text.index(clause, cursor)
+        cursor = idx + len(clause)
+        cs, ce = _strip_span(s.text, idx, cursor, determiners=False)
+        if cs >= ce:
+            continue
+        no_longer = _NO_LONGER.search(s.text, cs, ce)
+        if no_longer is not None:
+            # "Billing no longer runs on MySQL": says what stopped, not what holds now.
+            s.antecedent = s.subject(cs, no_longer.start()) or s.antecedent
+            continue
+        if _NEGATION.search(s.text, cs, ce):
+            drafts += _prefers(s, cs, ce)
+            continue
+        found = _first_rule(s, cs, ce, _RULES)
+        if found:
+            s.antecedent = found[0].subject
+        drafts += found
+    return drafts
+
+
+def _heading_subject(text: str, unit: Unit, entities: Sequence[Found]) -> Found | None:
+    for e in entities:
+        if unit.start <= e.start and e.end <= unit.end and e.type == "code":
+            return e
+    start, end = _strip_span(text, unit.start, unit.end)
+    title = text[start:end]
+    if not title or len(title.split()) > 8:
+        return None
+    return Found("topic", title, start, end)
+
+
+def merge_entities(entities: Sequence[Found], claims: Sequence[Claim]) -> tuple[Found, ...]:
+    """The mentions, plus the subjects and object entities claims introduced."""
+    seen = {(e.type, e.start, e.end) for e in entities}
+    merged = list(entities)
+    for claim in claims:
+        for found in (claim.subject, claim.object_entity):
+            if found is not None and (found.type, found.start, found.end) not in seen:
+                seen.add((found.type, found.start, found.end))
+                merged.append(found)
+    merged.sort(key=lambda f: (f.start, f.end, f.type))
+    return tuple(merged)
+
+
+class PatternExtractor:
+    """Rules only: entities by shape, word list and ``known``; statements by sentence."""
+
+    def extract(self, text: str, *, known: Sequence[tuple[str, str]] = ()) -> Extraction:
+        entities = find_entities(text, known)
+        units = split_units(text)
+        claims: list[Claim] = []
+        context: Found | None = None
+        header: list[str] | None = None
+        for i, unit in enumerate(units):
+            if unit.kind == "heading":
+                context = _heading_subject(text, unit, entities)
+                header = None
+                continue
+            s = _Sentence(text, unit, entities, context)
+            if unit.kind == "row":
+                line = text[unit.start : unit.end]
+                if re.fullmatch(r"[\s|:-]+", line):
+                    continue
+                following = units[i + 1] if i + 1 < len(units) else None
+                is_header = (
+                    following is not None
+                    and following.kind == "row"
+                    and bool(re.fullmatch(r"[\s|:-]+", text[following.start : following.end]))
+                )
+                if is_header:
+                    header = [text[a:b] for a, b in _cells(text, unit)]
+                    continue
+                drafts = _row(s, unit, header)
+            else:
+                header = None
+                drafts = (
+                    _label(s) if unit.kind == "label" else _sentence_rules(s, unit.start, unit.end)
+                )
+            claims += _finish(s, drafts)
+            entities += [e for e in s.extra if e not in entities]
+        return Extraction(merge_entities(entities, claims), tuple(claims))
+
+
+def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
+    sentence = s.text[s.start : s.end]
+    dated = [d.value for d in s.dates if d.value is not None]
+    instead = _INSTEAD.search(sentence) or _NO_LONGER.search(sentence)
+    claims: list[Claim] = []
+    seen: set[tuple[str, str, str]] = set()
+    for d in drafts:
+        key = (d.subject.value.lower(), d.predicate, d.object.lower())
+        if key in seen or not d.object.strip():
+            continue
+        seen.add(key)
+        replaces = d.replaces
+        if replaces is None and instead is not None:
+            old = instead.group("old").strip()
+            replaces = _strip_old(old) or None
+        claims.append(
+            Claim(
+                type=d.type,
+                subject=d.subject,
+                predicate=d.predicate,
+                object=d.object,
+                object_entity=d.object_entity,
+                start=s.start,
+                end=s.end,
+                valid_from=dated[0] if dated else None,
+                replaces=replaces if replaces and replaces.lower() != d.object.lower() else None,
+                tier="pattern",
+                confidence=d.confidence,
+            )
+        )
+    return claims
+
+
+def _strip_old(old: str) -> str:
+    old = _TRAILING_WHEN.sub("", old)
+    old = _DET.sub("", old, count=1) if _DET.match(old) else old
+    return old.strip(" .`'\"")

@@ -1,0 +1,81 @@
+"""Canonical predicates: every way of naming one relation maps to one snake_case name,
+so that statements about the same (subject, predicate) can supersede each other."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ATTRIBUTES", "RELATIONAL", "attribute_predicate", "snake"]
+
+# Attribute nouns as they appear in "The billing owner is Priya" or "Launch deadline: ...".
+ATTRIBUTES: dict[str, str] = {
+    "owner": "owner",
+    "owners": "owner",
+    "owned by": "owner",
+    "dri": "owner",
+    "maintainer": "owner",
+    "maintainers": "owner",
+    "maintained by": "owner",
+    "lead": "owner",
+    "tech lead": "owner",
+    "product owner": "owner",
+    "responsible": "owner",
+    "accountable": "owner",
+    "backup owner": "backup_owner",
+    "backup": "backup_owner",
+    "deputy": "backup_owner",
+    "point of contact": "contact",
+    "contact": "contact",
+    "escalation contact": "contact",
+    "escalation": "contact",
+    "on-call": "contact",
+    "oncall": "contact",
+    "on call": "contact",
+    "migration target": "migration_target",
+    "migration destination": "migration_target",
+    "target database": "migration_target",
+    "migration": "migration_target",
+    "moving to": "migration_target",
+    "deadline": "date",
+    "due date": "date",
+    "due": "date",
+    "date": "date",
+    "launch date": "date",
+    "release date": "date",
+    "ship date": "date",
+    "go-live date": "date",
+    "go-live": "date",
+    "go live": "date",
+    "cut-over date": "date",
+    "cutover date": "date",
+    "cut-over": "date",
+    "cutover": "date",
+    "target date": "date",
+    "eta": "date",
+    "start date": "date",
+    "schedule": "schedule",
+    "cadence": "schedule",
+    "frequency": "schedule",
+    "status": "status",
+    "state": "status",
+    "channel": "channel",
+    "slack channel": "channel",
+    "meaning": "means",
+    "definition": "means",
+}
+# Attributes that need something to be about: a bare "Owner:" line borrows the section's
+# subject (its heading), never stands alone.
+RELATIONAL = frozenset({"owner", "contact", "migration_target", "date", "status", "channel"})
+
+_ATTRIBUTE_WORDS = sorted(ATTRIBUTES, key=len, reverse=True)
+ATTRIBUTE_ALTERNATION = "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in _ATTRIBUTE_WORDS)
+
+
+def attribute_predicate(noun: str) -> str | None:
+    return ATTRIBUTES.get(" ".join(noun.lower().split()))
+
+
+def snake(label: str) -> str:
+    """``Deploy freeze`` -> ``deploy_freeze``: a predicate from any header or label."""
+    words = re.findall(r"[a-z0-9]+", label.lower())
+    return "_".join(words)[:60] or "is"

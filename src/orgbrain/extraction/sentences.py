@@ -1,0 +1,120 @@
+"""Cut a section of text (markdown, bullets, ``Label: value`` lines, tables) into units.
+
+A unit is one sentence, one bullet, one ``Label: value`` line or one table row, with its
+exact span in the text and the span of its content once list markers are stripped.
+Prose wrapped over several lines stays one paragraph until a sentence ends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Unit", "split_units"]
+
+_MARKER = re.compile(r"[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*)*(?:\[[ xX]\][ \t]+)?")
+_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
+_BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+_LABEL = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\**[A-Za-z][\w '/&().-]{0,48}?\**:[ \t]+\S")
+_TABLE = re.compile(r"[ \t]*\|")
+# A sentence ends at . ! ? (and a closing quote or bracket) before white space and a capital,
+# a digit, a quote, an @ or a markdown marker; not after an abbreviation or an initial.
+_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'@`(*\[])")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|dept|Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr)"
+    r"|\b[A-Z])\.$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One sentence or line: ``start``/``end`` span it in the text as written;
+    ``kind`` is ``sentence``, ``heading``, ``label`` (a ``Label: value`` line) or ``row``."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def split_units(text: str) -> list[Unit]:
+    units: list[Unit] = []
+    block_start: int | None = None
+    block_end = 0
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
+        body = line.rstrip("\r\n")
+        line_end = line_start + len(body)
+        if not body.strip():
+            if block_start is not None:
+                units += _sentences(text, block_start, block_end)
+                block_start = None
+            continue
+        heading = _HEADING.match(body)
+        kind = (
+            "heading"
+            if heading
+            else "row"
+            if _TABLE.match(body)
+            else "label"
+            if _LABEL.match(body) and not _looks_like_url(body)
+            else None
+        )
+        if kind is not None or _BULLET.match(body):
+            if block_start is not None:
+                units += _sentences(text, block_start, block_end)
+                block_start = None
+        if kind in ("heading", "row"):
+            skip = heading.end() if heading else 0
+            start, end = _trim(text, line_start + skip, line_end)
+            if start < end:
+                units.append(Unit(start, end, kind))
+            continue
+        if kind == "label":
+            # A label line is one unit per sentence, never joined with the next line.
+            units += _sentences(text, line_start, line_end, first_kind="label")
+            continue
+        if block_start is None:
+            block_start = line_start
+        block_end = line_end
+    if block_start is not None:
+        units += _sentences(text, block_start, block_end)
+    return units
+
+
+def _looks_like_url(body: str) -> bool:
+    return bool(re.match(r"[ \t]*\w+://", body))
+
+
+def _sentences(text: str, start: int, end: int, first_kind: str = "sentence") -> list[Unit]:
+    found: list[Unit] = []
+    cursor = start
+    chunk = text[start:end]
+    for match in _END.finditer(chunk):
+        cut = start + match.start()
+        if _ABBREV.search(text[max(cursor, cut - 8) : cut]):
+            continue
+        found += _unit(text, cursor, cut, first_kind if not found else "sentence")
+        cursor = start + match.end()
+    found += _unit(text, cursor, end, first_kind if not found else "sentence")
+    return found
+
+
+def _unit(text: str, start: int, end: int, kind: str) -> list[Unit]:
+    marker = _MARKER.match(text, start, end)
+    if marker:
+        start = marker.end()
+    start, end = _trim(text, start, end)
+    if start >= end:
+        return []
+    if kind == "sentence" and _LABEL.match(text, start, end) and ":" in text[start:end]:
+        kind = "label"
+    return [Unit(start, end, kind)]
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in " \t\r\n*_":
+        start += 1
+    while end > start and text[end - 1] in " \t\r\n*_":
+        end -= 1
+    return start, end

@@ -1,0 +1,35 @@
+"""Three tiers in a row: patterns, then a small classifier, then an LLM when one is set.
+
+Each later tier sees what the earlier ones found and only adds (or re-scores) claims;
+a tier that fails leaves the earlier result as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from .patterns import PatternExtractor
+from .types import Extraction
+
+__all__ = ["Refiner", "TieredExtractor"]
+
+
+class Refiner(Protocol):
+    """A tier after the patterns: given the text and the result so far, a better result."""
+
+    def refine(
+        self, text: str, found: Extraction, *, known: Sequence[tuple[str, str]] = ()
+    ) -> Extraction: ...
+
+
+class TieredExtractor:
+    def __init__(self, refiners: Sequence[Refiner] = ()) -> None:
+        self.patterns = PatternExtractor()
+        self.refiners = tuple(refiners)
+
+    def extract(self, text: str, *, known: Sequence[tuple[str, str]] = ()) -> Extraction:
+        found = self.patterns.extract(text, known=known)
+        for refiner in self.refiners:
+            found = refiner.refine(text, found, known=known)
+        return found
