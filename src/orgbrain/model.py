@@ -212,6 +212,12 @@ class Hit:
     fused: float
     citation: Citation
     ranks: dict[str, int] = field(default_factory=dict)
+    superseded_by: Citation | None = None
+    """The newer item that replaced this one, in the search's time frame."""
+    supersedes: Citation | None = None
+    """The older item this one replaced (what the belief was before)."""
+    conflicts: tuple[str, ...] = ()
+    """Items holding current statements that disagree with this one's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +229,13 @@ class SearchResult:
     top_score: float
     plan: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    mode: str = "current"
+    """current, history or as_of: which belief the search answered with."""
+    as_of: datetime | None = None
+    entities: tuple[str, ...] = ()
+    """The entities the query named (the graph stream's anchors), by label."""
+    route: str = ""
+    """Why the streams were weighted as they were (the read router's call)."""
 
     @property
     def speak(self) -> bool:

@@ -22,7 +22,7 @@ from ..ids import new_id
 from ..indexer import Embedded, Indexer, IndexReport
 from ..model import STORAGE_CLASSES, Forgotten, Item, SearchResult, StorageClass
 from ..ports import Embedder, ItemFilter, Page
-from ..retrieve import Searcher, SearchPlan, Trace, get_plan
+from ..retrieve import Mode, Searcher, SearchPlan, Trace, get_plan, time_frame
 from ..scopes import Principal, Visibility
 from ..settings import Settings
 from ..writes import FileSource, NoteInput
@@ -319,8 +319,17 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
         k: int | None = None,
         plan: SearchPlan | str | None = None,
         kind: str | None = None,
+        mode: Mode | None = None,
+        as_of: datetime | None = None,
     ) -> SearchResult:
-        return self.search_traced(query, k=k, plan=plan, kind=kind)[0]
+        """Cited hits for ``query`` and the verdict on them (``single``, ``many``,
+        ``conflict`` or ``none``).
+
+        ``mode`` ``current`` (the default) answers with the current belief: a superseded
+        item ranks below what superseded it and says so. ``history`` leaves supersession
+        out of the ranking (still marked). ``as_of`` (or just passing ``as_of``) answers as
+        the brain believed at that date: nothing that happened later counts."""
+        return self.search_traced(query, k=k, plan=plan, kind=kind, mode=mode, as_of=as_of)[0]
 
     def search_traced(
         self,
@@ -330,10 +339,13 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
         plan: SearchPlan | str | None = None,
         kind: str | None = None,
         evidence_depth: int | None = None,
+        mode: Mode | None = None,
+        as_of: datetime | None = None,
     ) -> tuple[SearchResult, Trace]:
         """``search``, and what it saw on the way to its verdict (for evaluations)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("a search needs a query")
+        frame = time_frame(mode, as_of)
         if k is not None and k < 1:
             raise InvalidInput("k must be at least 1")
         if isinstance(plan, str):
@@ -341,7 +353,7 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
         else:
             p = plan or get_plan(self._ctx.settings.plan)
         return self._searcher.search_traced(
-            query.strip()[:4000], p, k=k, kind=kind, evidence_depth=evidence_depth
+            query.strip()[:4000], p, k=k, kind=kind, evidence_depth=evidence_depth, frame=frame
         )
 
     def read_file(self, item_id: str, *, section: int | str | None = None) -> Iterator[bytes]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..context import BrainContext
-from ..derive import DERIVE_KIND, derive_item, derive_key, derive_state
+from ..derive import DERIVE_KIND, DERIVED_CLASSES, derive_item, derive_key
 from ..errors import NotFound, OrgBrainError, Unavailable
 from ..extraction import Extractor, default_extractor
 from ..model import Item
@@ -25,18 +25,27 @@ KNOWN_ENTITIES = 5000
 def wait_derived(ctx: BrainContext, items: Sequence[Item], timeout: float = 30.0) -> None:
     """Block until every item's derivation is done (or failed), doing ready derivation
     jobs in this thread meanwhile (a worker elsewhere may take some: leases keep any job
-    from running twice). Raises ``Unavailable`` after ``timeout`` seconds; the writes
-    themselves were acknowledged before this was called."""
+    from running twice). Raises ``Unavailable`` after ``timeout`` seconds, or as soon as a
+    job failed an attempt (it is retried later); the writes themselves were acknowledged
+    before this was called."""
     deadline = time.monotonic() + timeout
     worker = Worker(replace(ctx, principal=None), [DeriveJobs()], name=worker_name())
-    while True:
-        states = derive_state(ctx, items)
-        if all(s in ("done", "failed", "none") for s in states.values()):
+    keys = [derive_key(i) for i in items if i.storage_class in DERIVED_CLASSES]
+    queue = ctx.jobs
+    while keys and queue is not None:
+        jobs = queue.find(ctx.workspace, keys).values()
+        if all(j.state in ("done", "failed") for j in jobs):
             return
+        stuck = [j for j in jobs if j.state == "queued" and j.last_error]
+        if stuck:
+            raise Unavailable(
+                f"derivation of {stuck[0].subject} failed an attempt ({stuck[0].last_error}); "
+                "the write itself is acknowledged and derivation will be retried"
+            )
         if worker.drain().claimed == 0:
             time.sleep(0.05)
         if time.monotonic() > deadline:
-            pending = sorted(i for i, s in states.items() if s in ("queued", "running"))
+            pending = sorted(str(j.subject) for j in jobs if j.state in ("queued", "running"))
             raise Unavailable(
                 f"derivation of {', '.join(pending)} not done within {timeout:g} s; "
                 "the write itself is acknowledged and derivation goes on"

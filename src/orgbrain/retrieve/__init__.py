@@ -2,30 +2,38 @@
 
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
+from .graph import CURRENT, Mode, TimeFrame, asked_type, graph_stream, route, time_frame
 from .plan import DEFAULT_PLAN, PLANS, Gate, SearchPlan, Stream, get_plan
 from .search import Searcher, Trace, citation_for
 from .terms import query_names, query_terms
 from .verdict import Floored, HitEvidence, apply_floors, membership
 
 __all__ = [
+    "CURRENT",
     "DEFAULT_PLAN",
     "PLANS",
     "Floored",
     "Gate",
     "HitEvidence",
+    "Mode",
     "SearchPlan",
     "Searcher",
     "Stream",
+    "TimeFrame",
     "Trace",
     "age_days",
     "apply_floors",
+    "asked_type",
     "citation_for",
     "convex",
     "freshness",
     "get_plan",
+    "graph_stream",
     "membership",
     "neighbour_boost",
     "query_names",
     "query_terms",
+    "route",
     "rrf",
+    "time_frame",
 ]

@@ -68,7 +68,11 @@ class SearchPlan:
     streams do not mean fetching a thousand items. ``neighbour_weight`` > 0 adds that share
     of a hit's best neighbour's score, neighbours being the ``neighbour_edge`` edges of the
     top ``neighbour_depth`` candidates (``FOLLOWED_BY``: one conversation turn to the next).
-    ``gate`` is the membership verdict applied after the floors.
+    ``gate`` is the membership verdict applied after the floors. ``graph_weight`` > 0
+    fuses the graph stream (entities named in the query → what states or mentions them,
+    ``retrieve.graph``) by rank at that weight; ``route`` lets the read router reweigh the
+    streams per query. A superseded item's score is multiplied by ``superseded_factor``
+    (and it never ranks above what superseded it) unless the search asks for history.
     """
 
     name: str
@@ -91,6 +95,9 @@ class SearchPlan:
     neighbour_depth: int = 20
     neighbour_edge: str = "FOLLOWED_BY"
     gate: Gate | None = None
+    graph_weight: float = 0.0
+    route: bool = False
+    superseded_factor: float = 0.5
 
     def with_limits(self, *, k_max: int, floors: bool) -> SearchPlan:
         """The same ranking with other output limits (evaluation wants deep, unfloored lists).
@@ -142,7 +149,16 @@ PLANS: dict[str, SearchPlan] = {
     # 100 fused ids are fetched, so the depth costs list reads, not item fetches.
     "convex-z": _CONVEX_Z,
     "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
-    "tuned-z": replace(_CONVEX_Z, name="tuned-z", neighbour_weight=0.3, gate=_GATE),
+    "tuned-z-flat": replace(_CONVEX_Z, name="tuned-z-flat", neighbour_weight=0.3, gate=_GATE),
+    # The default: the above plus the typed graph (a stream of its own, and the router).
+    "tuned-z": replace(
+        _CONVEX_Z,
+        name="tuned-z",
+        neighbour_weight=0.3,
+        gate=_GATE,
+        graph_weight=1.0,
+        route=True,
+    ),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, SearchResult, Verdict
@@ -11,6 +12,7 @@ from ..ports import ScoredId, Vector
 from .evidence import hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
+from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .plan import SearchPlan, Stream
 from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
@@ -57,6 +59,8 @@ class Candidate:
     ranks: dict[str, int]
     item: Item | None = None
     score: float = 0.0
+    superseded_by: Item | None = None
+    fresh: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,10 @@ class _Streams:
     terms: list[str]
     rows: list[list[ScoredId]]
     cosines: dict[str, float]
+    graph: GraphMatch
+    plan: SearchPlan
+    """The plan as the router weighed it for this query."""
+    route: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +90,15 @@ class Searcher:
         self.ctx = ctx
 
     def search(
-        self, query: str, plan: SearchPlan, *, k: int | None = None, kind: str | None = None
+        self,
+        query: str,
+        plan: SearchPlan,
+        *,
+        k: int | None = None,
+        kind: str | None = None,
+        frame: TimeFrame = CURRENT,
     ) -> SearchResult:
-        return self.search_traced(query, plan, k=k, kind=kind)[0]
+        return self.search_traced(query, plan, k=k, kind=kind, frame=frame)[0]
 
     def search_traced(
         self,
@@ -94,16 +108,18 @@ class Searcher:
         k: int | None = None,
         kind: str | None = None,
         evidence_depth: int | None = None,
+        frame: TimeFrame = CURRENT,
     ) -> tuple[SearchResult, Trace]:
         """``search``, and the evidence for the first ``evidence_depth`` hits (default:
         what the plan's gate reads)."""
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         limit = max(1, min(k or plan.k_default, plan.k_max))
-        found = self._streams(query, plan, timings)
+        found = self._streams(query, plan, timings, frame)
+        plan = found.plan
         t = time.perf_counter()
         candidates = self._candidates(found, plan)
-        scored = self._score(candidates, plan, kind)
+        scored = self._score(candidates, plan, kind, frame)
         timings["fuse"] = _ms(t)
         if self.ctx.reranker is not None and scored:
             t = time.perf_counter()
@@ -113,23 +129,54 @@ class Searcher:
             evidence_depth if evidence_depth is not None else plan.gate.depth if plan.gate else 0
         )
         decision = self._decide(query, found, scored, plan, limit, depth, timings)
-        hits = tuple(_cite(c, plan) for c in scored[: decision.keep])
+        kept = scored[: decision.keep]
+        disagree = self._disagreements(kept) if kept else {}
+        older = self.ctx.get_many(
+            sorted({c.item.supersedes for c in kept if c.item and c.item.supersedes})
+        )
+        hits = tuple(
+            _cite(c, plan, disagree.get(c.item_id, ()), older.get(c.item.supersedes or ""))
+            for c in kept
+            if c.item is not None
+        )
+        verdict, reason = decision.verdict, decision.reason
+        ids = {h.item.id for h in hits}
+        if any(set(h.conflicts) & ids for h in hits):
+            verdict, reason = "conflict", f"{reason}; the best answers disagree"
         timings["total"] = _ms(t0)
         result = SearchResult(
             query=query,
             hits=hits,
-            verdict=decision.verdict,
-            reason=decision.reason,
+            verdict=verdict,
+            reason=reason,
             top_score=scored[0].score if scored else 0.0,
             plan=plan.name,
             timings_ms=timings,
+            mode=frame.mode,
+            as_of=frame.at,
+            entities=tuple(e.label for e in found.graph.entities),
+            route=found.route,
         )
         return result, decision.trace
 
     # -- stages -------------------------------------------------------------------------
 
-    def _streams(self, query: str, plan: SearchPlan, timings: dict[str, float]) -> _Streams:
-        """Embed the query once, then run each of the plan's streams."""
+    def _streams(
+        self, query: str, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
+    ) -> _Streams:
+        """The graph first (it tells the router what the query is about), then embed the
+        query once and run each of the plan's streams."""
+        graph = GraphMatch((), (), None)
+        why = ""
+        if plan.graph_weight > 0:
+            t = time.perf_counter()
+            graph = graph_stream(self.ctx, query, frame)
+            timings["graph"] = _ms(t)
+            if plan.route:
+                r = route(query, graph.entities, plan.keyword_share)
+                weight = plan.graph_weight * r.graph_weight
+                plan = replace(plan, keyword_share=r.keyword_share, graph_weight=weight)
+                why = r.reason
         t0 = time.perf_counter()
         terms = query_terms(query)
         vector = self._embed_query(query, plan) if plan.uses_vectors else None
@@ -144,7 +191,7 @@ class Searcher:
             if stream.kind == "vector":
                 for item_id, score in found:
                     cosines[item_id] = max(score, cosines.get(item_id, -1.0))
-        return _Streams(terms, rows, cosines)
+        return _Streams(terms, rows, cosines, graph, plan, why)
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
@@ -154,6 +201,17 @@ class Searcher:
         for stream, rows in zip(plan.streams, found.rows, strict=True):
             for r, (item_id, _) in enumerate(rows, start=1):
                 ranks.setdefault(item_id, {})[stream.name] = r
+        if found.graph.ranked and plan.graph_weight > 0:
+            # By rank, in the fusion's units: the graph's first item gains what one
+            # stream's best row gives (times the weight).
+            # An item that only mentions the entity, or states something else about it,
+            # counts half: the graph's word is about what the query asks.
+            for r, item_id in enumerate(found.graph.ranked, start=1):
+                share = 1.0 if item_id in found.graph.support else 0.5
+                bonus = share * plan.graph_weight / (plan.rrf_k + r)
+                fused[item_id] = fused.get(item_id, 0.0) + bonus
+                ranks.setdefault(item_id, {})["graph"] = r
+            fused = dict(sorted(fused.items(), key=lambda kv: -kv[1]))
         if plan.candidates is not None:
             fused = dict(list(fused.items())[: plan.candidates])
         items = self.ctx.get_many(list(fused))
@@ -166,11 +224,14 @@ class Searcher:
         ]
 
     def _score(
-        self, candidates: list[Candidate], plan: SearchPlan, kind: str | None
+        self, candidates: list[Candidate], plan: SearchPlan, kind: str | None, frame: TimeFrame
     ) -> list[Candidate]:
         """Fresher is better: each visible, answerable candidate's vote times its
-        freshness, best first."""
-        now = self.ctx.clock()
+        freshness, best first; in the frame's time, a superseded item below its successor."""
+        now = frame.at if frame.mode == "as_of" and frame.at else self.ctx.clock()
+        successors = self.ctx.get_many(
+            sorted({c.item.superseded_by for c in candidates if c.item and c.item.superseded_by})
+        )
         scored: list[Candidate] = []
         for c in candidates:
             # Second check, in code: nothing invisible, unindexed or tombstoned leaves.
@@ -178,15 +239,17 @@ class Searcher:
                 continue
             if kind is not None and c.item.kind != kind:
                 continue
-            fresh = freshness(
-                age_days(c.item.when, now),
-                half_life_days=plan.half_life_days,
-                floor=plan.freshness_floor,
-            )
-            c.score = c.fused * fresh
+            if not frame.exists(c.item):
+                continue
+            c.fresh = self._freshness(c.item, now, plan)
+            c.score = c.fused * c.fresh
             scored.append(c)
+        for heir in _superseded_yield(scored, successors, frame, plan, kind):
+            heir.fresh = self._freshness(heir.item, now, plan)  # type: ignore[arg-type]
+            heir.score = heir.fused * heir.fresh
+            scored.append(heir)
         scored.sort(key=lambda c: -c.score)
-        return scored
+        return _below_successors(scored)
 
     def _decide(
         self,
@@ -212,6 +275,8 @@ class Searcher:
         if plan.gate is not None and keep > 0:
             t = time.perf_counter()
             speak, why = membership(evidence, plan.gate)
+            if not speak:
+                speak, why = _graph_says(scored[: plan.gate.depth], found.graph, why)
             timings["gate"] = _ms(t)
             if speak:
                 reason = f"{reason}; {why}"
@@ -249,6 +314,31 @@ class Searcher:
                 pairs.append((edge.src, edge.dst))
         return pairs
 
+    @staticmethod
+    def _freshness(item: Item, now: datetime, plan: SearchPlan) -> float:
+        return freshness(
+            age_days(item.when, now),
+            half_life_days=plan.half_life_days,
+            floor=plan.freshness_floor,
+        )
+
+    def _disagreements(self, kept: list[Candidate]) -> dict[str, tuple[str, ...]]:
+        """For each kept hit, the items holding current statements that disagree with
+        its own (visible ones only)."""
+        ctx = self.ctx
+        store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+        out: dict[str, tuple[str, ...]] = {}
+        for c in kept:
+            held = store.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
+            others = sorted({o for s in held for o in s.conflicts})
+            if not others:
+                continue
+            rivals = store.statements(ws, vis, ids=others, current=True)
+            items = sorted({s.item_id for s in rivals} - {c.item_id})
+            if items:
+                out[c.item_id] = tuple(items)
+        return out
+
     def _embed_query(self, query: str, plan: SearchPlan) -> Vector:
         vectors: Vector = self.ctx.embedder.embed([query[: plan.embed_chars]])
         first: Vector = vectors[0]
@@ -281,7 +371,9 @@ class Searcher:
         return reranked + scored[plan.per_stream :]
 
 
-def _cite(c: Candidate, plan: SearchPlan) -> Hit:
+def _cite(
+    c: Candidate, plan: SearchPlan, conflicts: tuple[str, ...] = (), older: Item | None = None
+) -> Hit:
     assert c.item is not None
     return Hit(
         item=_cut_body(c.item, plan.body_chars),
@@ -289,7 +381,67 @@ def _cite(c: Candidate, plan: SearchPlan) -> Hit:
         fused=c.fused,
         citation=citation_for(c.item),
         ranks=c.ranks,
+        superseded_by=None if c.superseded_by is None else citation_for(c.superseded_by),
+        supersedes=None if older is None else citation_for(older),
+        conflicts=conflicts,
     )
+
+
+def _graph_says(top: list[Candidate], graph: GraphMatch, why: str) -> tuple[bool, str]:
+    """The graph's word for speaking when the text signals alone would not: one of the
+    top hits states what the query asks of an entity it names (``GraphMatch.support``)."""
+    for n, c in enumerate(top, start=1):
+        reason = graph.support.get(c.item_id)
+        if reason is not None:
+            return True, f"graph: hit {n} {reason}"
+    return False, why
+
+
+def _superseded_yield(
+    scored: list[Candidate],
+    successors: dict[str, Item],
+    frame: TimeFrame,
+    plan: SearchPlan,
+    kind: str | None,
+) -> list[Candidate]:
+    """A superseded candidate yields its place to what superseded it: the successor's
+    vote is at least the old one's (it answers what the old one answered), and the old
+    one keeps ``superseded_factor`` of its score. Returns the successors that were not
+    candidates yet, to be scored and added."""
+    by_id = {c.item_id: c for c in scored}
+    new: list[Candidate] = []
+    for c in scored:
+        assert c.item is not None
+        successor = successors.get(c.item.superseded_by or "")
+        if successor is None or not frame.supersedes(successor):
+            continue
+        c.superseded_by = successor
+        c.score *= plan.superseded_factor
+        heir = by_id.get(successor.id)
+        if heir is None:
+            if not successor.indexed or (kind is not None and successor.kind != kind):
+                continue
+            heir = Candidate(successor.id, c.fused, {"supersedes": 1}, successor)
+            by_id[successor.id] = heir
+            new.append(heir)
+        elif c.fused > heir.fused:
+            heir.fused = c.fused
+            heir.score = heir.fused * heir.fresh
+    return new
+
+
+def _below_successors(scored: list[Candidate]) -> list[Candidate]:
+    """Move each superseded candidate to just below its successor when the successor
+    is a candidate ranked under it (scores are kept; only the order changes)."""
+    out = list(scored)
+    for c in scored:
+        if c.superseded_by is None:
+            continue
+        at = out.index(c)
+        after = next((j for j, o in enumerate(out) if o.item_id == c.superseded_by.id), -1)
+        if after > at:
+            out.insert(after, out.pop(at))
+    return out
 
 
 def _fold_files_into_sections(fused: dict[str, float], items: dict[str, Item]) -> dict[str, float]:
