@@ -171,10 +171,31 @@ def search_text(result: SearchResult) -> list[Text]:
     if not result.hits:
         return [Text(f"nothing to say: {silence_reason(result)}")]
     lines: list[Text] = []
+    if result.mode == "as_of" and result.as_of is not None:
+        lines.append(Text(f"as the brain believed on {result.as_of:%Y-%m-%d}", style="dim"))
+    if result.verdict == "conflict":
+        lines.append(Text("the best answers disagree: both are shown", style="yellow"))
     for n, hit in enumerate(result.hits, start=1):
         lines.append(Text(f"{n}. {hit.item.label}  ({match_reason(hit)})", style="bold"))
         lines.append(Text(f"   {hit.citation.describe()}  [{hit.item.id}]"))
         lines.append(Text(f"   {snippet(hit.item.body)}"))
+        if hit.superseded_by is not None:
+            lines.append(
+                Text(
+                    f"   superseded by: {hit.superseded_by.describe()}  "
+                    f"[{hit.superseded_by.item_id}]",
+                    style="yellow",
+                )
+            )
+        if hit.supersedes is not None:
+            lines.append(
+                Text(
+                    f"   replaces: {hit.supersedes.describe()}  [{hit.supersedes.item_id}]",
+                    style="dim",
+                )
+            )
+        if hit.conflicts:
+            lines.append(Text(f"   disagrees with: {', '.join(hit.conflicts)}", style="yellow"))
     return lines
 
 
@@ -188,6 +209,10 @@ def match_reason(hit: Hit) -> str:
         return "matched words"
     if meaning:
         return "close in meaning"
+    if "graph" in hit.ranks:
+        return "about what the question names"
+    if "supersedes" in hit.ranks:
+        return "replaced a match"
     return "next to a match"
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
 from ..retrieve import DEFAULT_PLAN, PLANS
 from ..views import SearchResultView
 from .app import CliState, json_option
+from ..retrieve import Mode
+from .dates import DATE
 from .render import console, echo_json, search_text
 
 __all__ = ["COMMANDS", "search"]
@@ -25,13 +29,36 @@ __all__ = ["COMMANDS", "search"]
     ),
 )
 @click.option("--kind", help="Only hits of this kind.")
+@click.option(
+    "--as-of",
+    "as_of",
+    type=DATE,
+    help="Answer as the brain believed on this date (2026-02-03 or an RFC 3339 time).",
+)
+@click.option(
+    "--history",
+    is_flag=True,
+    help="Leave supersession out of the order (superseded hits are still marked).",
+)
 @json_option
 @click.pass_obj
 def search(
-    state: CliState, query: tuple[str, ...], k: int | None, plan: str | None, kind: str | None
+    state: CliState,
+    query: tuple[str, ...],
+    k: int | None,
+    plan: str | None,
+    kind: str | None,
+    as_of: datetime | None,
+    history: bool,
 ) -> None:
-    """Search files, sections and notes; every hit carries its citation."""
-    result = state.brain().search(" ".join(query), k=k, plan=plan, kind=kind)
+    """Search files, sections and notes; every hit carries its citation. The current
+    belief comes first: a superseded hit says what replaced it."""
+    if history and as_of is not None:
+        raise click.UsageError("--history and --as-of are two different questions: pick one")
+    mode: Mode | None = "history" if history else None
+    result = state.brain().search(
+        " ".join(query), k=k, plan=plan, kind=kind, mode=mode, as_of=as_of
+    )
     if state.json:
         echo_json(SearchResultView.of(result))
         return

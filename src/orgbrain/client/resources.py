@@ -202,8 +202,19 @@ class Client:
         k: int | None = None,
         plan: str | None = None,
         kind: str | None = None,
+        mode: str | None = None,
+        as_of: datetime | None = None,
     ) -> SearchResult:
-        payload = drop_none({"query": query, "k": k, "plan": plan, "kind": kind})
+        payload = drop_none(
+            {
+                "query": query,
+                "k": k,
+                "plan": plan,
+                "kind": kind,
+                "mode": mode,
+                "as_of": None if as_of is None else as_of.isoformat(),
+            }
+        )
         return self._t.view(SearchResultView, "POST", "/v1/search", json=payload).to_model()
 
     def read_file(

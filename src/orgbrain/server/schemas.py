@@ -107,6 +107,15 @@ class SearchIn(BaseModel):
         description="tuned-z, hybrid, bm25, dense, ... (default: the server's ORGBRAIN_PLAN, "
         "else tuned-z)",
     )
+    mode: Literal["current", "history", "as_of"] | None = Field(
+        default=None,
+        description="current (default): the current belief first, superseded hits below "
+        "what replaced them; history: supersession left out of the order; as_of: as the "
+        "brain believed at as_of",
+    )
+    as_of: When | None = Field(
+        default=None, description="Answer as of this RFC 3339 date-time (implies mode as_of)"
+    )
 
 
 # -- keys and identity --------------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Literal
+
 from pydantic import Field
 
 from ..model import Citation, Hit, SearchResult, Verdict
@@ -55,6 +58,16 @@ class HitView(View):
     fused: float
     citation: CitationView
     ranks: dict[str, int]
+    superseded_by: CitationView | None = Field(
+        default=None, description="The newer item that replaced this one (cite it instead)"
+    )
+    supersedes: CitationView | None = Field(
+        default=None, description="The older item this one replaced: what was believed before"
+    )
+    conflicts: list[str] = Field(
+        default_factory=list,
+        description="Items holding current statements that disagree with this one's",
+    )
 
     @classmethod
     def of(cls, h: Hit, *, body_chars: int | None = None) -> HitView:
@@ -64,6 +77,9 @@ class HitView(View):
             fused=h.fused,
             citation=CitationView.of(h.citation),
             ranks=dict(h.ranks),
+            superseded_by=None if h.superseded_by is None else CitationView.of(h.superseded_by),
+            supersedes=None if h.supersedes is None else CitationView.of(h.supersedes),
+            conflicts=list(h.conflicts),
         )
 
     def to_model(self) -> Hit:
@@ -73,6 +89,9 @@ class HitView(View):
             fused=self.fused,
             citation=self.citation.to_model(),
             ranks=dict(self.ranks),
+            superseded_by=None if self.superseded_by is None else self.superseded_by.to_model(),
+            supersedes=None if self.supersedes is None else self.supersedes.to_model(),
+            conflicts=tuple(self.conflicts),
         )
 
 
@@ -85,6 +104,14 @@ class SearchResultView(View):
     plan: str
     speak: bool
     timings_ms: dict[str, float]
+    mode: Literal["current", "history", "as_of"] = Field(
+        default="current", description="Which belief the search answered with"
+    )
+    as_of: datetime | None = Field(default=None, description="The date of an as_of search")
+    entities: list[str] = Field(
+        default_factory=list, description="The entities the query named (graph anchors)"
+    )
+    route: str = Field(default="", description="How the read router weighed the streams")
 
     @classmethod
     def of(cls, r: SearchResult, *, body_chars: int | None = None) -> SearchResultView:
@@ -98,6 +125,10 @@ class SearchResultView(View):
             plan=r.plan,
             speak=r.speak,
             timings_ms=dict(r.timings_ms),
+            mode=r.mode,  # type: ignore[arg-type]
+            as_of=r.as_of,
+            entities=list(r.entities),
+            route=r.route,
         )
 
     def to_model(self) -> SearchResult:
@@ -109,4 +140,8 @@ class SearchResultView(View):
             top_score=self.top_score,
             plan=self.plan,
             timings_ms=dict(self.timings_ms),
+            mode=self.mode,
+            as_of=self.as_of,
+            entities=tuple(self.entities),
+            route=self.route,
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import typing
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -73,14 +74,21 @@ def brain_search(
         str, Field(min_length=1, max_length=4000, description="What to look for, in words.")
     ],
     k: Annotated[int, Field(ge=1, le=8, description="At most this many hits (1-8).")] = 5,
+    as_of: Annotated[
+        datetime | None,
+        Field(description="Answer as the brain believed at this RFC 3339 date-time."),
+    ] = None,
 ) -> SearchResultView:
     """Search the organisation's brain (files, sections, notes) for what it already knows:
     decisions, owners, definitions, gotchas. Read only. Every hit carries its citation;
-    an empty list means the brain has nothing relevant (do not guess).
+    an empty list means the brain has nothing relevant (do not guess). The current belief
+    comes first; a hit with superseded_by was replaced (cite the newer one), supersedes
+    names what a hit replaced, and verdict "conflict" means the best answers disagree.
 
     Bodies are cut at 4000 characters; use brain_read_file with the citation for more.
     """
-    return SearchResultView.of(brain.search(query, k=k), body_chars=SEARCH_BODY_CHARS)
+    result = brain.search(query, k=k, as_of=as_of)
+    return SearchResultView.of(result, body_chars=SEARCH_BODY_CHARS)
 
 
 @tool(read_only=False)

@@ -21,5 +21,7 @@ router = APIRouter(prefix="/v1", tags=["search"])
     responses=problem_responses(400, 401, 403, 409, 422, 503),
 )
 def search(caller: Reader, body: SearchIn) -> SearchResultView:
-    result = caller.brain.search(body.query, k=body.k, plan=body.plan, kind=body.kind)
+    result = caller.brain.search(
+        body.query, k=body.k, plan=body.plan, kind=body.kind, mode=body.mode, as_of=body.as_of
+    )
     return SearchResultView.of(result)
