@@ -19,8 +19,10 @@ __all__ = ["find_entities", "looks_like_person"]
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _HANDLE = re.compile(r"(?<![\w.@])@[A-Za-z][\w-]*(?:\.[\w-]+)*")
 _CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b")
-_CAP = r"[A-Z][a-zà-öø-ÿ]+(?:[-'’][A-Z]?[a-zà-öø-ÿ]+)?"
-_PAIR = re.compile(rf"\b(?P<first>{_CAP})(?:\s+(?:van|von|de|da|del|der|di|le|la|bin|al)?\s*{_CAP})+")
+_CAP = r"[A-Z][a-zà-öø-ÿ]+(?:[-'\u2019][A-Z]?[a-zà-öø-ÿ]+)?"
+_PAIR = re.compile(
+    rf"\b(?P<first>{_CAP})(?:\s+(?:van|von|de|da|del|der|di|le|la|bin|al)?\s*{_CAP})+"
+)
 _WORD = re.compile(r"\b[A-Za-z][\w.+-]*[A-Za-z0-9+]|\b[A-Za-z]\b")
 _CAMEL = re.compile(r"\b[A-Z]?[a-z]+(?:[A-Z][a-z0-9]*)+[A-Z]*\b|\b[A-Z][a-z]+[A-Z]{2,}\b")
 _TEAM = re.compile(

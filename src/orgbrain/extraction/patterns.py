@@ -25,7 +25,7 @@ from .predicates import ATTRIBUTE_ALTERNATION, RELATIONAL, attribute_predicate, 
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
-__all__ = ["PatternExtractor", "merge_entities"]
+__all__ = ["PatternExtractor", "merge_entities", "states_nothing"]
 
 _W = r"[^\s,;:()]+"
 _NP = rf"(?:{_W}(?:\s+{_W}){{0,5}}?)"
@@ -56,7 +56,7 @@ _INSTEAD = re.compile(
     re.IGNORECASE,
 )
 _CUT = re.compile(
-    r"\s*(?:[,;]|\s\(|\s[-–—]\s|\.(?:\s|$)|!|\s(?:because|since|so that|so|until|unless|"
+    r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|\s(?:because|since|so that|so|until|unless|"
     r"instead of|rather than|starting|effective|as of|which|who|after|before|while|"
     r"when|but|except|for now|from now on|going forward|once)\b)",
     re.IGNORECASE,
@@ -64,7 +64,7 @@ _CUT = re.compile(
 # "Postgres 16", "Python 3.12", "GitHub Actions": a name and what qualifies it.
 _VERSION = re.compile(r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b(?!\s+[a-z])))*")
 _LIGHT_CUT = re.compile(
-    r"\s*(?:[,;]|\s\(|\s[-–—]\s|\.(?:\s|$)|!|\s(?:because|since|so that|as it|as they|but)\b)",
+    r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|\s(?:because|since|so that|as it|as they|but)\b)",
     re.IGNORECASE,
 )
 _TRAILING_WHEN = re.compile(
@@ -76,24 +76,38 @@ _GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECA
 _PROJECT_WORD = re.compile(
     r"(?:[Pp]roject\s+)?(?P<name>.+?)(?:\s+(?:project|initiative|programme|program))?"
 )
-_ENTITY_SLOTS = frozenset({"person", "team", "system", "company", "project", "code", "handle",
-                           "email"})
+_ENTITY_SLOTS = frozenset(
+    {"person", "team", "system", "company", "project", "code", "handle", "email"}
+)
 _PEOPLE = frozenset({"person", "team", "handle", "email"})
 _SKIP_LABELS = frozenset(
     "note notes todo q question questions action actions action item action items next steps "
     "agenda attendees participants present summary context background fyi re subject tl;dr "
     "tldr update updates problem example examples see link links source ps warning tip why "
     "how what when where who reminder reminders heads up caveat caveats open question "
-    "open questions idea ideas proposal risk risks blocker blockers comment comments".split(
-        " "
-    )
+    "open questions idea ideas proposal risk risks blocker blockers comment comments".split(" ")
 )
 _SKIP_LABELS = _SKIP_LABELS | {
-    "action item", "action items", "next steps", "heads up", "open question", "open questions",
+    "action item",
+    "action items",
+    "next steps",
+    "heads up",
+    "open question",
+    "open questions",
 }
 _DECISION_LABELS = frozenset(
-    {"decision", "decided", "agreed", "resolution", "resolved", "outcome", "we decided",
-     "final decision", "consensus", "decisions"}
+    {
+        "decision",
+        "decided",
+        "agreed",
+        "resolution",
+        "resolved",
+        "outcome",
+        "we decided",
+        "final decision",
+        "consensus",
+        "decisions",
+    }
 )
 
 
@@ -181,7 +195,7 @@ class _Sentence:
                     return self.text[found.start : version.end()], found
                 return found.value, found
             if people:
-                m = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}").match(
+                m = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}").match(
                     self.text, start, end
                 )
                 if m:
@@ -198,15 +212,15 @@ class _Sentence:
 
 
 def _strip_span(text: str, start: int, end: int, *, determiners: bool = True) -> tuple[int, int]:
-    while start < end and text[start] in " \t\n\"'`*_“‘":
+    while start < end and text[start] in " \t\n\"'`*_\u201c\u2018":
         start += 1
     if determiners:
         m = _DET.match(text, start, end)
         if m:
             start = m.end()
-    while end > start and text[end - 1] in " \t\n.,;:!?\"'`*_”’)":
+    while end > start and text[end - 1] in " \t\n.,;:!?\"'`*_\u201d\u2019)":
         end -= 1
-    if text[start:end].endswith(("'s", "’s")):
+    if text[start:end].endswith(("'s", "\u2019s")):
         end -= 2
     return start, end
 
@@ -226,10 +240,10 @@ _OWN_VERBS = (
     r"tech\s+lead|maintainer|point\s+of\s+contact)\s+(?:of|for|on))"
 )
 _OWNS = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
     rf"\s+team)\s+{_OWN_VERBS}\s+(?P<x>{_NP})"
-    r"(?:\s+from\s+(?P<old>@[\w.-]+|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?))?"
-    r"(?=\s*(?:[,;.!(]|\s[-–—]\s|\s(?:since|from|as\s+of|starting|effective|until|on|in|"
+    r"(?:\s+from\s+(?P<old>@[\w.-]+|[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)?))?"
+    r"(?=\s*(?:[,;.!(]|\s[-\u2013\u2014]\s|\s(?:since|from|as\s+of|starting|effective|until|on|in|"
     r"and|while|but|now)(?![\w-])|$))"
 )
 _OWNED_BY = re.compile(
@@ -239,7 +253,7 @@ _OWNED_BY = re.compile(
     r"is\s+the\s+responsibility\s+of|falls\s+(?:to|under))\s+(?P<p2>.+)"
 )
 _ATTR = re.compile(
-    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>(?:[\w'’/&.@-]+\s+){{0,4}}?)(?P<a>{ATTRIBUTE_ALTERNATION})"
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>(?:[\w'\u2019/&.@-]+\s+){{0,4}}?)(?P<a>{ATTRIBUTE_ALTERNATION})"
     r"\s+(?:is|are|was|will\s+be|has\s+been|remains|becomes|moves\s+to|moved\s+to|changes\s+to|"
     r"changed\s+to|is\s+now|is\s+moving\s+to|(?:has\s+)?(?:slipped|moved)\s+to)\s+(?:now\s+)?"
     r"(?:set\s+(?:to|for)\s+|on\s+|at\s+)?(?P<v>.+)",
@@ -277,26 +291,26 @@ _REPLACED_BY = re.compile(
     r"(?P<v>.+)"
 )
 _DEFINES = re.compile(
-    r"(?P<x>\"[^\"]{1,40}\"|“[^”]{1,40}”|`[^`]{1,40}`|[A-Za-z][\w&/-]*(?:\s+[\w&/-]+){0,2}?)\s+"
+    r"(?P<x>\"[^\"]{1,40}\"|\u201c[^\u201d]{1,40}\u201d|`[^`]{1,40}`|[A-Za-z][\w&/-]*(?:\s+[\w&/-]+){0,2}?)\s+"
     r"(?:means|stands\s+for|is\s+short\s+for|is\s+an\s+abbreviation\s+(?:for|of)|"
     r"is\s+defined\s+as|refers\s+to|is\s+our\s+(?:term|name|word)\s+for)\s+(?P<v>.+)"
 )
 _PREFERS = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+"
     r"(?:really\s+|strongly\s+|generally\s+|usually\s+|still\s+|always\s+|much\s+|also\s+)?"
     r"(?P<verb>prefers|likes|loves|enjoys|favou?rs|wants|would\s+(?:rather|like|prefer)|"
-    r"dislikes|hates|doesn't\s+like|does\s+not\s+like|doesn’t\s+like|can't\s+stand|"
+    r"dislikes|hates|doesn't\s+like|does\s+not\s+like|doesn\u2019t\s+like|can't\s+stand|"
     r"cannot\s+stand|avoids|is\s+not\s+a\s+fan\s+of|isn't\s+a\s+fan\s+of|is\s+a\s+fan\s+of|"
     r"is\s+allergic\s+to|asked\s+for|asks\s+for)\s+(?:to\s+)?(?P<v>.+)"
 )
 _PREFERENCE_OF = re.compile(
-    r"(?P<p>[A-Z][\w.-]*(?:\s+[A-Z][\w-]*)?)(?:'s|’s)\s+(?:preference|"
+    r"(?P<p>[A-Z][\w.-]*(?:\s+[A-Z][\w-]*)?)(?:'s|\u2019s)\s+(?:preference|"
     r"preferred\s+[\w-]+(?:\s+[\w-]+)?|favou?rite\s+[\w-]+)\s+(?:is|are)\s+(?P<v>.+)"
 )
-_DISLIKE = re.compile(r"dislikes|hates|n't|n’t|not|cannot|avoids|allergic", re.IGNORECASE)
+_DISLIKE = re.compile(r"dislikes|hates|n't|n\u2019t|not|cannot|avoids|allergic", re.IGNORECASE)
 _DECIDED = re.compile(
     r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[Ee]veryone|[Ll]eadership|[Tt]he\s+group|"
-    r"[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?)\s+(?:have\s+|has\s+|finally\s+|"
+    r"[A-Z][\w'\u2019-]+(?:\s+(?:and|&)\s+[A-Z][\w'\u2019-]+)?)\s+(?:have\s+|has\s+|finally\s+|"
     r"formally\s+|unanimously\s+|all\s+)?(?:decided|agreed|chose|resolved|committed|"
     r"settled|signed\s+off)\s+(?:to|that|on|upon|for)\s+(?P<c>.+)"
     r"|(?:[Ii]t\s+(?:was|has\s+been|is)\s+(?:decided|agreed)\s+(?:that|to)\s+(?P<c2>.+))"
@@ -329,21 +343,21 @@ _HAPPENS = re.compile(
     r"ends|end|kicks\s+off|closes|opens)\s+(?:on\s+)?(?P<v>.+)"
 )
 _REPORTS_TO = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:now\s+)?reports\s+to\s+"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:now\s+)?reports\s+to\s+"
     r"(?P<v>.+)"
 )
 _MEMBER = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:is|are)\s+(?:now\s+)?"
     r"(?:on|in|part\s+of|a\s+member\s+of)\s+(?P<v>(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
     r"(?:team|squad|guild|group))"
 )
 _JOINED = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:has\s+|have\s+)?"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:has\s+|have\s+)?"
     r"(?P<verb>joined|left|rejoined|moved\s+to|transferred\s+to|is\s+joining|will\s+join|"
     r"is\s+leaving|will\s+leave)\s+(?P<v>.+)"
 )
 _SHIPPED = re.compile(
-    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[\w-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+"
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[\w-]+|[A-Z][\w'\u2019-]+(?:\s+[A-Z][\w'\u2019-]+)?)\s+"
     r"(?:have\s+|has\s+|finally\s+|successfully\s+)?(?P<verb>shipped|launched|released|"
     r"rolled\s+out|deployed|completed|finished|closed|signed|hired|onboarded|retired|"
     r"decommissioned|sunset|deprecated)\s+(?P<x>[^,;]+?)(?:\s+(?:to|for)\s+[^,;]+?)?\s+"
@@ -411,7 +425,7 @@ def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
 
 
 _IS_THE_OWNER = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})(?:\s*\([^)]*\))?\s+"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})(?:\s*\([^)]*\))?\s+"
     r"(?:is|will\s+be|has\s+become|becomes)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+)?"
     r"(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+(?:owner|DRI|lead|maintainer)\b"
 )
@@ -434,8 +448,11 @@ def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
         old = s.subject(m.start("old"), m.end("old"))
         if subject is not None and owner is not None:
-            return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.8,
-                           old.value if old else None)]
+            return [
+                _Draft(
+                    "fact", subject, "owner", owner[0], owner[1], 0.8, old.value if old else None
+                )
+            ]
     return []
 
 
@@ -593,8 +610,9 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
     (the first thing it names, ``decided``, the clause)."""
     inner = _first_rule(s, cs, ce, _RULES)
     if inner:
-        return [replace(d, type="decision", confidence=min(d.confidence, confidence))
-                for d in inner]
+        return [
+            replace(d, type="decision", confidence=min(d.confidence, confidence)) for d in inner
+        ]
     value = s.object(cs, ce, light=True)
     if value is None:
         return []
@@ -645,7 +663,7 @@ def _chose(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
 
 
 def _planned(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
-    """"We will sunset the v1 API on 1 June 2027": a date for it, not an event yet."""
+    """ "We will sunset the v1 API on 1 June 2027": a date for it, not an event yet."""
     m = _WILL.match(s.text, cs, ce)
     dated = [d for d in s.dates if m and d.start >= m.end()]
     if not m or not dated:
@@ -694,12 +712,14 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             subject = s.subject(ys, vs + the.end("y"))
             if subject is not None:
                 return [_Draft("fact", subject, "is", named.value, named, 0.7)]
-        found = s.entity_starting(
-            _strip_span(s.text, vs, m.end("v"))[0], m.end("v")
-        )
+        found = s.entity_starting(_strip_span(s.text, vs, m.end("v"))[0], m.end("v"))
         rest_start = found.end if found else 0
-        if found is None or found.type not in _ENTITY_SLOTS or re.match(
-            r"\s*(?:\w+\s+)?(?:of|for|in|at|to|'s)\b|\s+\w", s.text[rest_start:m.end("v")]
+        if (
+            found is None
+            or found.type not in _ENTITY_SLOTS
+            or re.match(
+                r"\s*(?:\w+\s+)?(?:of|for|in|at|to|'s)\b|\s+\w", s.text[rest_start : m.end("v")]
+            )
         ):
             continue
         subject = s.subject(m.start("x"), m.end("x"))
@@ -752,12 +772,16 @@ def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     if m:
         codes = [e for e in s.entities if e.type == "code" and cs <= e.start < ce]
         subject = (
-            s.subject(m.start("x"), m.end("x"))
-            if m.group("x")
-            and m.group("x").split()[0].lower()
-            not in ("the", "a", "an", "during", "after", "before", "since", "in", "on", "of")
-            else None
-        ) or (codes[0] if codes else None) or s.subject(m.start("verb"), m.end("verb"))
+            (
+                s.subject(m.start("x"), m.end("x"))
+                if m.group("x")
+                and m.group("x").split()[0].lower()
+                not in ("the", "a", "an", "during", "after", "before", "since", "in", "on", "of")
+                else None
+            )
+            or (codes[0] if codes else None)
+            or s.subject(m.start("verb"), m.end("verb"))
+        )
         if subject is not None:
             return [_Draft("event", subject, "incident", when, None, 0.75)]
     return []
@@ -931,11 +955,19 @@ def _row(s: _Sentence, unit: Unit, header: list[str] | None) -> list[_Draft]:
 # --- one sentence, one text --------------------------------------------------------------
 
 
+def states_nothing(sentence: str) -> bool:
+    """A question, a hedge or nothing at all: no statement, whatever the words."""
+    sentence = sentence.strip()
+    return (
+        not sentence
+        or sentence.endswith("?")
+        or bool(_QUESTION_START.match(sentence))
+        or bool(_HEDGE.search(sentence))
+    )
+
+
 def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
-    sentence = s.text[start:end].strip()
-    if not sentence or sentence.endswith("?") or _QUESTION_START.match(sentence):
-        return []
-    if _HEDGE.search(sentence):
+    if states_nothing(s.text[start:end]):
         return []
     drafts: list[_Draft] = []
     cursor = start
@@ -1005,8 +1037,10 @@ class PatternExtractor:
                 if re.fullmatch(r"[\s|:-]+", line):
                     continue
                 following = units[i + 1] if i + 1 < len(units) else None
-                is_header = following is not None and following.kind == "row" and bool(
-                    re.fullmatch(r"[\s|:-]+", text[following.start : following.end])
+                is_header = (
+                    following is not None
+                    and following.kind == "row"
+                    and bool(re.fullmatch(r"[\s|:-]+", text[following.start : following.end]))
                 )
                 if is_header:
                     header = [text[a:b] for a, b in _cells(text, unit)]
@@ -1014,8 +1048,8 @@ class PatternExtractor:
                 drafts = _row(s, unit, header)
             else:
                 header = None
-                drafts = _label(s) if unit.kind == "label" else _sentence_rules(
-                    s, unit.start, unit.end
+                drafts = (
+                    _label(s) if unit.kind == "label" else _sentence_rules(s, unit.start, unit.end)
                 )
             claims += _finish(s, drafts)
             entities += [e for e in s.extra if e not in entities]
