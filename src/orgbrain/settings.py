@@ -40,6 +40,10 @@ class Settings:
     # within these bounds (ingest/bounded.py); 0 seconds runs it in process, unbounded.
     extract_seconds: float = 120.0
     extract_memory_mb: int = 2048
+    # An OpenAI-compatible chat model for the statement extractor's LLM tier; none: off.
+    chat_url: str | None = None
+    chat_model: str | None = None
+    chat_key: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -73,6 +77,9 @@ class Settings:
             ("embed_api_key", "ORGBRAIN_EMBED_API_KEY"),
             ("keyword_engine", "ORGBRAIN_KEYWORD_ENGINE"),
             ("plan", "ORGBRAIN_PLAN"),
+            ("chat_url", "ORGBRAIN_CHAT_URL"),
+            ("chat_model", "ORGBRAIN_CHAT_MODEL"),
+            ("chat_key", "ORGBRAIN_CHAT_KEY"),
         ):
             if var in e:
                 values[key] = e[var]

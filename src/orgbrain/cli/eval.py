@@ -15,13 +15,13 @@ from ..compose import make_embedder
 from ..errors import OrgBrainError
 from ..evals import EvalReport, limit_beir, load_beir, load_locomo, run_beir, run_locomo
 from ..evals.report import render_text, to_json
-from ..ports import Embedder
+from ..ports import Chat, Embedder
 from ..retrieve import PLANS, SearchPlan, get_plan
 from ..retrieve.plan import DEFAULT_PLAN
 from ..settings import Settings
 from .app import CliState, OrgBrainGroup
 
-__all__ = ["COMMANDS", "embedder_factory", "eval_group"]
+__all__ = ["COMMANDS", "chat_factory", "embedder_factory", "eval_group"]
 
 # The issue's ablation (each stream alone, plain RRF) beside what users get.
 DEFAULT_PLANS = f"bm25,dense,hybrid,{DEFAULT_PLAN}"
@@ -169,6 +169,75 @@ def locomo(
         progress=_progress,
     )
     _emit(report, _wants_json(ctx, as_json))
+
+
+def _default_chat(settings: Settings) -> Chat | None:
+    # The composition root owns adapter choice; until it offers make_chat, no LLM tier.
+    from .. import compose
+
+    make_chat: Callable[[Settings], Chat | None] | None = getattr(compose, "make_chat", None)
+    return make_chat(settings) if make_chat is not None else None
+
+
+# The one way the statements eval gets its chat model; tests point it at a local server.
+chat_factory: Callable[[Settings], Chat | None] = _default_chat
+
+
+@eval_group.command("statements")
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--tiers",
+    default="pattern,classifier,llm",
+    show_default=True,
+    help="Comma-separated extractor tiers to run (pattern always runs; the classifier "
+    "needs the embedder; llm needs ORGBRAIN_CHAT_URL and ORGBRAIN_CHAT_MODEL).",
+)
+@click.option("--misses", is_flag=True, help="List the statements missed or wrong, per text.")
+@json_flag
+@click.pass_context
+def statements(
+    ctx: click.Context, file: Path | None, tiers: str, misses: bool, as_json: bool
+) -> None:
+    """Score the statement extractor on a labelled JSONL file (default: the dev set)."""
+    from ..evals.statements import (
+        load_statements,
+        render_statements,
+        run_statements,
+        statements_json,
+    )
+    from ..extraction import TIERS, default_extractor
+
+    chosen = tuple(t.strip() for t in tiers.split(",") if t.strip())
+    unknown = [t for t in chosen if t not in TIERS]
+    if unknown:
+        raise click.BadParameter(f"unknown tier {unknown[0]!r}; use {', '.join(TIERS)}")
+    chosen = ("pattern", *(t for t in chosen if t != "pattern"))
+    settings = _settings(ctx)
+    embedder = embedder_factory(settings) if "classifier" in chosen else None
+    chat = chat_factory(settings) if "llm" in chosen else None
+    ran = tuple(
+        t
+        for t in chosen
+        if t == "pattern" or (t == "classifier" and embedder) or (t == "llm" and chat)
+    )
+    for tier in sorted(set(chosen) - set(ran)):
+        _progress(f"tier {tier} is not configured; skipped")
+    records = load_statements(file)
+    report = run_statements(
+        default_extractor(chat, embedder=embedder, tiers=ran),
+        records,
+        source=str(file) if file else "packaged dev set",
+        tiers=ran,
+    )
+    if _wants_json(ctx, as_json):
+        click.echo(json.dumps(statements_json(report), indent=2, ensure_ascii=False))
+        return
+    click.echo(render_statements(report))
+    if misses:
+        for miss in report.misses:
+            click.echo(json.dumps(miss, ensure_ascii=False))
 
 
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

@@ -199,23 +199,23 @@ def _score_claims(
     report.strict.gold += len(gold)
     report.loose.gold += len(gold)
     wrong: list[tuple[str, str, str, str]] = []
-    for type_, subject, predicate, obj, tier, replaces in predicted:
+    for kind, subject, predicate, obj, tier, replaces in predicted:
         report.strict.predicted += 1
         report.loose.predicted += 1
-        report.by_type.setdefault(type_, Score()).predicted += 1
+        report.by_type.setdefault(kind, Score()).predicted += 1
         tier_score = report.by_tier.setdefault(tier, Score())
         tier_score.predicted += 1
-        hit = next((i for i in unmatched if gold[i] == (type_, subject, predicate, obj)), None)
+        hit = next((i for i in unmatched if gold[i] == (kind, subject, predicate, obj)), None)
         loose = next((i for i in loose_left if gold[i][1:] == (subject, predicate, obj)), None)
         if loose is not None:
             loose_left.remove(loose)
             report.loose.tp += 1
         if hit is None:
-            wrong.append((type_, subject, predicate, obj))
+            wrong.append((kind, subject, predicate, obj))
             continue
         unmatched.remove(hit)
         report.strict.tp += 1
-        report.by_type[type_].tp += 1
+        report.by_type[kind].tp += 1
         tier_score.tp += 1
         expected = record.statements[hit].replaces
         if expected is not None:

@@ -25,7 +25,7 @@ from .predicates import ATTRIBUTE_ALTERNATION, RELATIONAL, attribute_predicate, 
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
-__all__ = ["PatternExtractor", "merge_entities"]
+__all__ = ["PatternExtractor", "merge_entities", "states_nothing"]
 
 _W = r"[^\s,;:()]+"
 _NP = rf"(?:{_W}(?:\s+{_W}){{0,5}}?)"
@@ -42,26 +42,39 @@ _QUESTION_START = re.compile(
 _HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|should we|could we|shall we|what if|"
     r"considering|consider|propose|proposed|proposal|not sure|unclear|TBD|tbc|wondering|"
-    r"hypothetically|if we|unless|whether)\b",
+    r"hypothetically|if we|unless|whether|discussed|discussing|talked about|no decision)\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|never|n't|no one|nobody)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(r"(?<!,\s)\b(?:not|never|no one|nobody)\b|n't\b", re.IGNORECASE)
 _NO_LONGER = re.compile(
     r"\bno\s+longer\s+(?:uses?|runs?\s+on|on|in|using|use|owns?|leads?|need|needs|supports?)?"
     r"\s*(?P<old>[^,;.()]+)",
     re.IGNORECASE,
 )
-_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;.()]+)", re.IGNORECASE)
+_INSTEAD = re.compile(
+    r"\b(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;.()]+)|,\s+not\s+(?:in\s+|on\s+)?(?P<not>[^,;.()]+)",
+    re.IGNORECASE,
+)
 _CUT = re.compile(
-    r"\s*(?:[,;]|\s\(|\s[-–—]\s|\.(?:\s|$)|!|\s(?:because|since|so that|so|until|unless|"
+    r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|\s(?:because|since|so that|so|until|unless|"
     r"instead of|rather than|starting|effective|as of|which|who|after|before|while|"
     r"when|but|except|for now|from now on|going forward|once)\b)",
+    re.IGNORECASE,
+)
+# "Postgres 16", "Python 3.12", "GitHub Actions": a name and what qualifies it.
+_VERSION = re.compile(r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b(?!\s+[a-z])))*")
+_LIGHT_CUT = re.compile(
+    r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|\s(?:because|since|so that|as it|as they|but)\b)",
     re.IGNORECASE,
 )
 _TRAILING_WHEN = re.compile(
     r"\s+(?:on|in|by|from|at|as of|since|starting|effective)\s+(?:the\s+)?"
     r"(?:week\s+of\s+)?\S.*$",
     re.IGNORECASE,
+)
+_GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECASE)
+_PROJECT_WORD = re.compile(
+    r"(?:[Pp]roject\s+)?(?P<name>.+?)(?:\s+(?:project|initiative|programme|program))?"
 )
 _ENTITY_SLOTS = frozenset(
     {"person", "team", "system", "company", "project", "code", "handle", "email"}
@@ -137,11 +150,17 @@ class _Sentence:
 
     def subject(self, start: int, end: int, *, strip_team: bool = False) -> Found | None:
         start, end = _strip_span(self.text, start, end)
-        if strip_team and self.text[start:end].lower().endswith(" team"):
+        tail = _GROUP_WORD.search(self.text, start, end)
+        if strip_team and tail is not None:
             found = self.entity_at(start, end)
-            end -= len(" team")
+            end = tail.start()
             if found is not None and found.type != "team":
                 return found
+        project = _PROJECT_WORD.fullmatch(self.text, start, end)
+        if project is not None:
+            inner = self.entity_at(project.start("name"), project.end("name"))
+            if inner is not None:
+                return inner
         if start >= end:
             return None
         found = self.entity_at(start, end)
@@ -155,7 +174,13 @@ class _Sentence:
         return Found("topic", value, start, end)
 
     def object(
-        self, start: int, end: int, *, entity_slot: bool = False, people: bool = False
+        self,
+        start: int,
+        end: int,
+        *,
+        entity_slot: bool = False,
+        people: bool = False,
+        light: bool = False,
     ) -> tuple[str, Found | None] | None:
         """The object phrase from ``start``: cut at a clause boundary; in an entity slot,
         the entity it starts with (a name in a people slot becomes a person)."""
@@ -165,16 +190,19 @@ class _Sentence:
         if entity_slot:
             found = self.entity_starting(start, end)
             if found is not None and (not people or found.type in _PEOPLE | {"project"}):
+                version = _VERSION.match(self.text, found.end, end)
+                if version and version.end() > found.end and not people:
+                    return self.text[found.start : version.end()], found
                 return found.value, found
             if people:
-                m = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}").match(
+                m = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}").match(
                     self.text, start, end
                 )
                 if m:
                     person = Found("person", m.group(0), m.start(), m.end())
                     self.extra.append(person)
                     return person.value, person
-        cut = _CUT.search(self.text, start, end)
+        cut = (_LIGHT_CUT if light else _CUT).search(self.text, start, end)
         stop = cut.start() if cut else end
         stop = _strip_span(self.text, start, stop)[1]
         phrase = self.text[start:stop]
@@ -184,15 +212,15 @@ class _Sentence:
 
 
 def _strip_span(text: str, start: int, end: int, *, determiners: bool = True) -> tuple[int, int]:
-    while start < end and text[start] in " \t\n\"'`*_“‘":
+    while start < end and text[start] in " \t\n\"'`*_\u201c\u2018":
         start += 1
     if determiners:
         m = _DET.match(text, start, end)
         if m:
             start = m.end()
-    while end > start and text[end - 1] in " \t\n.,;:!?\"'`*_”’)":
+    while end > start and text[end - 1] in " \t\n.,;:!?\"'`*_\u201d\u2019)":
         end -= 1
-    if text[start:end].endswith(("'s", "’s")):
+    if text[start:end].endswith(("'s", "\u2019s")):
         end -= 2
     return start, end
 
@@ -212,18 +240,20 @@ _OWN_VERBS = (
     r"tech\s+lead|maintainer|point\s+of\s+contact)\s+(?:of|for|on))"
 )
 _OWNS = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
     rf"\s+team)\s+{_OWN_VERBS}\s+(?P<x>{_NP})"
-    r"(?:\s+from\s+(?P<old>@[\w.-]+|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?))?"
-    r"(?=\s*(?:[,;.!(]|\s[-–—]\s|\s(?:since|from|as\s+of|starting|effective|until|on|in|"
-    r"and|while|but|now)\b|$))"
+    r"(?:\s+from\s+(?P<old>@[\w.-]+|[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)?))?"
+    r"(?=\s*(?:[,;.!(]|\s[-\u2013\u2014]\s|\s(?:since|from|as\s+of|starting|effective|until|on|in|"
+    r"and|while|but|now)(?![\w-])|$))"
 )
 _OWNED_BY = re.compile(
     rf"(?P<x>{_NP})\s+(?:is|are|was|will\s+be|has\s+been)\s+(?:now\s+|still\s+)?"
-    r"(?:owned|maintained|run|led|managed)\s+by\s+(?P<p>.+)"
+    r"(?:owned|maintained|run|led|managed|handled)\s+by\s+(?P<p>.+)"
+    rf"|(?P<x2>{_NP})\s+(?:now\s+|still\s+)?(?:belongs\s+to|belong\s+to|sits\s+with|sit\s+with|"
+    r"is\s+the\s+responsibility\s+of|falls\s+(?:to|under))\s+(?P<p2>.+)"
 )
 _ATTR = re.compile(
-    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>(?:[\w'’/&.@-]+\s+){{0,4}}?)(?P<a>{ATTRIBUTE_ALTERNATION})"
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>(?:[\w'\u2019/&.@-]+\s+){{0,4}}?)(?P<a>{ATTRIBUTE_ALTERNATION})"
     r"\s+(?:is|are|was|will\s+be|has\s+been|remains|becomes|moves\s+to|moved\s+to|changes\s+to|"
     r"changed\s+to|is\s+now|is\s+moving\s+to|(?:has\s+)?(?:slipped|moved)\s+to)\s+(?:now\s+)?"
     r"(?:set\s+(?:to|for)\s+|on\s+|at\s+)?(?P<v>.+)",
@@ -254,33 +284,33 @@ _SWITCHED_FROM = re.compile(
 _REPLACES = re.compile(
     rf"(?P<v>{_NP})\s+(?:replaces|replaced|will\s+replace|is\s+replacing|has\s+replaced)\s+"
     rf"(?P<old>[^,;]+?)(?:\s+(?:for|as)\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|from|"
-    r"starting|effective)\b|$)"
+    r"starting|effective|as\s+of)\b|$)"
 )
 _REPLACED_BY = re.compile(
     rf"(?P<old>{_NP})\s+(?:is|was|has\s+been|will\s+be|are|were)\s+(?:being\s+)?replaced\s+by\s+"
     r"(?P<v>.+)"
 )
 _DEFINES = re.compile(
-    r"(?P<x>\"[^\"]{1,40}\"|“[^”]{1,40}”|`[^`]{1,40}`|[A-Za-z][\w&/-]*(?:\s+[\w&/-]+){0,2}?)\s+"
+    r"(?P<x>\"[^\"]{1,40}\"|\u201c[^\u201d]{1,40}\u201d|`[^`]{1,40}`|[A-Za-z][\w&/-]*(?:\s+[\w&/-]+){0,2}?)\s+"
     r"(?:means|stands\s+for|is\s+short\s+for|is\s+an\s+abbreviation\s+(?:for|of)|"
     r"is\s+defined\s+as|refers\s+to|is\s+our\s+(?:term|name|word)\s+for)\s+(?P<v>.+)"
 )
 _PREFERS = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+"
     r"(?:really\s+|strongly\s+|generally\s+|usually\s+|still\s+|always\s+|much\s+|also\s+)?"
     r"(?P<verb>prefers|likes|loves|enjoys|favou?rs|wants|would\s+(?:rather|like|prefer)|"
-    r"dislikes|hates|doesn't\s+like|does\s+not\s+like|doesn’t\s+like|can't\s+stand|"
+    r"dislikes|hates|doesn't\s+like|does\s+not\s+like|doesn\u2019t\s+like|can't\s+stand|"
     r"cannot\s+stand|avoids|is\s+not\s+a\s+fan\s+of|isn't\s+a\s+fan\s+of|is\s+a\s+fan\s+of|"
     r"is\s+allergic\s+to|asked\s+for|asks\s+for)\s+(?:to\s+)?(?P<v>.+)"
 )
 _PREFERENCE_OF = re.compile(
-    r"(?P<p>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*)?)(?:'s|’s)\s+(?:preference|preferred\s+[\w-]+|"
-    r"favou?rite\s+[\w-]+)\s+(?:is|are)\s+(?P<v>.+)"
+    r"(?P<p>[A-Z][\w.-]*(?:\s+[A-Z][\w-]*)?)(?:'s|\u2019s)\s+(?:preference|"
+    r"preferred\s+[\w-]+(?:\s+[\w-]+)?|favou?rite\s+[\w-]+)\s+(?:is|are)\s+(?P<v>.+)"
 )
-_DISLIKE = re.compile(r"dislikes|hates|n't|n’t|not|cannot|avoids|allergic", re.IGNORECASE)
+_DISLIKE = re.compile(r"dislikes|hates|n't|n\u2019t|not|cannot|avoids|allergic", re.IGNORECASE)
 _DECIDED = re.compile(
     r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[Ee]veryone|[Ll]eadership|[Tt]he\s+group|"
-    r"[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?)\s+(?:have\s+|has\s+|finally\s+|"
+    r"[A-Z][\w'\u2019-]+(?:\s+(?:and|&)\s+[A-Z][\w'\u2019-]+)?)\s+(?:have\s+|has\s+|finally\s+|"
     r"formally\s+|unanimously\s+|all\s+)?(?:decided|agreed|chose|resolved|committed|"
     r"settled|signed\s+off)\s+(?:to|that|on|upon|for)\s+(?P<c>.+)"
     r"|(?:[Ii]t\s+(?:was|has\s+been|is)\s+(?:decided|agreed)\s+(?:that|to)\s+(?P<c2>.+))"
@@ -290,7 +320,8 @@ _DECIDED = re.compile(
 _USES = re.compile(
     rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?:uses|use|runs\s+on|run\s+on|is\s+hosted\s+"
     r"(?:on|in)|are\s+hosted\s+(?:on|in)|lives\s+in|live\s+in|is\s+stored\s+in|are\s+stored\s+in|"
-    r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on)"
+    r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on|"
+    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in))"
     r"\s+(?P<v>.+)"
 )
 _WE_USE = re.compile(
@@ -300,34 +331,37 @@ _WE_USE = re.compile(
     r"instead|rather|in|on)\b|$)"
 )
 _COPULA = re.compile(
-    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:is|are|will\s+be|remains)\s+(?:now\s+|still\s+)?"
-    r"(?P<on>on\s+|every\s+|held\s+on\s+|scheduled\s+for\s+|planned\s+for\s+|set\s+for\s+)?"
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:is|are|will\s+be|remains|stays|stay)\s+"
+    r"(?:now\s+|still\s+)?"
+    r"(?P<on>on\s+|every\s+|held\s+on\s+|(?:scheduled|planned|set|due|expected|targeted)"
+    r"(?:\s+(?:for|on|by|in))?\s+)?"
     r"(?P<v>.+)"
 )
 _HAPPENS = re.compile(
     rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:happens|happen|runs|run|takes\s+place|"
-    r"is\s+held|are\s+held|occurs|meets|ships|deploys|goes\s+out)\s+(?:on\s+)?(?P<v>.+)"
+    r"is\s+held|are\s+held|occurs|meets|ships|deploys|goes\s+out|starts|start|begins|begin|"
+    r"ends|end|kicks\s+off|closes|opens)\s+(?:on\s+)?(?P<v>.+)"
 )
 _REPORTS_TO = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:now\s+)?reports\s+to\s+"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:now\s+)?reports\s+to\s+"
     r"(?P<v>.+)"
 )
 _MEMBER = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:is|are)\s+(?:now\s+)?"
     r"(?:on|in|part\s+of|a\s+member\s+of)\s+(?P<v>(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
     r"(?:team|squad|guild|group))"
 )
 _JOINED = re.compile(
-    r"(?P<p>@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:has\s+|have\s+)?"
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:has\s+|have\s+)?"
     r"(?P<verb>joined|left|rejoined|moved\s+to|transferred\s+to|is\s+joining|will\s+join|"
     r"is\s+leaving|will\s+leave)\s+(?P<v>.+)"
 )
 _SHIPPED = re.compile(
-    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[\w-]+|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+"
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[\w-]+|[A-Z][\w'\u2019-]+(?:\s+[A-Z][\w'\u2019-]+)?)\s+"
     r"(?:have\s+|has\s+|finally\s+|successfully\s+)?(?P<verb>shipped|launched|released|"
     r"rolled\s+out|deployed|completed|finished|closed|signed|hired|onboarded|retired|"
-    r"decommissioned|sunset|deprecated)\s+(?P<x>[^,;]+?)\s+(?:on|in|at|by|last|this|yesterday|"
-    r"today)\b"
+    r"decommissioned|sunset|deprecated)\s+(?P<x>[^,;]+?)(?:\s+(?:to|for)\s+[^,;]+?)?\s+"
+    r"(?:on|in|at|by|last|this|yesterday|today)\b"
 )
 _WAS_SHIPPED = re.compile(
     rf"(?P<x>{_NP})\s+(?:was|were|has\s+been|have\s+been|got)?\s*(?:finally\s+)?"
@@ -382,16 +416,53 @@ def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
     if subject is None or owner is None or _is_pronoun(s.text[m.start("p") : m.end("p")]):
         return []
+    named = s.entity_starting(m.start("p"), m.end("p"))
+    if m.start("p") == s.start and (named is None or named.type not in _PEOPLE):
+        # A capitalised first word is as likely a thing ("Payroll runs on the 25th").
+        return []
     old = _old_value(s, m, "old")
     return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9, old)]
+
+
+_IS_THE_OWNER = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})(?:\s*\([^)]*\))?\s+"
+    r"(?:is|will\s+be|has\s+become|becomes)\s+(?:now\s+)?(?:the|our)\s+(?:new\s+)?"
+    r"(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+(?:owner|DRI|lead|maintainer)\b"
+)
+_HANDS_OVER = re.compile(
+    r"(?P<old>.+?)\s+(?:hands|handed|is\s+handing|will\s+hand|hand)\s+(?P<x>.+?)\s+"
+    r"(?:over\s+)?to\s+(?P<p>.+)"
+)
+
+
+def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _IS_THE_OWNER.match(s.text, cs, ce)
+    if m and not _is_pronoun(m.group("p")):
+        subject = s.subject(m.start("x"), m.end("x"))
+        owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+        if subject is not None and owner is not None:
+            return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.85)]
+    m = _HANDS_OVER.match(s.text, cs, ce)
+    if m:
+        subject = s.subject(m.start("x"), m.end("x"))
+        owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+        old = s.subject(m.start("old"), m.end("old"))
+        if subject is not None and owner is not None:
+            return [
+                _Draft(
+                    "fact", subject, "owner", owner[0], owner[1], 0.8, old.value if old else None
+                )
+            ]
+    return []
 
 
 def _owned_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     m = _OWNED_BY.match(s.text, cs, ce)
     if not m:
         return []
-    subject = s.subject(m.start("x"), m.end("x"), strip_team=True)
-    owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+    x, p = ("x", "p") if m.group("x") else ("x2", "p2")
+    subject = s.subject(m.start(x), m.end(x), strip_team=True)
+    owner = s.object(m.start(p), m.end(p), entity_slot=True, people=True)
     if subject is None or owner is None:
         return []
     return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9)]
@@ -479,6 +550,10 @@ def _replaces(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         if subject is None:
             return []
         return [_Draft("fact", subject, "replaced_by", new[0], new[1], 0.75, old)]
+    return []
+
+
+def _replaced_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     m = _REPLACED_BY.match(s.text, cs, ce)
     if m:
         subject = s.subject(m.start("old"), m.end("old"))
@@ -512,7 +587,7 @@ def _prefers(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         first = s.text[m.start("p") : m.end("p")]
         person = Found("person", first, m.start("p"), m.end("p"))
         s.extra.append(person)
-    value = s.object(m.start("v"), m.end("v"))
+    value = s.object(m.start("v"), m.end("v"), light=True)
     if value is None:
         return []
     text, entity = value
@@ -538,7 +613,7 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         return [
             replace(d, type="decision", confidence=min(d.confidence, confidence)) for d in inner
         ]
-    value = s.object(cs, ce)
+    value = s.object(cs, ce, light=True)
     if value is None:
         return []
     named = [e for e in s.entities if cs <= e.start and e.type not in ("person", "handle")]
@@ -551,7 +626,8 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         lead = r"(?:we|they|everyone|all)\s+\w+\s+" if first in _PRONOUN else lead
         words = re.match(
             rf"\s*{lead}(?P<x>(?:the\s+)?[\w-]+"
-            r"(?:\s+(?!(?:to|at|on|in|for|by|from|with|is|are|will|should|must|stop|stops|"
+            r"(?:\s+(?!(?:to|at|on|in|for|by|from|with|is|are|will|should|must|stop|stops|every|"
+            r"each|until|before|after|into|off|over|"
             r"start|starts|move|moves|go|goes|get|gets|need|needs|run|runs)\b)[\w-]+)?)",
             clause,
             re.IGNORECASE,
@@ -560,6 +636,43 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         if subject is None:
             return []
     return [_Draft("decision", subject, "decided", value[0], value[1], confidence - 0.2)]
+
+
+_CHOSE = re.compile(
+    r"(?:.*?\b)?(?:chose|picked|selected|went\s+with|opted\s+for|settled\s+on)\s+"
+    r"(?P<v>[^,;]+?)(?:\s+(?:over|instead\s+of|rather\s+than)\s+(?P<old>[^,;]+?))?"
+    rf"\s+(?:for|as)\s+(?:the\s+|our\s+)?(?P<x>{_NP})(?=\s*[,;.!]|$)"
+)
+_WILL = re.compile(
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team)\s+(?:will|plan\s+to|are\s+going\s+to|intend\s+to)\s+"
+    r"(?:ship|launch|release|retire|deprecate|sunset|decommission|roll\s+out|turn\s+off|"
+    r"shut\s+down|migrate|open|close)\s+(?P<x>[^,;]+?)\s+(?:on|by|in)\s+"
+)
+
+
+def _chose(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _CHOSE.match(s.text, cs, ce)
+    if not m:
+        return []
+    subject = s.subject(m.start("x"), m.end("x"))
+    value = s.object(m.start("v"), m.end("v"), entity_slot=True)
+    if subject is None or value is None:
+        return []
+    old = _old_value(s, m, "old")
+    return [_Draft("decision", subject, "uses", value[0], value[1], 0.8, old)]
+
+
+def _planned(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    """ "We will sunset the v1 API on 1 June 2027": a date for it, not an event yet."""
+    m = _WILL.match(s.text, cs, ce)
+    dated = [d for d in s.dates if m and d.start >= m.end()]
+    if not m or not dated:
+        return []
+    subject = s.subject(m.start("x"), m.end("x"))
+    if subject is None:
+        return []
+    when = s.text[dated[0].start : dated[0].end]
+    return [_Draft("fact", subject, "date", when, None, 0.75)]
 
 
 def _uses(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -580,7 +693,10 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         if not m:
             continue
         vs = _strip_span(s.text, m.start("v"), m.end("v"), determiners=False)[0]
-        date = _date_at(s.dates, vs, m.start("on") if m.groupdict().get("on") else vs)
+        date = next(
+            (d for d in s.dates if vs <= d.start and _LEAD_IN.fullmatch(s.text, vs, d.start)),
+            None,
+        )
         if date is not None:
             predicate = "schedule" if date.weekday or "every" in s.text[cs:ce] else "date"
             subject = s.subject(m.start("x"), m.end("x"))
@@ -589,6 +705,13 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             return [_Draft("fact", subject, predicate, s.text[date.start : date.end], None, 0.75)]
         if pattern is _HAPPENS:
             continue
+        named = s.entity_at(*_strip_span(s.text, m.start("x"), m.end("x")))
+        the = re.match(r"(?:our|the)\s+(?P<y>[\w -]{2,40}?)\s*[.!]?$", s.text[vs : m.end("v")])
+        if named is not None and named.type in ("system", "company", "project") and the:
+            ys = vs + the.start("y")
+            subject = s.subject(ys, vs + the.end("y"))
+            if subject is not None:
+                return [_Draft("fact", subject, "is", named.value, named, 0.7)]
         found = s.entity_starting(_strip_span(s.text, vs, m.end("v"))[0], m.end("v"))
         rest_start = found.end if found else 0
         if (
@@ -626,6 +749,7 @@ def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         if person is not None and person[1] is not None and value is not None:
             text, entity = value
             text = _TRAILING_WHEN.sub("", text) or text
+            text = re.sub(r"^as\s+(?:an?\s+|the\s+)?", "", text)
             predicate = _EVENT_PREDICATES[" ".join(m.group("verb").split())]
             return [_Draft("event", person[1], predicate, text, entity, 0.8)]
     dated = [d for d in s.dates if not d.weekday and cs <= d.start < ce]
@@ -650,7 +774,9 @@ def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         subject = (
             (
                 s.subject(m.start("x"), m.end("x"))
-                if m.group("x") and m.group("x").split()[0].lower() not in ("the", "a", "an")
+                if m.group("x")
+                and m.group("x").split()[0].lower()
+                not in ("the", "a", "an", "during", "after", "before", "since", "in", "on", "of")
                 else None
             )
             or (codes[0] if codes else None)
@@ -665,13 +791,17 @@ _RULES: tuple[Rule, ...] = (
     _decided,
     _prefers,
     _owned_by,
+    _is_the_owner,
     _owns,
     _defines,
+    _replaced_by,
     _replaces,
     _switched_from,
     _attribute,
     _migration,
     _people,
+    _chose,
+    _planned,
     _events,
     _uses,
     _copula,
@@ -825,11 +955,19 @@ def _row(s: _Sentence, unit: Unit, header: list[str] | None) -> list[_Draft]:
 # --- one sentence, one text --------------------------------------------------------------
 
 
+def states_nothing(sentence: str) -> bool:
+    """A question, a hedge or nothing at all: no statement, whatever the words."""
+    sentence = sentence.strip()
+    return (
+        not sentence
+        or sentence.endswith("?")
+        or bool(_QUESTION_START.match(sentence))
+        or bool(_HEDGE.search(sentence))
+    )
+
+
 def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
-    sentence = s.text[start:end].strip()
-    if not sentence or sentence.endswith("?") or _QUESTION_START.match(sentence):
-        return []
-    if _HEDGE.search(sentence):
+    if states_nothing(s.text[start:end]):
         return []
     drafts: list[_Draft] = []
     cursor = start
@@ -931,7 +1069,7 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
         seen.add(key)
         replaces = d.replaces
         if replaces is None and instead is not None:
-            old = instead.group("old").strip()
+            old = (instead.group("old") or instead.group("not") or "").strip()
             replaces = _strip_old(old) or None
         claims.append(
             Claim(

@@ -40,17 +40,6 @@ ATTRIBUTES: dict[str, str] = {
     "due date": "date",
     "due": "date",
     "date": "date",
-    "launch date": "date",
-    "release date": "date",
-    "ship date": "date",
-    "go-live date": "date",
-    "go-live": "date",
-    "go live": "date",
-    "cut-over date": "date",
-    "cutover date": "date",
-    "cut-over": "date",
-    "cutover": "date",
-    "target date": "date",
     "eta": "date",
     "start date": "date",
     "schedule": "schedule",
@@ -65,7 +54,9 @@ ATTRIBUTES: dict[str, str] = {
 }
 # Attributes that need something to be about: a bare "Owner:" line borrows the section's
 # subject (its heading), never stands alone.
-RELATIONAL = frozenset({"owner", "contact", "migration_target", "date", "status", "channel"})
+RELATIONAL = frozenset(
+    {"owner", "backup_owner", "contact", "migration_target", "date", "status", "channel"}
+)
 
 _ATTRIBUTE_WORDS = sorted(ATTRIBUTES, key=len, reverse=True)
 ATTRIBUTE_ALTERNATION = "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in _ATTRIBUTE_WORDS)
