@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .context import BrainContext
 from .errors import InvalidInput, Unavailable
 from .model import item_count
-from .ports import BlobStore, Embedder, JobQueue, Reranker, Store
+from .ports import BlobStore, Chat, Embedder, JobQueue, Reranker, Store
 from .retrieve.plan import get_plan
 from .settings import Settings
 
@@ -107,12 +107,16 @@ def build_context(
     *,
     reranker: Reranker | None = None,
     jobs: JobQueue | None = None,
+    chat: Chat | None = None,
 ) -> BrainContext:
     """The context over built parts, for the local owner: the store learns the embedding
     space first, and an unknown plan name fails here.
 
     Without ``jobs`` the context gets an in-memory queue: background work then lasts only
-    as long as the process (``open_embedded`` passes the durable SQLite one)."""
+    as long as the process (``open_embedded`` passes the durable SQLite one). Without
+    ``chat`` the one the settings name (``ORGBRAIN_CHAT_URL``), if any, serves the
+    extractor's LLM tier."""
+    from .adapters.chat_openai import make_chat
     from .adapters.jobs_memory import MemoryJobQueue
     from .adapters.tokenize_wordpiece import default_tokenizer
 
@@ -128,6 +132,7 @@ def build_context(
         tokenizer=default_tokenizer(),
         reranker=reranker,
         jobs=jobs if jobs is not None else MemoryJobQueue(),
+        chat=chat if chat is not None else make_chat(s),
     )
 
 

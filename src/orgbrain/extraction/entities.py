@@ -19,11 +19,7 @@ __all__ = ["find_entities", "looks_like_person"]
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _HANDLE = re.compile(r"(?<![\w.@])@[A-Za-z][\w-]*(?:\.[\w-]+)*")
 _CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b")
-<<<<<<< HEAD
-_CAP = r"[A-Z][a-zà-öø-ÿ]+(?:[-'’][A-Z]?[a-zà-öø-ÿ]+)?"
-=======
 _CAP = r"[A-Z][a-zà-öø-ÿ]+(?:[-'\u2019][A-Z]?[a-zà-öø-ÿ]+)?"
->>>>>>> extract
 _PAIR = re.compile(
     rf"\b(?P<first>{_CAP})(?:\s+(?:van|von|de|da|del|der|di|le|la|bin|al)?\s*{_CAP})+"
 )
