@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .context import BrainContext
-from .model import ContextItem, Item, Provenance, TurnContext
+from .model import ContextItem, Hit, Item, Provenance, TurnContext
 from .ports import Tokenizer
 from .retrieve import Searcher, citation_for, get_plan
 
@@ -59,6 +59,21 @@ class Candidate:
     item: Item
     origin: Provenance
     score: float | None
+    status: str = ""
+    """What changed around it, for the model: "superseded by …", "replaces …"."""
+
+
+def _status(hit: Hit) -> str:
+    notes = []
+    if hit.superseded_by is not None:
+        notes.append(
+            f"SUPERSEDED by {hit.superseded_by.describe()} (id {hit.superseded_by.item_id})"
+        )
+    if hit.supersedes is not None:
+        notes.append(f"replaces {hit.supersedes.describe()} (id {hit.supersedes.item_id})")
+    if hit.conflicts:
+        notes.append(f"DISAGREES with {', '.join(hit.conflicts)}")
+    return "; ".join(notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +136,9 @@ def build_turn(
         top, verdict, reason = result.top_score, result.verdict, result.reason
         taken = {c.item.id for c in candidates}
         candidates += [
-            Candidate(h.item, "search", h.score) for h in result.hits if h.item.id not in taken
+            Candidate(h.item, "search", h.score, _status(h))
+            for h in result.hits
+            if h.item.id not in taken
         ]
     else:
         reason = "empty message: no search"
@@ -198,9 +215,10 @@ def _resolve_anchors(ctx: BrainContext, ids: list[str]) -> tuple[list[Item], lis
     return visible, missing
 
 
-def _head(n: int, item: Item, cite: str) -> str:
+def _head(n: int, item: Item, cite: str, status: str = "") -> str:
     # The citation names the file (or the note's label), where in it, and the bytes.
-    return f"[{n}] {cite} ({item.kind}, {item.scope}, id {item.id})"
+    head = f"[{n}] {cite} ({item.kind}, {item.scope}, id {item.id})"
+    return f"{head}\n{status}" if status else head
 
 
 def render_block(
@@ -218,7 +236,8 @@ def render_block(
     entries = list(candidates)
     cites = [citation_for(c.item).describe() for c in entries]
     heads = [
-        _head(n, c.item, cite) for n, (c, cite) in enumerate(zip(entries, cites, strict=True), 1)
+        _head(n, c.item, cite, c.status)
+        for n, (c, cite) in enumerate(zip(entries, cites, strict=True), 1)
     ]
     bodies = [c.item.body[:body_chars].strip() for c in entries]
     fixed = tokenizer.count(_join(heads, [""] * len(heads)))
