@@ -47,9 +47,7 @@ class _Weights:
 class StatementClassifier:
     """Adds typed claims for sentences the patterns missed, when ``p >= threshold``."""
 
-    def __init__(
-        self, embedder: Embedder, weights: _Weights, *, threshold: float = 0.5
-    ) -> None:
+    def __init__(self, embedder: Embedder, weights: _Weights, *, threshold: float = 0.5) -> None:
         if weights.w.shape[0] != embedder.dim:
             raise Unavailable(
                 f"the statement classifier was trained on {weights.w.shape[0]}-dim vectors "
