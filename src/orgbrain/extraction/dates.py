@@ -30,7 +30,7 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = r"(?P<{0}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<{0}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")(?:\.(?=\s*\d))?"
 _DAY = r"(?P<{0}>[0-3]?\d)(?:st|nd|rd|th)?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _DATE = re.compile(

@@ -13,14 +13,14 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from ..errors import OrgBrainError
 from ..ports import Chat
 from .patterns import merge_entities
 from .predicates import attribute_predicate, snake
 from .sentences import split_units
-from .types import STATEMENT_TYPES, Claim, Extraction, Found, StatementType
+from .types import STATEMENT_TYPES, Claim, Extraction, Found
 
 __all__ = ["LLMTier"]
 
@@ -158,9 +158,8 @@ def _claim(text: str, item: Any, units: Sequence[Any], entities: Sequence[Found]
         if unit.start <= at < unit.end:
             start, stop = unit.start, max(unit.end, end)
             break
-    kind = cast(StatementType, type_)  # checked against STATEMENT_TYPES above
     return Claim(
-        type=kind,
+        type=type_,
         subject=subject,
         predicate=predicate,
         object=obj,

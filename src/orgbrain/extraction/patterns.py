@@ -64,7 +64,8 @@ _CUT = re.compile(
 # "Postgres 16", "Python 3.12", "GitHub Actions": a name and what qualifies it.
 _VERSION = re.compile(r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b(?!\s+[a-z])))*")
 _LIGHT_CUT = re.compile(
-    r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|\s(?:because|since|so that|as it|as they|but)\b)",
+    r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|"
+    r"\s(?:because|since|so that|as it|as they|but)\b)",
     re.IGNORECASE,
 )
 _TRAILING_WHEN = re.compile(
@@ -872,7 +873,15 @@ def _label(s: _Sentence) -> list[_Draft]:
     value = s.text[vs:ve].strip()
     if key in _DECISION_LABELS:
         return _decision_of(s, vs, ve, 0.85)
-    if key in _SKIP_LABELS or len(value.split()) > 14 or value.endswith("?"):
+    first_word = value.split()[0].lower().strip(",.'") if value.split() else ""
+    if (
+        key in _SKIP_LABELS
+        or len(value.split()) > 14
+        or first_word in _PRONOUN
+        or first_word in ("let's", "lets", "i'm", "we're", "i'll", "we'll")
+        or states_nothing(value)
+    ):
+        # Chat ("Priya: I think ...") or a note: read the value as a sentence of its own.
         return _sentence_rules(s, vs, ve)
     ls = m.start("label") + m.group("label").index(label)
     le = ls + len(label)

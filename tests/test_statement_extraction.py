@@ -1,0 +1,448 @@
+"""The three-tier statement extractor: patterns with exact offsets, the packaged classifier,
+the LLM tier against a real loopback server speaking the chat-completions protocol, and the
+``orgbrain eval statements`` command."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from datetime import date
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import orgbrain.cli.eval as eval_cli
+from orgbrain.adapters.chat_openai import OpenAIChat, make_chat
+from orgbrain.errors import InvalidInput, Unavailable
+from orgbrain.evals.statements import load_statements, run_statements
+from orgbrain.extraction import (
+    ENTITY_TYPES,
+    Claim,
+    Extraction,
+    PatternExtractor,
+    default_extractor,
+)
+from orgbrain.extraction.classifier import CLASSES, StatementClassifier, load_weights
+from orgbrain.extraction.llm import LLMTier
+from orgbrain.ports import Chat, Embedder
+from orgbrain.settings import Settings
+
+EX = PatternExtractor()
+
+
+def claims(text: str) -> list[Claim]:
+    return list(EX.extract(text).claims)
+
+
+def one(text: str) -> Claim:
+    found = claims(text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def triple(c: Claim) -> tuple[str, str, str]:
+    return (c.subject.value.lower(), c.predicate, c.object)
+
+
+# --- patterns -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Priya owns billing.",
+        "Billing owner: Priya Raman",
+        "Billing is owned by Priya",
+        "Priya is responsible for billing.",
+        "Priya leads the billing team.",
+        "Billing belongs to Priya.",
+        "Owner of billing: Priya",
+    ],
+)
+def test_ownership_synonyms_share_one_predicate_about_the_owned_thing(text: str) -> None:
+    c = one(text)
+    assert (c.type, c.subject.value.lower(), c.predicate) == ("fact", "billing", "owner")
+    assert c.object.startswith("Priya")
+    assert c.object_entity is not None and c.object_entity.type == "person"
+    assert c.tier == "pattern" and 0 < c.confidence <= 1
+
+
+def test_offsets_are_exact() -> None:
+    text = "Intro line.\n\nPriya Raman owns billing. Sam prefers async standups."
+    found = EX.extract(text)
+    for entity in found.entities:
+        assert text[entity.start : entity.end] == entity.value
+    owner, pref = found.claims
+    assert text[owner.start : owner.end] == "Priya Raman owns billing."
+    assert text[pref.start : pref.end] == "Sam prefers async standups."
+    assert text[owner.subject.start : owner.subject.end] == "billing"
+    assert owner.object_entity is not None
+    assert text[owner.object_entity.start : owner.object_entity.end] == "Priya Raman"
+    assert (pref.type, pref.subject.value, pref.predicate, pref.object) == (
+        "preference",
+        "Sam",
+        "prefers",
+        "async standups",
+    )
+
+
+def test_migration_target_and_replaces() -> None:
+    plain = one("The billing migration target is Postgres.")
+    decided = one("We decided to move billing to CockroachDB instead of Postgres.")
+    verb = one("Billing migrates to CockroachDB.")
+    for c in (plain, decided, verb):
+        assert (c.subject.value.lower(), c.predicate) == ("billing", "migration_target")
+    assert plain.object == "Postgres" and plain.replaces is None and plain.type == "fact"
+    assert decided.object == "CockroachDB" and decided.replaces == "Postgres"
+    assert decided.type == "decision"
+    assert one("We switched from Jira to Linear for ticket tracking.").replaces == "Jira"
+    assert one("Linear replaces Jira for issue tracking.").replaces == "Jira"
+    stopped = one("Billing no longer runs on MySQL; it runs on Postgres.")
+    assert triple(stopped) == ("billing", "uses", "Postgres") and stopped.replaces == "MySQL"
+    took = one("Mei took over search from Sam.")
+    assert triple(took) == ("search", "owner", "Mei") and took.replaces == "Sam"
+
+
+def test_label_lines_are_statements_about_the_label() -> None:
+    assert triple(one("Deploy freeze: Fridays")) == ("deploy freeze", "schedule", "Fridays")
+    db = one("Database: CockroachDB")
+    assert triple(db) == ("database", "is", "CockroachDB")
+    assert db.object_entity is not None and db.object_entity.type == "system"
+    # A bare relational label is about the section's heading (its code when it has one).
+    text = "## ADR-012: Adopt Temporal\n\nStatus: accepted, 2026-08-14.\nOwner: Elena Petrova."
+    status, owner = claims(text)
+    assert triple(status) == ("adr-012", "status", "accepted")
+    assert status.valid_from == date(2026, 8, 14)
+    assert triple(owner) == ("adr-012", "owner", "Elena Petrova")
+    # A person's name as a label is not a speaker: no statement is put in their mouth.
+    assert claims("Priya: I think we could maybe look at the queue later, no rush at all") == []
+
+
+def test_tables_use_their_header_as_predicate() -> None:
+    text = "| Area | Owner |\n|---|---|\n| Billing | Priya Raman |\n| Search | Mei Chen |"
+    assert [triple(c) for c in claims(text)] == [
+        ("billing", "owner", "Priya Raman"),
+        ("search", "owner", "Mei Chen"),
+    ]
+
+
+def test_dates_resolve_only_when_the_year_is_written() -> None:
+    deadline = one("The launch deadline is 1 March 2027.")
+    assert triple(deadline) == ("launch", "date", "1 March 2027")
+    assert deadline.valid_from == date(2027, 3, 1)
+    iso = one("Launch: 2027-03-01")
+    assert triple(iso) == ("launch", "date", "2027-03-01") and iso.valid_from == date(2027, 3, 1)
+    no_year = one("Quarter close is on 31 March.")
+    assert no_year.object == "31 March" and no_year.valid_from is None
+
+
+def test_definitions_preferences_events_decisions() -> None:
+    assert triple(one("ARR means annual recurring revenue.")) == (
+        "arr",
+        "means",
+        "annual recurring revenue",
+    )
+    assert triple(one("SLO stands for service level objective.")) == (
+        "slo",
+        "means",
+        "service level objective",
+    )
+    dislike = one("Sam doesn't like Friday deploys.")
+    assert (dislike.type, dislike.predicate, dislike.object) == (
+        "preference",
+        "dislikes",
+        "Friday deploys",
+    )
+    shipped = one("We shipped v2 on 2026-11-02.")
+    assert (shipped.type, *triple(shipped)) == ("event", "v2", "released", "2026-11-02")
+    assert shipped.valid_from == date(2026, 11, 2)
+    outage = one("The checkout outage on 3 October 2026 lasted 40 minutes.")
+    assert (outage.type, outage.predicate) == ("event", "incident")
+    agreed = one("Agreed: code freeze starts on 14 December 2026.")
+    assert (agreed.type, agreed.predicate) == ("decision", "date")
+
+
+def test_codes_emails_handles_and_known_names() -> None:
+    text = "Ping @sam.lee or sam@northwind.io about ACME-1247 and INC-42 with Zephyr."
+    found = {(e.type, e.value) for e in EX.extract(text).entities}
+    assert {
+        ("handle", "@sam.lee"),
+        ("email", "sam@northwind.io"),
+        ("code", "ACME-1247"),
+        ("code", "INC-42"),
+    } <= found
+    assert not any(v == "Zephyr" for _, v in found)
+    known = EX.extract(text, known=[("project", "zephyr")])
+    assert ("project", "Zephyr") in {(e.type, e.value) for e in known.entities}
+    assert all(e.type in (*ENTITY_TYPES, "topic") for e in known.entities)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\n",
+        "Who owns billing?",
+        "Should we move billing to CockroachDB?",
+        "We might move billing to CockroachDB.",
+        "Maybe we could try Kafka for the event bus.",
+        "Priya does not own billing.",
+        "Thanks everyone for a great quarter!",
+    ],
+)
+def test_questions_hedges_negations_and_empty_text_state_nothing(text: str) -> None:
+    assert EX.extract(text).claims == ()
+
+
+def test_patterns_are_fast_and_deterministic() -> None:
+    text = "\n".join(r.text for r in load_statements()) * 2
+    first = EX.extract(text)
+    started = time.perf_counter()
+    again = EX.extract(text)
+    took = time.perf_counter() - started
+    assert again == first
+    sentences = len(text.splitlines())
+    assert took / sentences < 0.002  # well under a millisecond a line on a quiet machine
+
+
+# --- classifier ---------------------------------------------------------------------------
+
+
+def test_classifier_loads_offline_from_the_package(embedder: Embedder) -> None:
+    weights = load_weights()
+    assert weights.w.shape == (embedder.dim, len(CLASSES))
+    classifier = StatementClassifier(embedder, weights)
+    probs = classifier.probabilities(["Priya prefers async standups.", "Thanks, all!"])
+    assert probs.shape == (2, len(CLASSES))
+    assert abs(float(probs.sum()) - 2.0) < 1e-4
+    assert CLASSES[int(probs[0].argmax())] == "preference"
+    assert CLASSES[int(probs[1].argmax())] == "none"
+    text = "ACME-1247 was closed on 2026-11-30."
+    tiered = default_extractor(embedder=embedder).extract(text)
+    assert [c.tier for c in tiered.claims] == ["classifier"]
+    assert tiered.claims[0].type == "event" and tiered.claims[0].subject.value == "ACME-1247"
+    assert default_extractor(embedder=embedder).extract("Who owns billing?").claims == ()
+
+
+# --- the LLM tier against a real loopback server ------------------------------------------
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    """POST /v1/chat/completions: a completion derived from the request's last message."""
+
+    mode = "good"
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        text = body["messages"][-1]["content"]
+        if self.path != "/v1/chat/completions":
+            self._send(404, {"error": {"message": "no such route"}})
+            return
+        if self.mode == "garbage":
+            self._send(200, {"choices": [{"message": {"content": "sure! here you go :)"}}]})
+            return
+        if self.mode == "broken":
+            self._send(200, {"nothing": True})
+            return
+        if self.mode == "reject":
+            self._send(400, {"error": {"message": "model not found"}})
+            return
+        statements = []
+        for sentence in text.split(". "):
+            sentence = sentence.strip().rstrip(".")
+            if " are generated by " in sentence:
+                subject, obj = sentence.split(" are generated by ")
+                statements.append(
+                    {
+                        "type": "fact",
+                        "subject": subject,
+                        "predicate": "Generated By",
+                        "object": obj,
+                        "evidence": sentence,
+                    }
+                )
+        statements += [
+            {"type": "rumour", "subject": "x", "predicate": "y", "object": "z", "evidence": "x"},
+            {
+                "type": "fact",
+                "subject": "Mars",
+                "predicate": "owner",
+                "object": "Bob",
+                "evidence": "Bob owns Mars",
+            },
+        ]
+        content = json.dumps({"statements": statements})
+        self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+    def _send(self, status: int, payload: object) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def chat_server() -> Iterator[tuple[str, type[_ChatHandler]]]:
+    handler = type("Handler", (_ChatHandler,), {"mode": "good"})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+LLM_TEXT = "Priya owns billing. Invoices are generated by the billing worker."
+
+
+def test_llm_tier_keeps_only_claims_with_evidence_in_the_text(
+    chat_server: tuple[str, type[_ChatHandler]],
+) -> None:
+    url, _ = chat_server
+    chat = OpenAIChat(url, "test-model")
+    found = default_extractor(chat).extract(LLM_TEXT)
+    by_tier = {c.tier: c for c in found.claims}
+    assert set(by_tier) == {"pattern", "llm"}
+    llm = by_tier["llm"]
+    assert (llm.subject.value, llm.predicate, llm.object) == (
+        "Invoices",
+        "generated_by",
+        "the billing worker",
+    )
+    assert LLM_TEXT[llm.start : llm.end] == "Invoices are generated by the billing worker."
+    assert LLM_TEXT[llm.subject.start : llm.subject.end] == "Invoices"
+
+
+@pytest.mark.parametrize("mode", ["garbage", "broken", "reject"])
+def test_llm_tier_falls_back_on_a_bad_reply(
+    chat_server: tuple[str, type[_ChatHandler]], mode: str
+) -> None:
+    url, handler = chat_server
+    handler.mode = mode
+    tier = LLMTier(OpenAIChat(url, "test-model"))
+    lower = PatternExtractor().extract(LLM_TEXT)
+    assert tier.refine(LLM_TEXT, lower) == lower
+    assert tier.last_error is not None
+
+
+def test_chat_adapter_errors_and_a_server_that_is_down(
+    chat_server: tuple[str, type[_ChatHandler]],
+) -> None:
+    url, handler = chat_server
+    handler.mode = "broken"
+    with pytest.raises(Unavailable):
+        OpenAIChat(url, "m").complete([{"role": "user", "content": "hi"}])
+    handler.mode = "reject"
+    with pytest.raises(InvalidInput, match="model not found"):
+        OpenAIChat(url, "m").complete([{"role": "user", "content": "hi"}])
+    down = OpenAIChat("http://127.0.0.1:9", "m", timeout=2)
+    with pytest.raises(Unavailable):
+        down.complete([{"role": "user", "content": "hi"}])
+    tier = LLMTier(down)
+    lower = PatternExtractor().extract(LLM_TEXT)
+    assert tier.refine(LLM_TEXT, lower) == lower and "Unavailable" in (tier.last_error or "")
+    with pytest.raises(InvalidInput):
+        OpenAIChat("ftp://x", "m")
+
+
+def test_make_chat_reads_the_settings() -> None:
+    assert make_chat(Settings()) is None
+    settings = Settings.from_env(
+        {"ORGBRAIN_CHAT_URL": "http://127.0.0.1:9/v1", "ORGBRAIN_CHAT_MODEL": "m"}
+    )
+    chat = make_chat(settings)
+    assert isinstance(chat, OpenAIChat) and isinstance(chat, Chat)
+    assert chat.url == "http://127.0.0.1:9/v1/chat/completions"
+    with pytest.raises(Unavailable):
+        make_chat(Settings(chat_url="http://127.0.0.1:9"))
+
+
+# --- the eval -----------------------------------------------------------------------------
+
+
+def _tiny(tmp_path: Path) -> Path:
+    rows = [
+        {
+            "text": "Priya owns billing.",
+            "entities": [{"type": "person", "value": "Priya"}],
+            "statements": [
+                {"type": "fact", "subject": "billing", "predicate": "owner", "object": "Priya"}
+            ],
+        },
+        {"text": "Who owns search?", "entities": [], "statements": []},
+        {
+            "text": "The launch deadline is 1 March 2027.",
+            "entities": [],
+            "statements": [
+                {"type": "fact", "subject": "launch", "predicate": "date", "object": "2027-03-01"}
+            ],
+        },
+    ]
+    path = tmp_path / "tiny.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_scores_a_file(tmp_path: Path) -> None:
+    report = run_statements(PatternExtractor(), load_statements(_tiny(tmp_path)), source="t")
+    assert (report.strict.tp, report.strict.predicted, report.strict.gold) == (2, 2, 2)
+    assert report.entities["person"].f1 == 1.0
+    assert report.ms_per_sentence > 0
+
+
+def test_eval_cli_runs_on_a_tiny_file(tmp_path: Path) -> None:
+    path = _tiny(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(
+        eval_cli.eval_group, ["statements", str(path), "--tiers", "pattern", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["statements"]["strict"]["f1"] == 1.0
+    assert payload["tiers"] == ["pattern"]
+    text = runner.invoke(eval_cli.eval_group, ["statements", str(path), "--tiers", "pattern"])
+    assert text.exit_code == 0 and "statements (strict)" in text.output
+    bad = runner.invoke(eval_cli.eval_group, ["statements", str(path), "--tiers", "oracle"])
+    assert bad.exit_code != 0 and "unknown tier" in bad.output
+
+
+def test_eval_cli_llm_tier_through_the_chat_factory(
+    tmp_path: Path,
+    chat_server: tuple[str, type[_ChatHandler]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url, _ = chat_server
+    monkeypatch.setattr(eval_cli, "chat_factory", lambda _s: OpenAIChat(url, "m"))
+    result = CliRunner().invoke(
+        eval_cli.eval_group,
+        ["statements", str(_tiny(tmp_path)), "--tiers", "pattern,llm", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["tiers"] == ["pattern", "llm"]
+
+
+def test_the_packaged_dev_set_is_big_enough_and_well_formed() -> None:
+    records = load_statements()
+    assert len(records) >= 150
+    assert sum(not r.statements for r in records) >= 20
+    for r in records:
+        assert all(t in ENTITY_TYPES for t, _ in r.entities)
+        assert all(s.type in ("fact", "preference", "event", "decision") for s in r.statements)
+
+
+def test_extraction_result_is_plain_data() -> None:
+    found = EX.extract("Priya owns billing.")
+    assert isinstance(found, Extraction)
+    with pytest.raises(AttributeError):
+        found.claims[0].predicate = "x"  # type: ignore[misc]
