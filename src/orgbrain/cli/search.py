@@ -6,10 +6,9 @@ from datetime import datetime
 
 import click
 
-from ..retrieve import DEFAULT_PLAN, PLANS
+from ..retrieve import DEFAULT_PLAN, PLANS, Mode
 from ..views import SearchResultView
 from .app import CliState, json_option
-from ..retrieve import Mode
 from .dates import DATE
 from .render import console, echo_json, search_text
 
