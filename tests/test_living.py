@@ -1,0 +1,196 @@
+"""The seeds' living test, from every surface: ask what the organisation currently
+believes, get the current belief first with its citation and what it replaced; ask as of
+a date before the change and get the old one. Real brain, real embedder, the default
+extractor (patterns; no LLM), the default plan."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from orgbrain import Brain
+from orgbrain.cli import app as cli_app
+from orgbrain.cli.app import cli
+from orgbrain.keys import MemoryKeyStore, issue_key
+from orgbrain.ports import Embedder
+from orgbrain.server import BackgroundServer, create_app
+from orgbrain.settings import Settings
+
+FEB = datetime(2026, 2, 3, tzinfo=UTC)
+DEC = datetime(2026, 12, 1, tzinfo=UTC)
+OLD = "The billing migration target is Postgres."
+NEW = "We decided to move billing to CockroachDB instead of Postgres."
+QUESTION = "what is the billing migration target?"
+OTHER = (
+    "The deploy freeze starts on Fridays at noon.",
+    "Refunds over 500 EUR need approval from finance.",
+    "The on-call rotation changes every Monday.",
+)
+
+
+@pytest.fixture
+def living(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
+    brain = Brain.open(tmp_path / "brain", embedder=embedder)
+    for body in OTHER:
+        brain.add_note(body)
+    old = brain.add_note(OLD, occurred_at=FEB, wait="derived")
+    new = brain.add_note(NEW, occurred_at=DEC, wait="derived")
+    yield brain, old.id, new.id
+    brain.close()
+
+
+def test_python_answers_with_the_current_belief_and_what_it_replaced(
+    living: tuple[Brain, str, str],
+) -> None:
+    brain, old, new = living
+    assert brain.get(old).superseded_by == new
+    result = brain.search(QUESTION)
+    assert result.verdict in ("single", "many") and result.hits
+    first = result.hits[0]
+    assert first.item.id == new
+    assert first.supersedes is not None and first.supersedes.item_id == old
+    for hit in result.hits[1:]:
+        if hit.item.id == old:  # if shown at all, marked and below
+            assert hit.superseded_by is not None and hit.superseded_by.item_id == new
+    before = brain.search(QUESTION, as_of=datetime(2026, 3, 1, tzinfo=UTC))
+    assert before.mode == "as_of" and before.hits[0].item.id == old
+    assert before.hits[0].superseded_by is None  # in March nothing had replaced it
+    assert new not in {h.item.id for h in before.hits}
+    history = brain.search(QUESTION, mode="history")
+    marked = [h for h in history.hits if h.item.id == old]
+    assert not marked or marked[0].superseded_by is not None
+
+
+def test_the_chain_and_story_say_what_replaced_what(living: tuple[Brain, str, str]) -> None:
+    brain, old, new = living
+    [was, now] = brain.statements(about="billing", current=None)
+    assert (was.object, was.current, now.object, now.current) == (
+        "Postgres",
+        False,
+        "CockroachDB",
+        True,
+    )
+    assert now.type == "decision" and now.replaces == "Postgres"
+    story = brain.story(new)
+    assert story.derivation == "done" and [s.id for s in story.statements] == [now.id]
+    assert [link.old.id for link in story.supersedes] == [old]
+    item, back, forward = brain.chain(old)
+    assert item.id == old and back == [] and [link.new.id for link in forward] == [new]
+
+
+def test_read_injection_gives_the_current_belief_and_says_what_it_replaced(
+    living: tuple[Brain, str, str],
+) -> None:
+    brain, old, new = living
+    turn = brain.context_for_turn(QUESTION)
+    assert turn.decision == "injected" and turn.items[0].id == new
+    assert f"replaces {OLD}" in turn.text or f"(id {old})" in turn.text
+
+
+def test_the_cli_answers_current_then_as_of(
+    living: tuple[Brain, str, str], tmp_path: Path, embedder: Embedder, monkeypatch: Any
+) -> None:
+    brain, old, new = living
+    brain.close()
+
+    def open_brain(settings: Settings) -> Brain:
+        return Brain.open(settings.brain, settings=settings, embedder=embedder)
+
+    monkeypatch.setattr(cli_app, "open_brain", open_brain)
+    runner = CliRunner()
+    where = str(tmp_path / "brain")
+    now = runner.invoke(cli, ["--brain", where, "search", QUESTION])
+    assert now.exit_code == 0, now.output
+    lines = now.output.splitlines()
+    assert NEW[:40] in lines[2] and f"[{new}]" in lines[1] and f"replaces: {OLD}" in now.output
+    then = runner.invoke(
+        cli, ["--brain", where, "--json", "search", "--as-of", "2026-03-01", QUESTION]
+    )
+    assert then.exit_code == 0, then.output
+    body = json.loads(then.stdout)
+    assert body["mode"] == "as_of" and body["hits"][0]["item"]["id"] == old
+    bad = runner.invoke(cli, ["--brain", where, "search", "--as-of", "March", QUESTION])
+    assert bad.exit_code != 0 and "is not a date" in bad.output
+
+
+def test_http_and_mcp_answer_current_then_as_of(living: tuple[Brain, str, str]) -> None:
+    brain, old, new = living
+    keys = MemoryKeyStore()
+    from orgbrain.server.mcp import McpHttpApp
+
+    mcp_app = McpHttpApp()
+    app = create_app(
+        brain, keys, extra_mounts={"/mcp": mcp_app}, lifespans=[lambda _app: mcp_app.running()]
+    )
+    token = issue_key(keys, brain.workspace, "ann", "read", agent=True).token
+    with BackgroundServer(app) as server:
+        with httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        ) as c:
+            now = c.post("/v1/search", json={"query": QUESTION}).json()
+            assert now["hits"][0]["item"]["id"] == new
+            assert now["hits"][0]["supersedes"]["item_id"] == old
+            then = c.post(
+                "/v1/search", json={"query": QUESTION, "as_of": "2026-03-01T00:00:00Z"}
+            ).json()
+            assert then["mode"] == "as_of" and then["hits"][0]["item"]["id"] == old
+            bad = c.post("/v1/search", json={"query": QUESTION, "mode": "as_of"})
+            assert bad.status_code == 400, bad.text
+        assert asyncio.run(_mcp_first_hit(server.url + "/mcp", token)) == new
+
+
+async def _mcp_first_hit(url: str, token: str) -> str:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    hc = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    async with hc, Client(streamable_http_client(url, http_client=hc)) as client:
+        result = await client.call_tool("brain_search", {"query": QUESTION})
+        assert not result.is_error, result.content
+        content = result.structured_content
+        assert isinstance(content, dict)
+        return str(content["hits"][0]["item"]["id"])
+
+
+def test_plain_facts_are_answered_through_the_graph(tmp_path: Path, embedder: Embedder) -> None:
+    brain = Brain.open(tmp_path / "b", embedder=embedder)
+    for body in OTHER:
+        brain.add_note(body)
+    owner = brain.add_note("Priya owns billing.", wait="derived")
+    likes = brain.add_note("Priya prefers async standups over meetings.", wait="derived")
+    who = brain.search("who owns billing?")
+    assert who.hits and who.hits[0].item.id == owner.id, who.reason
+    about = brain.search("tell me about Priya")
+    assert about.route == "entity-anchored" and "Priya" in about.entities
+    assert {owner.id, likes.id} <= {h.item.id for h in about.hits}, about.reason
+    prefers = brain.search("what does Priya prefer?")
+    assert prefers.hits[0].item.id == likes.id
+    assert brain.search("yo").hits == ()
+    brain.close()
+
+
+def test_two_current_owners_from_two_sources_are_a_conflict(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = Brain.open(tmp_path / "b", embedder=embedder)
+    for body in OTHER:
+        brain.add_note(body)
+    when = datetime(2026, 11, 2, tzinfo=UTC)
+    a = brain.add_note("Priya owns billing.", occurred_at=when, wait="derived")
+    b = brain.add_note("Sam owns billing.", occurred_at=when, wait="derived")
+    [c] = brain.conflicts()
+    assert {c.a.item_id, c.b.item_id} == {a.id, b.id}
+    result = brain.search("who owns billing?")
+    assert result.verdict == "conflict", result.reason
+    shown = {h.item.id: h.conflicts for h in result.hits}
+    assert shown[a.id] == (b.id,) and shown[b.id] == (a.id,)
+    brain.close()
