@@ -171,4 +171,39 @@ def locomo(
     _emit(report, _wants_json(ctx, as_json))
 
 
+@eval_group.command("facts")
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--plan",
+    "plans",
+    default=DEFAULT_PLAN,
+    show_default=True,
+    callback=_plans,
+    help=f"Comma-separated plans, each asked as shipped ({', '.join(sorted(PLANS))}).",
+)
+@out_option
+@json_flag
+@click.pass_context
+def facts(
+    ctx: click.Context,
+    file: Path | None,
+    plans: tuple[SearchPlan, ...],
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Store short organisation facts as notes and ask plain questions with each plan as
+    shipped; report false silence, recall as shipped and false speech (FILE: a facts JSONL,
+    default the development set shipped with orgbrain)."""
+    from ..evals.facts import load_facts, run_facts
+
+    data = load_facts(file)
+    _progress(f"{len(data.facts)} facts, {len(data.questions)} questions; loading the embedder")
+    embedder = embedder_factory(_settings(ctx))
+    source = str(file) if file else "facts_dev.jsonl (shipped)"
+    report = run_facts(data, plans, embedder, source=source, out=out, progress=_progress)
+    _emit(report, _wants_json(ctx, as_json))
+
+
 COMMANDS: tuple[click.Command, ...] = (eval_group,)
