@@ -21,6 +21,7 @@ from orgbrain.model import Item, Origin
 from orgbrain.ports import Embedder
 from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.evidence import every_sentence_asks, hit_evidence, is_conversational
+from orgbrain.retrieve.terms import coverage, stem, text_stems
 from orgbrain.settings import Settings
 
 FACTS = (
@@ -168,3 +169,14 @@ def test_the_shipped_dev_set() -> None:
     assert {"sentence", "label", "bullet", "handbook", "runbook", "decision"} <= {
         f.form for f in data.facts
     }
+
+
+def test_a_word_and_its_plural_share_a_stem() -> None:
+    for forms in (
+        ("escalate", "escalates", "escalated", "escalating"),
+        ("database", "databases"),
+        ("release", "releases", "released"),
+        ("paint", "painted", "painting", "paints"),
+    ):
+        assert len({stem(w) for w in forms}) == 1, forms
+    assert coverage(["database"], text_stems("Two databases: Postgres and Redis.")) == 1.0

@@ -111,12 +111,15 @@ _SUFFIXES = (
 
 def stem(word: str) -> str:
     """A crude suffix stripper, enough to match "painted" with "painting" when judging
-    whether a hit covers a query's terms (ranking uses FTS5's Porter stemmer)."""
+    whether a hit covers a query's terms (ranking uses FTS5's Porter stemmer). A final
+    "e" goes too, as Porter's does: "escalates" loses "es", so "escalate" must lose its
+    "e" to meet it (and "database" its plural, "release" "released")."""
     w = re.sub(r"['\u2019]s$", "", word.lower())
     for suffix, replacement in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)] + replacement
-    return w
+            w = w[: -len(suffix)] + replacement
+            break
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
 def text_stems(text: str) -> frozenset[str]:
