@@ -263,8 +263,11 @@ def test_a_question_about_the_wrong_person_gets_silence(brain: Brain) -> None:
         ("Caroline", "Thanks, Mel! What did the race teach you about self-care?"),
         ("Caroline", "I went to an LGBTQ support group yesterday and it was powerful."),
     ]
+    # A conversation's turns (kind "turn"): the gate reads them as speech.
     notes = [
-        NoteInput(f"{who}: {text}", label=f"{who} (8 May 2023)", source_key=f"turn:{n}")
+        NoteInput(
+            f"{who}: {text}", kind="turn", label=f"{who} (8 May 2023)", source_key=f"turn:{n}"
+        )
         for n, (who, text) in enumerate(said)
     ]
     melanie = brain.add_notes(notes)[0]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_context",
+    "make_chat",
     "make_embedder",
     "open_embedded",
     "open_key_store",
@@ -116,7 +117,6 @@ def build_context(
     as long as the process (``open_embedded`` passes the durable SQLite one). Without
     ``chat`` the one the settings name (``ORGBRAIN_CHAT_URL``), if any, serves the
     extractor's LLM tier."""
-    from .adapters.chat_openai import make_chat
     from .adapters.jobs_memory import MemoryJobQueue
     from .adapters.tokenize_wordpiece import default_tokenizer
 
@@ -134,6 +134,14 @@ def build_context(
         jobs=jobs if jobs is not None else MemoryJobQueue(),
         chat=chat if chat is not None else make_chat(s),
     )
+
+
+def make_chat(settings: Settings) -> Chat | None:
+    """The chat model the settings name (``ORGBRAIN_CHAT_URL``/``_MODEL``/``_KEY``), or
+    None when none is configured."""
+    from .adapters.chat_openai import make_chat as from_settings
+
+    return from_settings(settings)
 
 
 def open_key_store(brain: str | Path) -> KeyStore:

@@ -172,11 +172,9 @@ def locomo(
 
 
 def _default_chat(settings: Settings) -> Chat | None:
-    # The composition root owns adapter choice; until it offers make_chat, no LLM tier.
-    from .. import compose
+    from ..compose import make_chat
 
-    make_chat: Callable[[Settings], Chat | None] | None = getattr(compose, "make_chat", None)
-    return make_chat(settings) if make_chat is not None else None
+    return make_chat(settings)
 
 
 # The one way the statements eval gets its chat model; tests point it at a local server.
@@ -238,6 +236,41 @@ def statements(
     if misses:
         for miss in report.misses:
             click.echo(json.dumps(miss, ensure_ascii=False))
+
+
+@eval_group.command("facts")
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--plan",
+    "plans",
+    default=DEFAULT_PLAN,
+    show_default=True,
+    callback=_plans,
+    help=f"Comma-separated plans, each asked as shipped ({', '.join(sorted(PLANS))}).",
+)
+@out_option
+@json_flag
+@click.pass_context
+def facts(
+    ctx: click.Context,
+    file: Path | None,
+    plans: tuple[SearchPlan, ...],
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Store short organisation facts as notes and ask plain questions with each plan as
+    shipped; report false silence, recall as shipped and false speech (FILE: a facts JSONL,
+    default the development set shipped with orgbrain)."""
+    from ..evals.facts import load_facts, run_facts
+
+    data = load_facts(file)
+    _progress(f"{len(data.facts)} facts, {len(data.questions)} questions; loading the embedder")
+    embedder = embedder_factory(_settings(ctx))
+    source = str(file) if file else "facts_dev.jsonl (shipped)"
+    report = run_facts(data, plans, embedder, source=source, out=out, progress=_progress)
+    _emit(report, _wants_json(ctx, as_json))
 
 
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

@@ -1,10 +1,12 @@
-"""Retrieval evaluations on public benchmarks (BEIR folders, LoCoMo conversations).
+"""Retrieval evaluations on public benchmarks (BEIR folders, LoCoMo conversations) and on
+short organisation facts (a development set ships with the package).
 
 Each eval indexes its data into a fresh temporary brain through the public facade, ranks
 with one or more search plans over that one index, and returns an :class:`EvalReport`.
 """
 
 from .beir import BeirData, BeirDoc, limit_beir, load_beir, run_beir
+from .facts import Fact, FactQuestion, FactSet, load_facts, run_facts
 from .locomo import run_locomo
 from .locomo_data import (
     CATEGORIES,
@@ -24,11 +26,15 @@ __all__ = [
     "BeirDoc",
     "Conversation",
     "EvalReport",
+    "Fact",
+    "FactQuestion",
+    "FactSet",
     "PlanScores",
     "Question",
     "Turn",
     "limit_beir",
     "load_beir",
+    "load_facts",
     "load_locomo",
     "mean",
     "mrr_at_k",
@@ -40,6 +46,7 @@ __all__ = [
     "render_table",
     "render_text",
     "run_beir",
+    "run_facts",
     "run_locomo",
     "to_json",
 ]

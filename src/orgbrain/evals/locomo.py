@@ -3,9 +3,10 @@
 Evidence recall@k is the share of a question's evidence turns in the top k of the deep,
 unfloored ranking. Silence is measured with the plan as shipped (its floors, its gate, its
 default k): category 5 questions (adversarial: the answer is not in the conversation)
-should get none; silence on categories 1-4 is the floors' cost. Each row also keeps what
-the gate saw (``evidence``: names, terms, cosine, asks per top hit), so other gate
-settings can be replayed from the JSONL without searching again.
+should get none; silence on categories 1-4 is the floors' and the gate's cost, and
+``recall_shipped`` the share of evidence turns among the hits a user really gets. Each
+row also keeps what the gate saw (``evidence``: names, terms, cosine, asks per top hit),
+so other gate settings can be replayed from the JSONL without searching again.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from pathlib import Path
 
 from ..brain import Brain, NoteInput
 from ..errors import InvalidInput
-from ..model import Item
+from ..model import Hit, Item
 from ..ports import Embedder
 from ..retrieve import SearchPlan
+from ..retrieve.evidence import TURN_KIND
 from .cache import index_key, indexed_brain
 from .locomo_data import (
     ANSWERABLE,
@@ -42,6 +44,7 @@ LOCOMO_COLUMNS = (
     "recall@5",
     "recall@10",
     *(f"recall@10:{CATEGORIES[c]}" for c in ANSWERABLE),
+    "recall_shipped",
     "false_silence",
     "cat5_silent",
     "search_p50_ms",
@@ -57,6 +60,7 @@ def _note(sample_id: str, turn: Turn) -> NoteInput:
         body += f" [shared image: {turn.caption}]"
     return NoteInput(
         body=body,
+        kind=TURN_KIND,
         label=f"{turn.speaker} ({turn.date_text or 'undated'})",
         source_key=_turn_key(sample_id, turn),
         occurred_at=turn.occurred_at,
@@ -69,14 +73,24 @@ class _Tally:
     """One plan's per-question outcomes, across conversations."""
 
     recall: dict[tuple[int, int], list[float]] = field(default_factory=dict)
+    shipped: list[float] = field(default_factory=list)
     silent: dict[int, list[bool]] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
 
-    def add(self, q: Question, r5: float | None, r10: float | None, silent: bool) -> None:
+    def add(
+        self,
+        q: Question,
+        r5: float | None,
+        r10: float | None,
+        silent: bool,
+        shipped: float | None = None,
+    ) -> None:
         self.silent.setdefault(q.category, []).append(silent)
         if r5 is not None and r10 is not None:
             self.recall.setdefault((q.category, 5), []).append(r5)
             self.recall.setdefault((q.category, 10), []).append(r10)
+        if shipped is not None:
+            self.shipped.append(shipped)
 
     def metrics(self) -> dict[str, float]:
         """Means over questions; a category with no questions gets no number (not 0)."""
@@ -97,6 +111,7 @@ class _Tally:
         for k in (10, 5):
             for c in ANSWERABLE:
                 put(f"recall@{k}:{CATEGORIES[c]}", recall([c], k))
+        put("recall_shipped", self.shipped)
         put("false_silence", silence(ANSWERABLE))
         for c in ANSWERABLE:
             put(f"false_silence:{CATEGORIES[c]}", silence([c]))
@@ -117,16 +132,13 @@ class _Asker:
 
     def ask(
         self, q: Question, plan: SearchPlan, deep: SearchPlan
-    ) -> tuple[list[str], float, bool, dict[str, object]]:
+    ) -> tuple[list[str], float, list[str], dict[str, object]]:
+        """The deep ranking's dia ids, its latency, the dia ids shipped, the gate's view."""
         self.memo.reset_clock()
         t0 = time.perf_counter()
         result = self.brain.search(q.question, k=DEPTH, plan=deep)
         ms = (time.perf_counter() - t0) * 1000.0 + self.memo.charge_ms()
-        ranked = [
-            h.item.source_key[len(self.prefix) :]
-            for h in result.hits
-            if h.item.source_key.startswith(self.prefix)
-        ]
+        ranked = self._dia_ids(result.hits)
         shipped, trace = self.brain.search_traced(
             q.question, plan=plan, evidence_depth=EVIDENCE_DEPTH
         )
@@ -135,7 +147,11 @@ class _Asker:
             "evidence": [[e.names, e.coverage, e.cosine, e.asks] for e in trace.evidence],
             "reason": shipped.reason,
         }
-        return ranked, ms, not shipped.hits, gate
+        return ranked, ms, self._dia_ids(shipped.hits), gate
+
+    def _dia_ids(self, hits: Sequence[Hit]) -> list[str]:
+        p = self.prefix
+        return [h.item.source_key[len(p) :] for h in hits if h.item.source_key.startswith(p)]
 
 
 def _turn_key(sample_id: str, turn: Turn) -> str:
@@ -175,12 +191,15 @@ def _run_plan(
 ) -> None:
     deep = plan.with_limits(k_max=100, floors=False)
     for q in conv.questions:
-        ranked, ms, silent, gate = asker.ask(q, plan, deep)
+        ranked, ms, shipped, gate = asker.ask(q, plan, deep)
+        silent = not shipped
         tally.latencies.append(ms)
         scored = bool(q.evidence) and q.category in ANSWERABLE
         r5 = recall_at_k(ranked, q.evidence, 5) if scored else None
         r10 = recall_at_k(ranked, q.evidence, 10) if scored else None
-        tally.add(q, r5, r10, silent)
+        # Whatever the plan shipped (at most its default k): silence finds nothing.
+        rs = recall_at_k(shipped, q.evidence, max(1, len(shipped))) if scored else None
+        tally.add(q, r5, r10, silent, shipped=rs)
         rows.append(
             {
                 "sample_id": conv.sample_id,
@@ -190,6 +209,7 @@ def _run_plan(
                 "evidence": list(q.evidence),
                 "recall@5": r5,
                 "recall@10": r10,
+                "recall_shipped": rs,
                 "silent": silent,
                 "gate": gate,
                 "latency_ms": ms,

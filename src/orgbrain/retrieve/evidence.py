@@ -5,6 +5,13 @@ address them ("Thanks, Caroline!"), speak of its listener rather than its speake
 race sounds great, Mel! You must be proud"), or mention the thing only to ask about it
 ("Can you tell me what spices you used?"). Each of these is read here from the text, with
 no model: the gate then decides whether any of the top hits is evidence.
+
+Those readings are about how people talk, so they apply to conversational items only: a
+turn of a conversation, written with kind ``turn`` or ``message`` (``is_conversational``).
+A document, a section or a plain note is read as written: "Billing owner: Priya Raman"
+has no speaker, and "Priya owns billing." is a statement, however short. Of the question
+rule, all they keep is that text made only of questions states nothing
+(``every_sentence_asks``).
 """
 
 from __future__ import annotations
@@ -16,7 +23,28 @@ from ..model import Item
 from .terms import content_terms, coverage, query_names, text_stems
 from .verdict import HitEvidence
 
-__all__ = ["hit_evidence", "only_asks", "spoken_to", "without_vocatives"]
+__all__ = [
+    "CONVERSATION_KINDS",
+    "TURN_KIND",
+    "every_sentence_asks",
+    "hit_evidence",
+    "is_conversational",
+    "only_asks",
+    "spoken_to",
+    "without_vocatives",
+]
+
+TURN_KIND = "turn"
+"""The kind to write a conversation's turn with (a chat message may say ``message``)."""
+CONVERSATION_KINDS = frozenset({TURN_KIND, "message"})
+"""The kinds of item that are a conversation's turns: one speaker's line, "Speaker: ..."."""
+
+
+def is_conversational(item: Item) -> bool:
+    """Whether ``item`` is a turn of a conversation (its kind is in ``CONVERSATION_KINDS``):
+    the only items that the conversation readings (vocatives, speakers, listeners, short
+    filler) apply to."""
+    return item.kind.strip().lower() in CONVERSATION_KINDS
 
 
 # A name said to someone rather than of them: "Thanks, Caroline!", "Hey Mel,", "Yep,
@@ -46,11 +74,11 @@ def _speaker_line(text: str) -> tuple[bool, str]:
 
 
 def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
-    """Whether ``text`` (less a leading "Speaker: ") only asks, about everything or about
-    ``terms``: every sentence of more than three words is a question, or the ``terms`` it
-    holds are all held in questions. A question about the thing is not evidence of it
-    ("What made you pick that agency?", "Sounds good! Can you tell me what spices you
-    used in the soup?")."""
+    """Whether a turn's ``text`` (less its leading "Speaker: ") only asks, about everything
+    or about ``terms``: every sentence of more than three words is a question (shorter ones
+    being a conversation's filler: "Sounds good!"), or the ``terms`` it holds are all held
+    in questions. A question about the thing is not evidence of it ("What made you pick
+    that agency?", "Sounds good! Can you tell me what spices you used in the soup?")."""
     _, body = _speaker_line(text)
     stated = asked = False
     everything_asked = True
@@ -62,6 +90,15 @@ def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
         if terms and coverage(list(terms), text_stems(sentence)) > 0:
             asked, stated = asked or question, stated or not question
     return everything_asked or (asked and not stated)
+
+
+def every_sentence_asks(text: str) -> bool:
+    """Whether every sentence of ``text`` is a question ("Who should own the mobile app?"):
+    such text states nothing, so it answers nothing. What the gate asks of an item that is
+    not a turn, where a short sentence is a statement ("Priya owns billing.") and an FAQ's
+    question is followed by its answer."""
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    return bool(sentences) and all(s.endswith("?") for s in sentences)
 
 
 _FIRST_PERSON = re.compile(
@@ -96,25 +133,30 @@ def hit_evidence(
     for item in items:
         text = f"{item.label}\n{item.body}"
         stems = text_stems(text)
+        if is_conversational(item):
+            spoken = text_stems(without_vocatives(spoken_to(item.body) or text))
+            asks = only_asks(item.body, content)
+        else:
+            spoken, asks = stems, every_sentence_asks(item.body)
         out.append(
             HitEvidence(
-                names=_names(names, stems, spoken_to(item.body) or text),
+                names=_names(names, stems, spoken),
                 coverage=coverage(content, stems) if content else 0.0,
                 cosine=cosines.get(item.id),
-                asks=only_asks(item.body, content),
+                asks=asks,
             )
         )
     return out
 
 
-def _names(names: list[str], stems: frozenset[str], spoken_of: str) -> bool:
+def _names(names: list[str], stems: frozenset[str], spoken: frozenset[str]) -> bool:
     """Whether a hit (its words' ``stems``) names every one of ``names`` and speaks of at
-    least one of them in ``spoken_of`` other than by addressing them: a reply that thanks
-    Caroline names her, but says nothing about what she did; a line that Caroline says
-    about her listener ("That race sounds great, Mel! You must be proud") is about Mel."""
+    least one of them (``spoken``: the stems of what it says of someone). For a turn, that
+    is other than by addressing them: a reply that thanks Caroline names her, but says
+    nothing about what she did; a line that Caroline says about her listener ("That race
+    sounds great, Mel! You must be proud") is about Mel."""
     if not names:
         return True
     if coverage(names, stems) < 1.0:
         return False
-    spoken = text_stems(without_vocatives(spoken_of))
     return any(coverage([n], spoken) == 1.0 for n in names)

@@ -18,7 +18,9 @@ __all__ = [
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?", re.UNICODE)
 
 # English function words plus conversational filler ("yo", "thanks", "ok"): small talk
-# must not match documents that happen to contain the same word.
+# must not match documents that happen to contain the same word. "use", like "do" and
+# "have", frames a question rather than saying what it is about: "which database do we
+# use?" asks about a database, and "Database: CockroachDB" answers it.
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are aren't as at be because been
     before being below between both but by can could did do does doing down during each few
@@ -29,7 +31,7 @@ STOPWORDS = frozenset(
     up very was we were what when where which while who whom why will with would you your
     yours yourself yourselves s t don didn doesn isn wasn weren won wouldn shouldn couldn
     yo hi hey hello hiya thanks thank thx ty ok okay k cool lol yes yeah yep yup nope sure
-    great nice bye cheers please pls hmm um uh oh ah wow""".split()
+    great nice bye cheers please pls hmm um uh oh ah wow use uses used using""".split()
 )
 
 
@@ -109,12 +111,15 @@ _SUFFIXES = (
 
 def stem(word: str) -> str:
     """A crude suffix stripper, enough to match "painted" with "painting" when judging
-    whether a hit covers a query's terms (ranking uses FTS5's Porter stemmer)."""
+    whether a hit covers a query's terms (ranking uses FTS5's Porter stemmer). A final
+    "e" goes too, as Porter's does: "escalates" loses "es", so "escalate" must lose its
+    "e" to meet it (and "database" its plural, "release" "released")."""
     w = re.sub(r"['\u2019]s$", "", word.lower())
     for suffix, replacement in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)] + replacement
-    return w
+            w = w[: -len(suffix)] + replacement
+            break
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
 def text_stems(text: str) -> frozenset[str]:

@@ -21,8 +21,10 @@ class HitEvidence:
     addressing it (``evidence.hit_evidence``; true when the query has none);
     ``coverage``: share of the query's other terms it holds (0 for a query with none);
     ``cosine``: its similarity to the query vector, None where no vector stream saw it;
-    ``asks``: it only asks, or holds the query's terms only in questions
-    (``evidence.only_asks``), so it is no evidence.
+    ``asks``: it only asks, so it is no evidence: a turn whose every sentence of more than
+    three words is a question or that holds the query's terms only in questions
+    (``evidence.only_asks``), any other item whose every sentence is a question
+    (``evidence.every_sentence_asks``).
     """
 
     names: bool

@@ -1,0 +1,257 @@
+"""Organisation facts eval: short facts as notes, plain questions, the plan as shipped.
+
+What an organisation asks its brain is mostly plain: "who owns billing?", "when is the
+deploy freeze?". Its facts are short and written every which way: a sentence ("Priya owns
+billing."), a "Label: value" line, a bullet, a handbook or runbook paragraph, a dated
+decision. This eval writes each fact as a note through ``Brain.add_notes`` and asks every
+question with the plan as shipped (its floors, its gate, its default k), to measure what
+a user gets:
+
+- ``false_silence``: share of answerable questions that got no hits;
+- ``recall_shipped``: share of answerable questions with an answering fact among the hits;
+- ``false_speech``: share of questions with no answer in the set that got hits;
+- ``recall@5``: share with an answering fact in the top 5 of the deep, unfloored ranking
+  (the ranking alone, as the other evals measure it).
+
+Each of the first two also per form of the (first) answering fact, ``false_silence:label``.
+
+A fact set is JSONL, one object a line: a fact, ``{"fact": ID, "form": FORM, "text":
+TEXT}``, or a question, ``{"question": TEXT, "answers": [ID, ...]}`` (an empty list: the
+set holds no answer, so the brain should stay silent). ``load_facts()`` with no path reads
+the development set shipped with the package (``data/facts_dev.jsonl``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from ..brain import Brain, NoteInput
+from ..errors import InvalidInput, NotFound
+from ..model import Hit
+from ..ports import Embedder
+from ..retrieve import SearchPlan
+from .cache import index_key, indexed_brain
+from .memo import QueryMemo
+from .metrics import mean, percentile
+from .report import EvalReport, PlanScores, default_results_path, write_jsonl
+
+__all__ = ["FACTS_COLUMNS", "Fact", "FactQuestion", "FactSet", "load_facts", "run_facts"]
+
+DEPTH = 5
+KEY_PREFIX = "fact:"
+DEV_SET = "facts_dev.jsonl"
+FACTS_COLUMNS = (
+    "false_silence",
+    "recall_shipped",
+    "recall@5",
+    "false_speech",
+    "search_p50_ms",
+)
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    id: str
+    form: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactQuestion:
+    """A question and the ids of the facts that answer it (none: it has no answer)."""
+
+    question: str
+    answers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FactSet:
+    facts: tuple[Fact, ...]
+    questions: tuple[FactQuestion, ...]
+
+    def form_of(self, q: FactQuestion) -> str | None:
+        """The form of ``q``'s first answering fact; None for a question with no answer."""
+        forms = {f.id: f.form for f in self.facts}
+        return forms[q.answers[0]] if q.answers else None
+
+
+def _row(name: str, lineno: int, raw: object) -> Fact | FactQuestion:
+    where = f"{name}:{lineno}"
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{where}: expected an object")
+    if "fact" in raw:
+        parts = [raw.get("fact"), raw.get("form", "sentence"), raw.get("text")]
+        if not all(isinstance(p, str) and p.strip() for p in parts):
+            raise InvalidInput(f"{where}: a fact needs a string fact id, form and text")
+        fact_id, form, text = (str(p).strip() for p in parts)
+        return Fact(fact_id, form, text)
+    question, answers = raw.get("question"), raw.get("answers", [])
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidInput(f"{where}: expected a fact or a question")
+    if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+        raise InvalidInput(f"{where}: answers must be a list of fact ids")
+    return FactQuestion(question.strip(), tuple(answers))
+
+
+def _parse(name: str, text: str) -> FactSet:
+    facts: dict[str, Fact] = {}
+    questions: list[FactQuestion] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{name}:{lineno}: not JSON ({exc.msg})") from None
+        row = _row(name, lineno, raw)
+        if isinstance(row, FactQuestion):
+            questions.append(row)
+        elif row.id in facts:
+            raise InvalidInput(f"{name}:{lineno}: fact {row.id!r} is defined twice")
+        else:
+            facts[row.id] = row
+    unknown = sorted({a for q in questions for a in q.answers if a not in facts})
+    if unknown:
+        raise InvalidInput(f"{name}: answers name facts it does not hold: {', '.join(unknown)}")
+    if not facts or not questions:
+        raise InvalidInput(f"{name}: a fact set needs facts and questions")
+    return FactSet(tuple(facts.values()), tuple(questions))
+
+
+def load_facts(path: Path | None = None) -> FactSet:
+    """Read a fact set (JSONL, see the module's doc); the shipped dev set when ``path`` is
+    None."""
+    if path is None:
+        text = resources.files(__package__).joinpath("data", DEV_SET).read_text("utf-8")
+        return _parse(DEV_SET, text)
+    if not path.is_file():
+        raise NotFound(f"no such file: {path}")
+    return _parse(str(path), path.read_text(encoding="utf-8"))
+
+
+def _note(fact: Fact) -> NoteInput:
+    return NoteInput(body=fact.text, source_key=f"{KEY_PREFIX}{fact.id}")
+
+
+def _writer(notes: Sequence[NoteInput]) -> Callable[[Brain], None]:
+    def write(brain: Brain) -> None:
+        brain.add_notes(notes)
+
+    return write
+
+
+def _fact_ids(hits: Sequence[Hit]) -> list[str]:
+    n = len(KEY_PREFIX)
+    return [h.item.source_key[n:] for h in hits if h.item.source_key.startswith(KEY_PREFIX)]
+
+
+@dataclass
+class _Tally:
+    """One plan's outcomes: per answerable question (silent, answered, ranked) by form."""
+
+    answerable: list[tuple[str, bool, bool, bool]] = field(default_factory=list)
+    spoke: list[bool] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        m: dict[str, float] = {}
+        rows = self.answerable
+        if rows:
+            m["false_silence"] = mean(float(silent) for _, silent, _, _ in rows)
+            m["recall_shipped"] = mean(float(answered) for _, _, answered, _ in rows)
+            m["recall@5"] = mean(float(ranked) for _, _, _, ranked in rows)
+        if self.spoke:
+            m["false_speech"] = mean(float(s) for s in self.spoke)
+        m["search_p50_ms"] = percentile(self.latencies, 50)
+        for form in dict.fromkeys(form for form, _, _, _ in rows):
+            mine = [r for r in rows if r[0] == form]
+            m[f"false_silence:{form}"] = mean(float(r[1]) for r in mine)
+            m[f"recall_shipped:{form}"] = mean(float(r[2]) for r in mine)
+        return m
+
+
+def _run_plan(
+    brain: Brain, data: FactSet, plan: SearchPlan, tally: _Tally, rows: list[dict[str, object]]
+) -> None:
+    deep = plan.with_limits(k_max=DEPTH, floors=False)
+    for q in data.questions:
+        t0 = time.perf_counter()
+        shipped = brain.search(q.question, plan=plan)
+        tally.latencies.append((time.perf_counter() - t0) * 1000.0)
+        ranked = _fact_ids(brain.search(q.question, k=DEPTH, plan=deep).hits)
+        hits = _fact_ids(shipped.hits)
+        form = data.form_of(q)
+        if form is None:
+            tally.spoke.append(bool(hits))
+        else:
+            answered = any(a in hits for a in q.answers)
+            in_top = any(a in ranked for a in q.answers)
+            tally.answerable.append((form, not hits, answered, in_top))
+        rows.append(
+            {
+                "question": q.question,
+                "answers": list(q.answers),
+                "form": form,
+                "plan": plan.name,
+                "hits": hits,
+                "silent": not hits,
+                "reason": shipped.reason,
+                "ranked": ranked,
+            }
+        )
+
+
+def run_facts(
+    data: FactSet,
+    plans: Sequence[SearchPlan],
+    embedder: Embedder,
+    *,
+    source: str = "",
+    out: Path | None = None,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """One fresh brain holding every fact as a note; every question asked with every plan
+    as shipped (and deep, unfloored, for ``recall@5``)."""
+    if not plans:
+        raise InvalidInput("name at least one plan")
+    out = out or default_results_path("facts")
+    memo = QueryMemo(embedder)
+    notes = [_note(f) for f in data.facts]
+    tallies = {p.name: _Tally() for p in plans}
+    rows: list[dict[str, object]] = []
+    with indexed_brain(None, index_key("facts", memo, notes), memo, _writer(notes)) as (
+        brain,
+        built,
+    ):
+        for plan in plans:
+            _run_plan(brain, data, plan, tallies[plan.name], rows)
+            if progress is not None:
+                progress(f"plan {plan.name}: {len(data.questions)} questions asked")
+    write_jsonl(out, rows)
+    forms: dict[str, int] = {}
+    for q in data.questions:
+        form = data.form_of(q)
+        if form is not None:
+            forms[form] = forms.get(form, 0) + 1
+    info: dict[str, float | int | str] = {
+        "facts": len(data.facts),
+        "questions_answerable": sum(forms.values()),
+        "questions_unanswerable": sum(1 for q in data.questions if not q.answers),
+        **{f"questions:{form}": n for form, n in forms.items()},
+        "index_s": built.index_s,
+    }
+    return EvalReport(
+        "facts",
+        source,
+        tuple(PlanScores(p.name, tallies[p.name].metrics()) for p in plans),
+        FACTS_COLUMNS,
+        info,
+        results_path=str(out),
+    )

@@ -1,0 +1,182 @@
+"""The gate on plain organisation facts: short sentences and "Label: value" lines answer
+plain questions; what the set does not hold stays silent; the conversation readings
+(vocatives, speakers, short filler) still apply to a conversation's turns, and only there.
+Then ``orgbrain eval facts`` end to end on a tiny file, and the shipped dev set."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import orgbrain.cli.eval as eval_cli
+from orgbrain import Brain
+from orgbrain.brain import NoteInput
+from orgbrain.errors import InvalidInput
+from orgbrain.evals import load_facts, run_facts
+from orgbrain.model import Item, Origin
+from orgbrain.ports import Embedder
+from orgbrain.retrieve import query_terms
+from orgbrain.retrieve.evidence import every_sentence_asks, hit_evidence, is_conversational
+from orgbrain.retrieve.terms import coverage, stem, text_stems
+from orgbrain.settings import Settings
+
+FACTS = (
+    "Priya owns billing.",
+    "Billing owner: Priya Raman",
+    "Deploy freeze: Fridays",
+    "Database: CockroachDB",
+)
+
+
+def _cited(brain: Brain, query: str) -> list[str]:
+    """The bodies of what ``query`` gets under the default plan, each hit cited."""
+    result = brain.search(query)
+    assert all(h.citation.item_id == h.item.id for h in result.hits)
+    return [h.item.body for h in result.hits]
+
+
+@pytest.fixture
+def facts_brain(brain: Brain) -> Brain:
+    brain.add_notes([NoteInput(body=f) for f in FACTS])
+    return brain
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("who owns billing?", "Priya owns billing."),
+        ("who owns billing?", "Billing owner: Priya Raman"),
+        ("when is the deploy freeze?", "Deploy freeze: Fridays"),
+        ("which database do we use?", "Database: CockroachDB"),
+    ],
+)
+def test_short_facts_answer_plain_questions(facts_brain: Brain, query: str, answer: str) -> None:
+    assert answer in _cited(facts_brain, query)
+
+
+def test_a_question_the_facts_do_not_answer_stays_silent(facts_brain: Brain) -> None:
+    for query in ("who owns the mobile app?", "what is the wifi password?"):
+        result = facts_brain.search(query)
+        assert result.hits == () and result.verdict == "none", result.reason
+
+
+def test_conversation_readings_apply_to_turns_only(tmp_path: Path, embedder: Embedder) -> None:
+    """The same words, as a note and as a conversation's turn: a turn's "Speaker:" is its
+    speaker, and what follows is read as speech (three words are filler there)."""
+    said = "Caroline: Priya owns billing."
+    answers = {}
+    for kind in ("note", "turn"):
+        with Brain.open(tmp_path / kind, embedder=embedder) as brain:
+            brain.add_notes([NoteInput(body=said, kind=kind)])
+            answers[kind] = _cited(brain, "who owns billing?")
+    assert answers == {"note": [said], "turn": []}
+
+
+def _item(body: str, kind: str) -> Item:
+    origin = Origin("test", "test", datetime(2024, 1, 1, tzinfo=UTC))
+    return Item("it1", "ws", kind, "note", body.split("\n")[0], body, "k", True, "org", origin)
+
+
+def test_vocatives_and_listeners_are_read_in_turns_only() -> None:
+    query = "What did Caroline say about the race?"
+    thanks = "Melanie: Thanks, Caroline! The race was great."
+    listener = "Caroline: That race sounds great, Mel! You must be proud of yourself."
+    for body, asked in ((thanks, query), (listener, "What did Caroline run?")):
+        turn, note = _item(body, "turn"), _item(body, "note")
+        assert is_conversational(turn) and not is_conversational(note)
+        seen = hit_evidence(asked, query_terms(asked), [turn, note], {"it1": 0.9})
+        assert [e.names for e in seen] == [False, True]
+
+
+def test_a_document_only_asks_when_every_sentence_asks() -> None:
+    assert every_sentence_asks("Open question: who should own the mobile app?")
+    assert not every_sentence_asks("Who owns billing?\nPriya Raman.")
+    assert not every_sentence_asks("Database: CockroachDB")
+    assert not every_sentence_asks("Priya owns billing.")
+    faq = _item("Who owns billing? Priya Raman.", "note")
+    (seen,) = hit_evidence("who owns billing?", ["owns", "billing"], [faq], {})
+    assert not seen.asks and seen.coverage == 1.0
+
+
+# -- orgbrain eval facts -------------------------------------------------------------------
+
+
+def write_facts(path: Path) -> Path:
+    rows = [
+        {"fact": "f1", "form": "sentence", "text": "Priya owns billing."},
+        {"fact": "f2", "form": "label", "text": "Deploy freeze: Fridays"},
+        {"fact": "f3", "form": "label", "text": "Database: CockroachDB"},
+        {"fact": "f4", "form": "bullet", "text": "- Team lunch is on Thursdays."},
+        {"question": "who owns billing?", "answers": ["f1"]},
+        {"question": "when is the deploy freeze?", "answers": ["f2"]},
+        {"question": "what is the wifi password?", "answers": []},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_facts_command(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def shared(_settings: Settings) -> Embedder:
+        return embedder
+
+    monkeypatch.setattr(eval_cli, "embedder_factory", shared)
+    out = tmp_path / "rows.jsonl"
+    file = write_facts(tmp_path / "facts.jsonl")
+    result = CliRunner().invoke(
+        eval_cli.eval_group, ["facts", str(file), "--json", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    metrics = report["plans"]["tuned-z"]
+    assert metrics["false_silence"] == 0.0 and metrics["recall_shipped"] == 1.0
+    assert metrics["false_speech"] == 0.0
+    assert metrics["false_silence:label"] == 0.0
+    assert report["info"]["questions_answerable"] == 2
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["hits"][:1] for r in rows] == [["f1"], ["f2"], []]
+
+    table = CliRunner().invoke(
+        eval_cli.eval_group, ["facts", str(file), "--plan", "hybrid,tuned-z", "--out", str(out)]
+    )
+    assert table.exit_code == 0, table.output
+    assert "| hybrid |" in table.stdout and "| tuned-z |" in table.stdout
+
+
+def test_fact_sets_are_checked(tmp_path: Path, embedder: Embedder) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"fact": "f1", "text": "Priya owns billing."}\n'
+        '{"question": "who owns billing?", "answers": ["f9"]}\n'
+    )
+    with pytest.raises(InvalidInput, match="f9"):
+        load_facts(bad)
+    data = load_facts(write_facts(tmp_path / "ok.jsonl"))
+    with pytest.raises(InvalidInput):
+        run_facts(data, (), embedder)
+
+
+def test_the_shipped_dev_set() -> None:
+    data = load_facts()
+    assert len(data.facts) >= 60 and len(data.questions) >= 60
+    answerable = [q for q in data.questions if q.answers]
+    assert len(answerable) >= 30 and len(data.questions) - len(answerable) >= 30
+    assert {"sentence", "label", "bullet", "handbook", "runbook", "decision"} <= {
+        f.form for f in data.facts
+    }
+
+
+def test_a_word_and_its_plural_share_a_stem() -> None:
+    for forms in (
+        ("escalate", "escalates", "escalated", "escalating"),
+        ("database", "databases"),
+        ("release", "releases", "released"),
+        ("paint", "painted", "painting", "paints"),
+    ):
+        assert len({stem(w) for w in forms}) == 1, forms
+    assert coverage(["database"], text_stems("Two databases: Postgres and Redis.")) == 1.0
