@@ -3,7 +3,8 @@
 What an organisation asks its brain is mostly plain: "who owns billing?", "when is the
 deploy freeze?". Its facts are short and written every which way: a sentence ("Priya owns
 billing."), a "Label: value" line, a bullet, a handbook or runbook paragraph, a dated
-decision. This eval writes each fact as a note through ``Brain.add_notes`` and asks every
+decision. This eval writes each fact as a note through ``Brain.add_notes``, lets the
+brain derive its graph as the product does (``wait="derived"``), and asks every
 question with the plan as shipped (its floors, its gate, its default k), to measure what
 a user gets:
 
@@ -142,7 +143,9 @@ def _note(fact: Fact) -> NoteInput:
 
 def _writer(notes: Sequence[NoteInput]) -> Callable[[Brain], None]:
     def write(brain: Brain) -> None:
-        brain.add_notes(notes)
+        # As the product does: each note acknowledged, then derived (entities,
+        # statements, supersession) before any question is asked.
+        brain.add_notes(notes, wait="derived")
 
     return write
 
