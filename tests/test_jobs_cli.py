@@ -56,8 +56,8 @@ def test_jobs_lists_what_the_worker_then_does(run: Invoke, tmp_path: Path) -> No
     worked = run("worker", "--once", "--json")
     assert worked.exit_code == 0, worked.output
     assert json.loads(worked.stdout) == {
-        "claimed": 2,
-        "done": 1,
+        "claimed": 3,  # two index jobs, then deriving the good file's one section
+        "done": 2,
         "retried": 0,
         "failed": 1,
         "lost": 0,
@@ -67,7 +67,7 @@ def test_jobs_lists_what_the_worker_then_does(run: Invoke, tmp_path: Path) -> No
     assert failed[0]["last_error"].startswith("corrupt_file:")
     shown = run("jobs", "--state", "failed")
     assert failed[0]["id"] in shown.stdout and "1/8" in shown.stdout
-    assert run("jobs", "--kind", "derive").stdout.strip() == "no jobs"
+    assert run("jobs", "--kind", "writeback").stdout.strip() == "no jobs"
     page = json.loads(run("jobs", "--limit", "1", "--json").stdout)
     assert len(page["jobs"]) == 1 and page["next_cursor"]
     rest = json.loads(run("jobs", "--cursor", page["next_cursor"], "--json").stdout)

@@ -35,7 +35,7 @@ def test_upload_with_index_queues_a_job_you_can_follow(served_jobs: Served) -> N
     assert r.json()["state"] in ("queued", "indexing", "indexed")
     assert wait_state(c, fid, {"indexed", "failed"})["state"] == "indexed"
 
-    jobs = c.get("/v1/jobs").json()
+    jobs = c.get("/v1/jobs", params={"kind": "index"}).json()
     assert jobs["next_cursor"] is None and len(jobs["jobs"]) == 1
     job = jobs["jobs"][0]
     assert (job["kind"], job["state"], job["subject"], job["attempts"]) == ("index", "done", fid, 1)
@@ -48,7 +48,10 @@ def test_upload_with_index_queues_a_job_you_can_follow(served_jobs: Served) -> N
     # Indexed already: asking again queues nothing.
     again = c.post(f"/v1/files/{fid}/index")
     assert (again.status_code, again.json()["state"]) == (202, "indexed")
-    assert len(c.get("/v1/jobs").json()["jobs"]) == 1
+    assert len(c.get("/v1/jobs", params={"kind": "index"}).json()["jobs"]) == 1
+    # Its sections were queued for derivation after indexing, as alice's work.
+    derived = c.get("/v1/jobs", params={"kind": "derive"}).json()["jobs"]
+    assert derived and {j["actor"] for j in derived} == {"human:alice"}
 
 
 def test_jobs_are_the_callers_own_and_bad_queries_are_problems(served_jobs: Served) -> None:
@@ -59,7 +62,7 @@ def test_jobs_are_the_callers_own_and_bad_queries_are_problems(served_jobs: Serv
     writer = s.http(s.key(user="alice", perms="write"))
     fid = upload(alice, "a.md", b"# A\n\nalpha\n").json()["id"]
     assert alice.post(f"/v1/files/{fid}/index").status_code == 202
-    [job] = alice.get("/v1/jobs").json()["jobs"]
+    [job] = alice.get("/v1/jobs", params={"kind": "index"}).json()["jobs"]
     for c in (bob, elsewhere):
         assert c.get("/v1/jobs").json()["jobs"] == []
         assert_problem(c.get(f"/v1/jobs/{job['id']}"), 404, "not_found")

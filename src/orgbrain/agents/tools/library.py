@@ -79,14 +79,11 @@ def brain_search(
         Field(description="Answer as the brain believed at this RFC 3339 date-time."),
     ] = None,
 ) -> SearchResultView:
-    """Search the organisation's brain (files, sections, notes) for what it already knows:
-    decisions, owners, definitions, gotchas. Read only. Every hit carries its citation;
-    an empty list means the brain has nothing relevant (do not guess). The current belief
-    comes first; a hit with superseded_by was replaced (cite the newer one), supersedes
-    names what a hit replaced, and verdict "conflict" means the best answers disagree.
-
-    Bodies are cut at 4000 characters; use brain_read_file with the citation for more.
-    """
+    """Search the organisation's brain for what it knows: decisions, owners, definitions,
+    gotchas. Read only. Every hit carries its citation; no hits means nothing relevant (do
+    not guess). Current belief first: superseded_by marks a replaced hit, supersedes what
+    a hit replaced; verdict "conflict": the best answers disagree. Bodies are cut at 4000
+    characters; brain_read_file reads more."""
     result = brain.search(query, k=k, as_of=as_of)
     return SearchResultView.of(result, body_chars=SEARCH_BODY_CHARS)
 
