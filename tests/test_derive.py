@@ -197,3 +197,22 @@ def test_forgetting_the_source_takes_its_statements_out(brain: Brain) -> None:
     derive(brain)
     brain.forget(note.id, reason="wrong")
     assert brain.statements(about="billing") == []
+
+
+def test_a_files_sections_are_derived_with_exact_byte_ranges(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orgbrain.jobs.derive as jobs_derive
+    from orgbrain.extraction import default_extractor
+
+    monkeypatch.setattr(jobs_derive, "default_extractor", lambda *a, **k: default_extractor())
+    doc = "# Handbook\n\nIntro — café rules.\n\n## Billing\n\nBilling owner: Priya Raman\n".encode()
+    file = brain.add_file(doc, name="handbook.md", index=True, wait="derived")
+    [s] = brain.statements(about="billing")
+    assert (s.predicate, s.object) == ("owner", "Priya Raman")
+    section = brain.get(s.item_id)
+    assert section.parent_id == file.id and s.byte_range is not None
+    text = b"".join(brain.read_file(section.id))
+    start = s.byte_range.start - (section.byte_range.start if section.byte_range else 0)
+    assert text[start : start + s.byte_range.length].decode() == s.text
+    assert s.text == "Billing owner: Priya Raman"
