@@ -6,6 +6,7 @@ it; no service holds a ``Brain``, and the facade exposes no port.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -164,7 +165,11 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade):
         derivation is done.
         """
         ctx = self._ctx
-        check_wait(wait)
+        if check_wait(wait) == "derived" and not index:
+            raise InvalidInput(
+                "wait='derived' needs index=True: a file is derived from its sections, "
+                "which indexing cuts"
+            )
         clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
         if source_key is not None:
@@ -240,11 +245,21 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade):
         return items
 
     def derived_within(self, items: Sequence[Item], timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the items' derivation: False when it goes on
-        after that (the items are written either way; a transport says so instead of
-        failing an acknowledged write)."""
+        """Wait up to ``timeout`` seconds for the items' derivation (a file's: its indexing
+        by a worker, then its sections'): False when it goes on after that. The items are
+        written either way; a transport says so instead of failing an acknowledged write.
+        A file whose indexing failed has nothing to derive (its state says why)."""
+        deadline = time.monotonic() + timeout
+        todo = [i for i in items if i.storage_class != "file"]
+        for file in (i for i in items if i.storage_class == "file"):
+            while (state := self.index_state(file.id)) not in ("indexed", "failed"):
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            if state == "indexed":
+                todo += self.sections(file.id)
         try:
-            self.wait_derived(items, timeout)
+            self.wait_derived(todo, max(0.0, deadline - time.monotonic()))
         except Unavailable:
             return False
         return True
