@@ -109,7 +109,7 @@ def file_key(ctx: BrainContext, key: str, scope: str) -> Item | None:
 
 def default_file_key(name: str, scope: str) -> str:
     """The key of a file known only by its name (bytes or a stream): the same name in the
-    same scope is the same file, updated in place."""
+    same scope is the same file (new bytes make a new version of it)."""
     return f"file:{name}" if scope == "org" else f"file:{scope}:{name}"
 
 

@@ -255,7 +255,7 @@ async def add_file(
     name = f.get("name") or upload.filename
     if not name:
         raise InvalidRequest("the file part needs a filename (or send a name field)")
-    supersedes = [i.strip() for i in upload.lists.get("supersedes", []) if i.strip()]
+    supersedes = upload.lists.get("supersedes", [])  # as sent: an empty id is refused too
     item = await run_in_threadpool(
         lambda: caller.brain.add_file(
             upload.data,
