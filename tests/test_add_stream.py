@@ -101,8 +101,9 @@ def test_new_bytes_replace_the_version_and_the_same_bytes_change_nothing(
     assert same.blob_key == v1.blob_key and keys(blobs) == v1_keys
     v2 = brain.add_file(io.BytesIO(b"Owner: Mei\n"), name="owners.txt")
     assert v2.id == v1.id and v2.blob_key != v1.blob_key and not v2.indexed
-    assert keys(blobs).isdisjoint(v1_keys)  # the old version folder went once v2 committed
+    assert v1_keys <= keys(blobs)  # the previous version stays, bytes and extracted text
     assert b"".join(brain.read_file(v2.id)) == b"Owner: Mei\n"
+    assert b"".join(brain.read_file(v2.id, version=1)) == b"Owner: Priya\n"
 
 
 def test_an_office_file_streams_through_the_zip_check(

@@ -85,9 +85,10 @@ def serve(
     max_file_bytes: int = 1 << 20,
     deadline_s: float = 30.0,
     keys: KeyStore | None = None,
+    derive_wait_s: float = 30.0,
 ) -> Iterator[Served]:
     """A brain in ``folder`` served on a free loopback port, keys in the same file."""
-    settings = Settings(max_file_bytes=max_file_bytes)
+    settings = Settings(max_file_bytes=max_file_bytes, derive_wait_s=derive_wait_s)
     brain = Brain.open(folder, embedder=embedder or HashEmbedder(), settings=settings)
     key_store = keys or SQLiteKeyStore.for_brain(folder)
     config = ServerConfig.from_settings(settings, deadline_s=deadline_s)

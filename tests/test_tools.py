@@ -29,6 +29,7 @@ NAMES = {
     "brain_neighborhood",
     "brain_read_file",
     "brain_forget",
+    "brain_history",
 }
 HANDBOOK = b"""# Billing
 
@@ -120,6 +121,7 @@ def test_every_format_renders_the_same_schemas() -> None:
         "brain_neighborhood": True,
         "brain_read_file": True,
         "brain_forget": False,
+        "brain_history": True,
     }
     with pytest.raises(OrgBrainError, match="unknown tool format"):
         render_tools("langchain")  # type: ignore[arg-type]

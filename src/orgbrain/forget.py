@@ -2,9 +2,10 @@
 every read and every derived index at once; erasing also deletes its bytes and text.
 
 Both are additive in the sense the seeds mean: the row stays, with who did it, when and
-why in the workspace's log (``forget`` events). A forgotten item keeps its content for the
-record; an erased one keeps only the audit record: its label, body, name, source key and
-blobs are gone (for a leaked secret or personal data that must not be kept).
+why in the workspace's log (``forget`` events). A forgotten item keeps its content (and
+its previous versions) for the record; an erased one keeps only the audit record: its
+label, body, name, source key, previous versions and every version's blobs are gone (for
+a leaked secret or personal data that must not be kept).
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
     gone = [_erased(t) if erase else t for t in targets]
     ctx.store.put_items([(replace(t, tombstoned_at=now), None) for t in gone])
     if erase:
-        for blob in _blobs_of(item):
+        # Every version's bytes and text go too; a crash before the blobs are deleted
+        # leaves blobs no row names, which the sweep removes.
+        kept = ctx.store.erase_versions(ctx.workspace, item.id)
+        for blob in sorted({*_blobs_of(item.blob_key, item.text_key), *_folders(kept)}):
             ctx.blobs.delete_prefix(blob)
     record: dict[str, object] = {
         "item_id": item.id,
@@ -77,7 +81,12 @@ def _erased(item: Item) -> Item:
     )
 
 
-def _blobs_of(item: Item) -> list[str]:
+def _blobs_of(blob_key: str | None, text_key: str | None) -> list[str]:
     """The version folder (raw bytes and extracted text), or both keys of an older layout."""
-    folder = version_folder(item.blob_key)
-    return [folder] if folder else [k for k in (item.blob_key, item.text_key) if k]
+    folder = version_folder(blob_key)
+    return [folder] if folder else [k for k in (blob_key, text_key) if k]
+
+
+def _folders(keys: list[str]) -> list[str]:
+    """What to delete for the blob keys kept versions named: their version folders."""
+    return [version_folder(k) or k for k in keys]

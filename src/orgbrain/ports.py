@@ -14,7 +14,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from .model import Edge, Evidence, Item, Statement, StorageClass
+from .model import Edge, Evidence, Item, Statement, StorageClass, Version
 from .scopes import Visibility
 
 __all__ = [
@@ -130,7 +130,9 @@ class Store(Protocol):
         ...
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
-        """Insert, or update in place the item with the same (workspace, scope, source_key).
+        """Insert, or update the item with the same (workspace, scope, source_key). An
+        update that replaces a file's bytes or a note's text keeps what the row held as a
+        previous version (``versions``), in the same transaction.
 
         ``embedding`` is one vector, or rows of vectors: the item's own first, then its
         passages' (``vector_search`` scores an item by its best row)."""
@@ -315,6 +317,16 @@ class Store(Protocol):
 
     def flag_conflict(self, workspace: str, a: str, b: str) -> None:
         """Mark two statements as disagreeing (both kept, both flagged)."""
+        ...
+
+    def versions(self, workspace: str, item_id: str, visibility: Visibility) -> list[Version]:
+        """An item's previous versions, newest first (none if ``visibility`` does not
+        allow its scope). Kept for files and notes when their content was replaced."""
+        ...
+
+    def erase_versions(self, workspace: str, item_id: str) -> list[str]:
+        """Delete an item's previous versions; return the blob keys they named, for the
+        caller to delete (``erase``)."""
         ...
 
     def supersede_item(self, edge: Edge) -> bool:

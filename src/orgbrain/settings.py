@@ -44,6 +44,9 @@ class Settings:
     chat_url: str | None = None
     chat_model: str | None = None
     chat_key: str | None = None
+    # How long a write with wait="derived" blocks for its derivation before it says the
+    # write is acknowledged and derivation goes on (HTTP: at most half the deadline).
+    derive_wait_s: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -59,6 +62,7 @@ class Settings:
         for key, var, kind in (
             ("extract_seconds", "ORGBRAIN_EXTRACT_SECONDS", float),
             ("extract_memory_mb", "ORGBRAIN_EXTRACT_MEMORY_MB", int),
+            ("derive_wait_s", "ORGBRAIN_DERIVE_WAIT_S", float),
         ):
             if var in e:
                 try:

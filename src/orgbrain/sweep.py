@@ -3,7 +3,8 @@ item's commit, and partial writes (temporary files) of puts that never finished.
 
 A blob is in use when an item of its workspace names it: its raw bytes (``blob_key``),
 their version folder (``<item>/<version>/…``, the extracted text beside them included),
-or a text blob (``text_key``). Only what is older than the grace period is removed, so an
+or a text blob (``text_key``); and so is every blob a kept previous version of the item
+names, the same way (``Store.versions``). Only what is older than the grace period is removed, so an
 upload in flight in another process (its blob written, its row not yet committed) is
 never swept.
 """
@@ -21,6 +22,8 @@ from .writes import version_folder
 __all__ = ["GRACE", "SweepReport", "sweep_blobs"]
 
 GRACE = timedelta(hours=1)
+Named = list[tuple[str | None, str | None]]
+"""The (blob key, text key) pairs an item and its kept versions name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,24 +37,32 @@ def sweep_blobs(ctx: BrainContext, workspaces: list[str], grace: timedelta = GRA
     cutoff = ctx.clock() - grace
     removed = 0
     for ws in workspaces:
-        items: dict[str, Item | None] = {}
+        named: dict[str, Named] = {}
         for key, written in list(ctx.blobs.keys(f"workspaces/{ws}")):
             parts = key.split("/")
             if written >= cutoff or len(parts) < 4:
                 continue
             item_id = parts[2]
-            if item_id not in items:
-                items[item_id] = ctx.store.get_item(ws, item_id, Visibility.everything())
-            if not _in_use(key, items[item_id]):
+            if item_id not in named:
+                named[item_id] = _named_by(ctx, ws, item_id)
+            if not any(_in_use(key, blob, text) for blob, text in named[item_id]):
                 ctx.blobs.delete_prefix(key)  # and the folders it leaves empty
                 removed += 1
     return SweepReport(removed, ctx.blobs.clear_partial(cutoff))
 
 
-def _in_use(key: str, item: Item | None) -> bool:
+def _named_by(ctx: BrainContext, workspace: str, item_id: str) -> Named:
+    """The (blob key, text key) pairs of an item and of its kept versions."""
+    everything = Visibility.everything()
+    item: Item | None = ctx.store.get_item(workspace, item_id, everything)
     if item is None:
-        return False
-    if key in (item.blob_key, item.text_key):
+        return []
+    kept = ctx.store.versions(workspace, item_id, everything)
+    return [(item.blob_key, item.text_key), *((v.blob_key, v.text_key) for v in kept)]
+
+
+def _in_use(key: str, blob_key: str | None, text_key: str | None) -> bool:
+    if key in (blob_key, text_key):
         return True
-    folder = version_folder(item.blob_key)
+    folder = version_folder(blob_key)
     return folder is not None and key.startswith(f"{folder}/")

@@ -19,14 +19,15 @@ from typing import BinaryIO
 
 from .context import BrainContext
 from .derive import request_derive
-from .errors import InvalidInput, NotFound, TooLarge
+from .errors import Forbidden, InvalidInput, NotFound, TooLarge
 from .ids import new_id
 from .indexer import embed_texts
 from .ingest.sniff import MEDIA_TYPES, FileFormat, Sniffer
-from .model import Item, storage_class_for
+from .model import Edge, Item, storage_class_for
 
 __all__ = [
     "MAX_NOTE_CHARS",
+    "MAX_SUPERSEDES",
     "FileSource",
     "NoteInput",
     "StoredBytes",
@@ -35,11 +36,15 @@ __all__ = [
     "file_key",
     "name_of",
     "put_bytes",
+    "record_supersedes",
     "store_file",
+    "superseded_items",
     "version_folder",
 ]
 
 MAX_NOTE_CHARS = 100_000
+MAX_SUPERSEDES = 20
+"""The most items one write may say it supersedes."""
 _BAD_NAME = re.compile(r"[\x00-\x1f/\\]")
 
 
@@ -55,6 +60,8 @@ class NoteInput:
     occurred_at: datetime | None = None
     run_id: str | None = None
     source: str = "note"
+    supersedes: Sequence[str] = ()
+    """Ids of visible items this note replaces (``superseded_items`` says which may be)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +109,7 @@ def file_key(ctx: BrainContext, key: str, scope: str) -> Item | None:
 
 def default_file_key(name: str, scope: str) -> str:
     """The key of a file known only by its name (bytes or a stream): the same name in the
-    same scope is the same file, updated in place."""
+    same scope is the same file (new bytes make a new version of it)."""
     return f"file:{name}" if scope == "org" else f"file:{scope}:{name}"
 
 
@@ -175,7 +182,8 @@ def store_file(
 ) -> Item:
     """Write the unindexed item over the stored bytes. The same bytes in the same scope
     change nothing (the new copy is dropped); new bytes take the item and its sections out
-    of answers until reindexed, and the previous version's blobs go once this commits."""
+    of answers until reindexed. The previous version stays, bytes and extracted text in
+    its own folder, as the store's kept version (readable with ``read_file(version=)``)."""
     version = version_folder(stored.blob_key)
     assert version is not None  # put_bytes writes version folders only
     if existing is not None and existing.content_hash == stored.digest and existing.scope == scope:
@@ -207,8 +215,6 @@ def store_file(
         raise
     if existing is not None:
         ctx.store.unindex_children(ctx.workspace, item.id)
-        if existing.blob_key:
-            ctx.blobs.delete_prefix(version_folder(existing.blob_key) or existing.blob_key)
     return item
 
 
@@ -237,19 +243,91 @@ def clean_name(name: str) -> str:
     return base
 
 
+# -- supersession ---------------------------------------------------------------------
+
+
+def superseded_items(
+    ctx: BrainContext, ids: Sequence[str], scope: str, item_id: str | None = None
+) -> list[Item]:
+    """The items a write landing in ``scope`` says it supersedes, checked before anything
+    is written: each is a file or note the writer sees (an unknown id and one it may not
+    see read alike), not the item being written (``item_id``, when the write updates one),
+    and one everybody who sees it will see the new item in: the same scope, or the new
+    item is ``org``. So a private note never marks team or org knowledge superseded."""
+    if isinstance(ids, str):
+        raise InvalidInput("supersedes is a list of item ids")
+    wanted = list(dict.fromkeys(ids))
+    if len(wanted) > MAX_SUPERSEDES:
+        raise InvalidInput(f"a write may supersede at most {MAX_SUPERSEDES} items")
+    found = ctx.get_many(wanted) if wanted else {}
+    out = []
+    for old_id in wanted:
+        old = found.get(old_id)
+        if old is None:
+            raise InvalidInput(f"supersedes: no item {old_id!r} that you can see")
+        if old.id == item_id:
+            raise InvalidInput(
+                f"supersedes: {old.id} is the item this write updates; writing its source "
+                "key again keeps the previous version in its history"
+            )
+        if old.storage_class not in ("file", "note"):
+            where = f" (supersede its file {old.parent_id})" if old.parent_id else ""
+            raise InvalidInput(
+                f"supersedes: {old.id} is a {old.storage_class}; only files and notes are "
+                f"superseded{where}"
+            )
+        if scope not in (old.scope, "org"):
+            raise Forbidden(
+                f"supersedes: {old.id} is in {old.scope}, and a write in {scope} may not "
+                f"supersede it (some who see it could not see what replaced it); write in "
+                f"{old.scope} or org"
+            )
+        out.append(old)
+    return out
+
+
+def record_supersedes(
+    ctx: BrainContext, new: Item, olds: Sequence[Item], run_id: str | None
+) -> None:
+    """Record that ``new`` supersedes each of ``olds`` (checked by ``superseded_items``).
+    An item that already has a successor keeps it; the edge still records this claim."""
+    for old in olds:
+        ctx.store.supersede_item(
+            Edge(
+                new_id("edg"),
+                ctx.workspace,
+                "SUPERSEDES",
+                new.id,
+                old.id,
+                ctx.origin("supersede", run_id),
+                {"reason": "explicit", "dedupe": "supersedes"},
+            )
+        )
+
+
 # -- notes ------------------------------------------------------------------------------
 
 
 def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
-    """Write ``notes`` in one transaction (all or nothing), embedded in batches."""
+    """Write ``notes`` in one transaction (all or nothing), embedded in batches; then
+    what each says it supersedes. Every note is checked before anything is written."""
     items = [note_item(ctx, n) for n in notes]
     keys = [i.source_key for i in items]
     if len(set(keys)) != len(keys):
         raise InvalidInput("two notes in one batch share a source key")
+    replaced = [
+        superseded_items(ctx, n.supersedes, i.scope, i.id)
+        for n, i in zip(notes, items, strict=True)
+    ]
     vectors = embed_texts(
         ctx.embedder, [f"{i.label}\n{i.body}" for i in items], ctx.settings.embed_batch
     )
     saved = ctx.store.put_items(list(zip(items, vectors, strict=True)))
+    for note, item, olds in zip(notes, saved, replaced, strict=True):
+        record_supersedes(ctx, item, olds, note.run_id)
+    if any(replaced):
+        fresh = ctx.get_many([i.id for i in saved])  # with ``supersedes`` set
+        saved = [fresh.get(i.id, i) for i in saved]
     request_derive(ctx, saved)  # after the acknowledgement: durable, done by a worker
     return saved
 

@@ -6,6 +6,7 @@ it; no service holds a ``Brain``, and the facade exposes no port.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -17,7 +18,7 @@ from .. import forget as forgetting
 from .. import sweep as sweeping
 from .. import writes
 from ..context import BrainContext
-from ..errors import InvalidInput, NotFound, OrgBrainError
+from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
 from ..ids import new_id
 from ..indexer import Embedded, Indexer, IndexReport
 from ..model import STORAGE_CLASSES, Forgotten, Item, SearchResult, StorageClass
@@ -27,17 +28,26 @@ from ..scopes import Principal, Visibility
 from ..settings import Settings
 from ..writes import FileSource, NoteInput
 from .graph import GraphFacade
+from .history import HistoryFacade
 from .jobs import JobsFacade
 from .memory import MemoryFacade
 
-__all__ = ["Brain", "IndexReport", "NoteInput", "Wait"]
+__all__ = ["WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
 
 Wait = Literal["ack", "derived"]
 """How long a write blocks: until it is durable (``ack``), or until its derivation is
 done too (``derived``)."""
+WAITS: tuple[Wait, ...] = ("ack", "derived")
 
 
-class Brain(JobsFacade, GraphFacade, MemoryFacade):
+def check_wait(wait: object) -> Wait:
+    """``wait`` if it is one of ``WAITS``; else ``InvalidInput`` (before anything is written)."""
+    if wait == "ack" or wait == "derived":
+        return wait
+    raise InvalidInput(f"wait is ack or derived, not {wait!r}")
+
+
+class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.
@@ -142,14 +152,24 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
         index: bool = False,
         run_id: str | None = None,
         wait: Wait = "ack",
+        supersedes: Sequence[str] = (),
     ) -> Item:
         """Store a file's bytes and an unindexed item (findable by name, not answerable).
 
         ``source`` is a path, the bytes, or a binary stream (read in pieces, never whole).
-        The same ``source_key`` (default ``file:<name>``) updates that item in place: the
-        same bytes change nothing; new bytes take it out of answers until reindexed.
+        The same ``source_key`` (default ``file:<name>``) names the same item: the same
+        bytes change nothing; new bytes become its current version (out of answers until
+        reindexed) and the previous one stays in its history, bytes and all.
+        ``supersedes`` names visible files or notes this one replaces (checked before
+        anything is stored). ``wait="derived"`` (with ``index``) returns once its sections'
+        derivation is done.
         """
         ctx = self._ctx
+        if check_wait(wait) == "derived" and not index:
+            raise InvalidInput(
+                "wait='derived' needs index=True: a file is derived from its sections, "
+                "which indexing cuts"
+            )
         clean = writes.name_of(source, name)
         where = ctx.write_scope(scope)
         if source_key is not None:
@@ -160,6 +180,7 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
             key = writes.default_file_key(clean, where)
         existing = writes.file_key(ctx, key, where)
         item_id = existing.id if existing else new_id("fil")
+        replaced = writes.superseded_items(ctx, supersedes, where, item_id)
         stored = writes.put_bytes(ctx, source, clean, item_id)
         item = writes.store_file(
             ctx,
@@ -173,11 +194,14 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
             occurred_at=occurred_at,
             run_id=run_id,
         )
+        if replaced:
+            writes.record_supersedes(ctx, item, replaced, run_id)
+            item = self.get(item.id)
         if index and not item.indexed:
             self.index(item.id)
             item = self.get(item.id)
         if wait == "derived" and item.indexed:
-            self.wait_derived(self.sections(item.id))
+            self.wait_derived(self.sections(item.id), ctx.settings.derive_wait_s)
         return item
 
     def add_note(
@@ -192,27 +216,53 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
         run_id: str | None = None,
         source: str = "note",
         wait: Wait = "ack",
+        supersedes: Sequence[str] = (),
     ) -> Item:
         """Write a fact straight in: embedded and answerable once this returns (fsynced).
 
-        Its derivation (entities, statements, supersession, edges) is queued; with
-        ``wait="derived"`` this returns once that is done too."""
-        note = NoteInput(body, kind, label, scope, source_key, occurred_at, run_id, source)
+        The same ``source_key`` with other text makes this the item's current version and
+        keeps the previous one in its history. ``supersedes`` names visible files or
+        notes this replaces (checked before anything is written). Its derivation
+        (entities, statements, supersession, edges) is queued; with ``wait="derived"``
+        this returns once that is done too (``Unavailable`` after
+        ``settings.derive_wait_s``: the note is written, its derivation goes on)."""
+        note = NoteInput(
+            body, kind, label, scope, source_key, occurred_at, run_id, source, supersedes
+        )
         return self.add_notes([note], wait=wait)[0]
 
     def add_notes(self, notes: Sequence[NoteInput], *, wait: Wait = "ack") -> list[Item]:
         """Write many notes in one transaction (all or nothing), embedded in batches."""
+        check_wait(wait)
         items = writes.add_notes(self._ctx, notes)
         return self._waited(items, wait)
 
     def _waited(self, items: list[Item], wait: Wait) -> list[Item]:
-        if wait not in ("ack", "derived"):
-            raise InvalidInput(f"wait is ack or derived, not {wait!r}")
         if wait == "derived":
-            self.wait_derived(items)
+            self.wait_derived(items, self._ctx.settings.derive_wait_s)
             found = self.get_many([i.id for i in items])
             items = [found.get(i.id, i) for i in items]
         return items
+
+    def derived_within(self, items: Sequence[Item], timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the items' derivation (a file's: its indexing
+        by a worker, then its sections'): False when it goes on after that. The items are
+        written either way; a transport says so instead of failing an acknowledged write.
+        A file whose indexing failed has nothing to derive (its state says why)."""
+        deadline = time.monotonic() + timeout
+        todo = [i for i in items if i.storage_class != "file"]
+        for file in (i for i in items if i.storage_class == "file"):
+            while (state := self.index_state(file.id)) not in ("indexed", "failed"):
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            if state == "indexed":
+                todo += self.sections(file.id)
+        try:
+            self.wait_derived(todo, max(0.0, deadline - time.monotonic()))
+        except Unavailable:
+            return False
+        return True
 
     # -- index --------------------------------------------------------------------------
 
@@ -356,11 +406,19 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade):
             query.strip()[:4000], p, k=k, kind=kind, evidence_depth=evidence_depth, frame=frame
         )
 
-    def read_file(self, item_id: str, *, section: int | str | None = None) -> Iterator[bytes]:
+    def read_file(
+        self, item_id: str, *, section: int | str | None = None, version: int | None = None
+    ) -> Iterator[bytes]:
         """Stream a file's raw bytes, a section's exact range, or a section item's range.
 
         ``section`` is a section's ordinal (1-based, as shown) or id within the file.
+        ``version`` reads the raw bytes of one of the file's versions (``history``
+        numbers them; sections are cut from the current version only).
         """
+        if version is not None:
+            if section is not None:
+                raise InvalidInput("sections are cut from the current version: give one")
+            return self._read_version(item_id, version)
         item = self.get(item_id)
         if item.storage_class == "section":
             target = item

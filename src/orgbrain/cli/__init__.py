@@ -6,7 +6,7 @@ registered here, on the one group defined in ``app``.
 
 from __future__ import annotations
 
-from . import add, agent, demo, items, jobs, keys, search, serve
+from . import add, agent, demo, history, items, jobs, keys, search, serve
 from . import eval as eval_commands
 from .app import cli
 
@@ -15,6 +15,7 @@ __all__ = ["cli", "main"]
 for _command in (
     *add.COMMANDS,
     *items.COMMANDS,
+    *history.COMMANDS,
     *search.COMMANDS,
     *demo.COMMANDS,
     *eval_commands.COMMANDS,

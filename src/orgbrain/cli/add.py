@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from ..model import Item
 from ..scopes import parse_scope
 from ..views import ErrorView, IndexReportView, ItemView
 from .app import CliState, json_option
+from .options import report_derivation, resolve_wait, wait_options, write_options
 from .progress import progress, work_progress
 from .render import console, echo_json, report_line
 
@@ -126,7 +128,12 @@ def _status(item: Item) -> str:
 @click.option("--kind", default="file", show_default=True, help="Free-text kind of the files.")
 @click.option("--scope", help="org (default), team:<id> or user:<id>.")
 @click.option("--label", help="Label for the file (one file only; default: its name).")
-@click.option("--source-key", help="Identity to update in place (one file only).")
+@click.option(
+    "--source-key",
+    help="Identity (one file only): the same key again makes a new version of that item.",
+)
+@write_options
+@wait_options
 @json_option
 @click.pass_obj
 def add(
@@ -137,19 +144,40 @@ def add(
     scope: str | None,
     label: str | None,
     source_key: str | None,
+    occurred_at: datetime | None,
+    supersedes: tuple[str, ...],
+    wait: str | None,
+    no_wait: bool,
 ) -> None:
-    """Store files (and folders, recursively): findable by name, not yet answerable."""
+    """Store files (and folders, recursively): findable by name, not yet answerable.
+
+    With --index they are indexed too, and it returns once their sections' derivation is
+    done (--no-wait: once indexed). A file added again with new bytes becomes a new
+    version; the previous one stays readable (`orgbrain history`)."""
     scope = parse_scope(scope)
+    waiting = resolve_wait(wait, no_wait, "derived" if index_now else "ack")
+    if waiting == "derived" and not index_now:
+        raise InvalidInput("--wait derived needs --index: a file is derived from its sections")
     targets = _targets(paths, source_key)
-    if (source_key or label) and (len(targets) != 1 or not targets[0].explicit):
-        raise InvalidInput("--source-key and --label need exactly one file")
+    if (source_key or label or supersedes) and (len(targets) != 1 or not targets[0].explicit):
+        raise InvalidInput("--source-key, --label and --supersedes need exactly one file")
     brain = state.brain()
-    fields: dict[str, Any] = {"kind": kind, "label": label, "scope": scope}
+    fields: dict[str, Any] = {
+        "kind": kind,
+        "label": label,
+        "scope": scope,
+        "occurred_at": occurred_at,
+        "supersedes": supersedes,
+    }
     done = _add_all(brain, targets, fields, quiet=state.json)
     reports: list[IndexReport] = []
     if index_now:
         todo = [item for _, item in done.items if not item.indexed]
         reports = _index_all(brain, todo, quiet=state.json)
+        if waiting == "derived":
+            indexed = [brain.get(item.id) for _, item in done.items]
+            files = [i for i in indexed if i.indexed]
+            report_derivation(brain, files, f"{len(files)} file(s)")
         done.items = [(t, brain.get(item.id)) for t, item in done.items]
     _show_added(state, done, reports)
     if done.failed:

@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -15,6 +16,7 @@ from ..errors import InvalidInput
 from ..model import STORAGE_CLASSES, StorageClass
 from ..views import ForgottenView, ItemPage, ItemView
 from .app import CliState, json_option
+from .options import report_derivation, resolve_wait, wait_options, write_options
 from .render import console, echo_json, item_panel, items_table, sections_table
 
 __all__ = ["COMMANDS", "init", "items", "note", "read", "show"]
@@ -42,7 +44,12 @@ def init(state: CliState) -> None:
 @click.option("--kind", default="note", show_default=True, help="Free-text kind, e.g. policy.")
 @click.option("--label", help="A short label (default: the first line).")
 @click.option("--scope", help="org (default), team:<id> or user:<id>.")
-@click.option("--source-key", help="Identity to update in place.")
+@click.option(
+    "--source-key",
+    help="Identity: the same key again makes a new version (the old one stays in history).",
+)
+@write_options
+@wait_options
 @json_option
 @click.pass_obj
 def note(
@@ -52,12 +59,31 @@ def note(
     label: str | None,
     scope: str | None,
     source_key: str | None,
+    occurred_at: datetime | None,
+    supersedes: tuple[str, ...],
+    wait: str | None,
+    no_wait: bool,
 ) -> None:
-    """Write a fact straight in, answerable at once. TEXT "-" reads it from stdin."""
+    """Write a fact straight in, answerable at once. TEXT "-" reads it from stdin.
+
+    By default it returns once its derivation is done too (an embedded brain has no
+    background worker): --no-wait returns once it is written."""
+    waiting = resolve_wait(wait, no_wait, "derived")
     body = sys.stdin.read() if text == ("-",) else " ".join(text)
-    item = state.brain().add_note(
-        body, kind=kind, label=label, scope=scope, source_key=source_key, source="cli"
+    brain = state.brain()
+    item = brain.add_note(
+        body,
+        kind=kind,
+        label=label,
+        scope=scope,
+        source_key=source_key,
+        occurred_at=occurred_at,
+        supersedes=supersedes,
+        source="cli",
     )
+    if waiting == "derived":
+        report_derivation(brain, [item], item.id)
+        item = brain.get(item.id)
     if state.json:
         echo_json(ItemView.of(item))
     else:
@@ -152,6 +178,12 @@ def show(state: CliState, item_id: str) -> None:
 @click.argument("item_id")
 @click.option("--section", help="A section's number (as `show` lists them) or its id.")
 @click.option(
+    "--version",
+    "version",
+    type=click.IntRange(min=1),
+    help="A version of the file, as `orgbrain history` numbers them.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -159,9 +191,11 @@ def show(state: CliState, item_id: str) -> None:
 )
 @json_option
 @click.pass_obj
-def read(state: CliState, item_id: str, section: str | None, output: Path | None) -> None:
-    """Stream the exact bytes of a file, or of one of its sections."""
-    chunks = state.brain().read_file(item_id, section=section)
+def read(
+    state: CliState, item_id: str, section: str | None, version: int | None, output: Path | None
+) -> None:
+    """Stream the exact bytes of a file (of one of its versions), or of one of its sections."""
+    chunks = state.brain().read_file(item_id, section=section, version=version)
     if output is not None:
         size = _write_atomically(output, chunks)
         if state.json:

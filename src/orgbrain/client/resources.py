@@ -4,12 +4,12 @@ back into the model's dataclasses."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -19,11 +19,13 @@ from ..ports import Page
 from ..views import (
     EdgeList,
     ForgottenView,
+    HistoryView,
     IndexAccepted,
     ItemPage,
     ItemView,
     SearchResultView,
     SectionList,
+    WriteAccepted,
 )
 from .transport import DEFAULT_TIMEOUT, Transport, drop_none, segment
 
@@ -84,8 +86,16 @@ class Client:
         source_key: str | None = None,
         occurred_at: datetime | None = None,
         index: bool = False,
+        supersedes: Sequence[str] = (),
+        wait: Literal["ack", "derived"] = "ack",
     ) -> Item:
-        """Upload a file (a path or bytes with ``name``); ``index=True`` waits for it."""
+        """Upload a file (a path or bytes with ``name``); ``index=True`` waits for it.
+
+        ``supersedes`` names visible files or notes it replaces. ``wait="derived"`` (with
+        ``index``) returns once its sections are derived; like ``Brain.add_file``, it
+        raises ``Unavailable`` if that takes too long, though the file is stored."""
+        if isinstance(supersedes, str):
+            raise InvalidInput("supersedes is a list of item ids")
         if isinstance(source, bytes):
             if name is None:
                 raise InvalidInput("a name is needed to add bytes")
@@ -103,9 +113,13 @@ class Client:
             "source_key": source_key,
             "occurred_at": None if occurred_at is None else occurred_at.isoformat(),
         }
+        form: dict[str, Any] = {**drop_none(fields), "supersedes": list(supersedes)}
         files = {"file": (name, data)}
-        sent = self._t.view(ItemView, "POST", "/v1/files", files=files, data=drop_none(fields))
-        item = sent.to_model()
+        if wait == "derived":
+            # The server indexes it (a worker) and waits for its derivation.
+            params = {"index": "true", "wait": wait} if index else {"wait": wait}
+            return self._written("POST", "/v1/files", files=files, data=form, params=params)
+        item = self._written("POST", "/v1/files", files=files, data=form)
         if index and not item.indexed:
             self.index(item.id)
             item = self.get(item.id)
@@ -120,7 +134,14 @@ class Client:
         scope: str | None = None,
         source_key: str | None = None,
         occurred_at: datetime | None = None,
+        supersedes: Sequence[str] = (),
+        wait: Literal["ack", "derived"] = "ack",
     ) -> Item:
+        """Write a note, like ``Brain.add_note``: ``supersedes`` names visible files or
+        notes it replaces; ``wait="derived"`` returns once its derivation is done, and
+        raises ``Unavailable`` if that takes too long (the note is written)."""
+        if isinstance(supersedes, str):
+            raise InvalidInput("supersedes is a list of item ids")
         payload = {
             "body": body,
             "kind": kind,
@@ -128,8 +149,22 @@ class Client:
             "scope": scope,
             "source_key": source_key,
             "occurred_at": None if occurred_at is None else occurred_at.isoformat(),
+            "supersedes": list(supersedes) or None,
+            "wait": None if wait == "ack" else wait,
         }
-        return self._t.view(ItemView, "POST", "/v1/notes", json=drop_none(payload)).to_model()
+        return self._written("POST", "/v1/notes", json=drop_none(payload))
+
+    def _written(self, method: str, path: str, **kwargs: Any) -> Item:
+        """A write's item; a 202 (written, derivation not done within the wait) raises
+        ``Unavailable`` as ``Brain`` does, its message naming the item."""
+        response = self._t.request(method, path, **kwargs)
+        try:
+            data = response.json()
+        except ValueError:
+            raise Unavailable(f"{method} {path}: the server sent no JSON") from None
+        if response.status_code == 202:
+            raise Unavailable(WriteAccepted.model_validate(data).detail)
+        return ItemView.model_validate(data).to_model()
 
     # -- index --------------------------------------------------------------------------
 
@@ -218,13 +253,21 @@ class Client:
         return self._t.view(SearchResultView, "POST", "/v1/search", json=payload).to_model()
 
     def read_file(
-        self, item_id: str, *, section: int | str | None = None, chunk_size: int = 1 << 16
+        self,
+        item_id: str,
+        *,
+        section: int | str | None = None,
+        version: int | None = None,
+        chunk_size: int = 1 << 16,
     ) -> Iterator[bytes]:
-        """Stream a file's bytes or a section's text, like ``Brain.read_file``.
+        """Stream a file's bytes (of one ``version``) or a section's text, like
+        ``Brain.read_file``.
 
         The request is made (and its errors raised) now; the body streams as you iterate.
         """
         params = {} if section is None else {"section": str(section)}
+        if version is not None:
+            params["version"] = str(version)
         path = f"/v1/items/{segment(item_id)}/content"
         return self._t.stream("GET", path, chunk_size, params=params)
 
@@ -245,6 +288,11 @@ class Client:
             headers["Range"] = f"bytes={start}-{end - 1}"
         path = f"/v1/items/{segment(item_id)}/content"
         return self._t.request("GET", path, params=params, headers=headers).content
+
+    def history(self, item_id: str) -> HistoryView:
+        """An item's versions and supersession chain (``Brain.history``), as its view: its
+        links name the items on either side by id and label."""
+        return self._t.view(HistoryView, "GET", f"/v1/items/{segment(item_id)}/history")
 
     def forget(self, item_id: str, *, reason: str) -> Forgotten:
         """Forget an item (and a file's sections): it leaves every stream and read."""

@@ -87,9 +87,24 @@ class NoteIn(BaseModel):
         default=None, max_length=300, description="org (default), team:<id> or user:<id>"
     )
     source_key: Text | None = Field(
-        default=None, min_length=1, max_length=2000, description="Identity to update in place"
+        default=None,
+        min_length=1,
+        max_length=2000,
+        description="Identity: the same key again makes a new version of that item (the "
+        "previous one stays in its history)",
     )
     occurred_at: When | None = None
+    supersedes: list[Annotated[Text, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Ids of visible files or notes this note replaces: each in this note's "
+        "scope, or this note is org",
+    )
+    wait: Literal["ack", "derived"] = Field(
+        default="ack",
+        description="ack: answer once written (durable, answerable); derived: once its "
+        "derivation is done too (202 with derived false if that takes too long)",
+    )
 
 
 # -- search -------------------------------------------------------------------------------

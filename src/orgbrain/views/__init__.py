@@ -15,6 +15,7 @@ item's ``embedding`` is left out unless a caller asks for it (``ItemWithEmbeddin
 from ._base import View
 from .errors import INTERNAL, ErrorView
 from .graph import EdgeList, EdgeView, HopView, LinkView, MentionView, NeighborhoodView
+from .history import HistoryLinkView, HistoryView, VersionView, WriteAccepted
 from .items import (
     ByteRangeView,
     CanonicalView,
@@ -43,6 +44,8 @@ __all__ = [
     "EdgeView",
     "ErrorView",
     "ForgottenView",
+    "HistoryLinkView",
+    "HistoryView",
     "HitView",
     "HopView",
     "IndexAccepted",
@@ -64,7 +67,9 @@ __all__ = [
     "SearchResultView",
     "SectionList",
     "TurnContextView",
+    "VersionView",
     "View",
     "WorkReportView",
+    "WriteAccepted",
     "item_state",
 ]

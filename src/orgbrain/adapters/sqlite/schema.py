@@ -330,6 +330,36 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX events_subject ON events (workspace, subject, rowid);
         """,
     ),
+    (
+        # Writing a source key again never loses what it held: the row keeps the newest
+        # content and each previous one is copied here, in the same transaction, numbered
+        # from 1 per item (versions.py). A file version's blobs stay where they were.
+        "0009_item_versions",
+        """
+        CREATE TABLE item_versions (
+            rowid INTEGER PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            body TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            blob_key TEXT,
+            text_key TEXT,
+            content_hash TEXT,
+            size INTEGER,
+            media_type TEXT,
+            name TEXT,
+            occurred_at TEXT,
+            origin_actor TEXT NOT NULL,
+            origin_source TEXT NOT NULL,
+            origin_run TEXT,
+            origin_at TEXT NOT NULL,
+            replaced_at TEXT NOT NULL,
+            UNIQUE (workspace, item_id, number)
+        );
+        """,
+    ),
 )
 
 

@@ -28,6 +28,7 @@ from .schema import migrate
 from .snapshot import watermark
 from .statements import Statements
 from .vectors import VectorIndex
+from .versions import OLD_ROW_COLUMNS, Versions
 
 __all__ = ["KeywordEngine", "SQLiteStore"]
 
@@ -49,8 +50,10 @@ _UPDATE_ITEM = (
     + " WHERE rowid = :rowid"
 )
 
+_OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
 
-class SQLiteStore(EdgesAndLog, Statements):
+
+class SQLiteStore(EdgesAndLog, Statements, Versions):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
@@ -122,8 +125,8 @@ class SQLiteStore(EdgesAndLog, Statements):
         # The row of this key; else the row of this id (the same item put in another scope:
         # its key moves with it). One lookup, the key's row first.
         old = conn.execute(
-            "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec FROM items "
-            "WHERE workspace = ? AND (source_key = ? OR id = ?) "
+            "SELECT rowid, id, created_at, embedding IS NOT NULL AS had_vec, "
+            f"{_OLD_CONTENT} FROM items WHERE workspace = ? AND (source_key = ? OR id = ?) "
             "ORDER BY source_key = ? DESC LIMIT 1",
             (item.workspace, values["source_key"], item.id, values["source_key"]),
         ).fetchone()
@@ -137,6 +140,12 @@ class SQLiteStore(EdgesAndLog, Statements):
             had_vec = False
         else:
             values.update(rowid=old["rowid"], id=old["id"], created_at=old["created_at"])
+            # Supersession is set once and never moved (``supersede_item``): a new version
+            # of either end keeps its links.
+            for link in ("supersedes", "superseded_by"):
+                values[link] = values[link] or old[link]
+            # What the row held before is kept, in this transaction, if this replaces it.
+            self._keep_version(conn, item.workspace, old["id"], old, values, now)
             conn.execute(_UPDATE_ITEM, values)
             rowid, had_vec = int(old["rowid"]), bool(old["had_vec"])
         if blob is not None:

@@ -21,6 +21,7 @@ from ...errors import Conflict, InvalidInput
 from ...model import Item, storage_class_for
 from ...views import (
     ForgottenView,
+    HistoryView,
     ItemView,
     LinkView,
     MentionView,
@@ -39,6 +40,7 @@ __all__ = [
     "NoteWritten",
     "add_to_brain",
     "brain_forget",
+    "brain_history",
     "brain_link",
     "brain_neighborhood",
     "brain_observe_mention",
@@ -110,10 +112,18 @@ def add_to_brain(
             description="org (default), team:<id> or user:<id>; never wider than yours.",
         ),
     ] = None,
+    supersedes: Annotated[
+        tuple[ItemId, ...],
+        Field(
+            max_length=20,
+            description="Ids of notes or files this fact replaces (same scope, or org).",
+        ),
+    ] = (),
 ) -> NoteWritten:
     """Write one durable fact into the brain straight away (no review): something useful to
     the organisation in a month, not task chatter. It is searchable as soon as this
-    returns, and records you and your run as its origin.
+    returns, and records you and your run as its origin. Name what it replaces in
+    supersedes: those stay readable, marked superseded.
     """
     if storage_class_for(kind) != "note":
         raise InvalidInput(
@@ -121,7 +131,13 @@ def add_to_brain(
             "add files through the brain's add command"
         )
     item = brain.add_note(
-        body, kind=kind, label=label, scope=scope, run_id=ctx.run_id, source=ctx.source
+        body,
+        kind=kind,
+        label=label,
+        scope=scope,
+        run_id=ctx.run_id,
+        source=ctx.source,
+        supersedes=supersedes,
     )
     return NoteWritten(item=ItemView.of(item, body_chars=ITEM_BODY_CHARS))
 
@@ -245,6 +261,15 @@ def brain_forget(
     does not erase bytes: a person does that with `orgbrain erase`.
     """
     return ForgottenView.of(brain.forget(item_id, reason=reason))
+
+
+@tool(read_only=True)
+def brain_history(brain: Brain, ctx: ToolContext, item_id: ItemId) -> HistoryView:
+    """An item's history: its earlier versions (newest first) and what it supersedes and
+    what superseded it, both ways, each link with who said so and why. Use it before
+    trusting an old fact. Bodies are cut at 280 characters.
+    """
+    return HistoryView.of(brain.history(item_id), body_chars=ITEM_BODY_CHARS)
 
 
 def _section_read(brain: Brain, item: Item, section: int | str | None) -> Item:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
@@ -102,6 +103,10 @@ def read_content(
         int | None,
         Query(ge=0, le=2**62, description="End byte, exclusive, as a citation gives it"),
     ] = None,
+    version: Annotated[
+        int | None,
+        Query(ge=1, le=2**31, description="A version of the file, as its history numbers it"),
+    ] = None,
     range_header: Annotated[str | None, Header(alias="Range", max_length=200)] = None,
 ) -> StreamingResponse:
     """orgbrain's byte ranges are half-open everywhere (``[start, end)``: JSON, Python and
@@ -111,16 +116,22 @@ def read_content(
         range_header = _as_range_header(start, end)
     brain = caller.brain
     item = brain.get(item_id)
+    if version is not None:
+        if section is not None:
+            raise InvalidInput("sections are cut from the current version: give one")
+        item, kept = brain.version_of(item.id, version)
+        if kept is not None:  # the version's name, size and type, as it was
+            item = replace(item, name=kept.name, size=kept.size, media_type=kept.media_type)
     whole_file = item.storage_class == "file" and section is None and item.size is not None
     if whole_file:
         assert item.size is not None
         size, media = item.size, item.media_type or "application/octet-stream"
         # The range is checked before the blob is opened, so a 416 leaves nothing open.
         wanted = parse_range(range_header, size)
-        chunks = brain.read_file(item.id)
+        chunks = brain.read_file(item.id, version=version)
     else:
         # A section is a few kilobytes of extracted text: read it, then cut the range.
-        data = b"".join(brain.read_file(item.id, section=section))
+        data = b"".join(brain.read_file(item.id, section=section, version=version))
         size, media = len(data), TEXT_PLAIN
         wanted = parse_range(range_header, size)
         chunks = iter([data])

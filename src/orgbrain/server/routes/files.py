@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
@@ -23,13 +24,16 @@ from ...errors import TooLarge, Unsupported
 from ..auth import Writer, context_of
 from ..problems import InvalidRequest, problem_responses
 from ..schemas import IndexAccepted, ItemOut, utc_datetime
-from .items import ItemId, shown
+from .items import ACCEPTED, ItemId, WaitParam, written
 
-__all__ = ["FORM_FIELDS", "FORM_OVERHEAD", "read_upload", "router"]
+__all__ = ["FORM_FIELDS", "FORM_OVERHEAD", "LIST_FIELDS", "read_upload", "router"]
 
 router = APIRouter(prefix="/v1", tags=["files"])
 
 FORM_FIELDS = ("scope", "kind", "label", "source_key", "name", "occurred_at")
+LIST_FIELDS = ("supersedes",)
+"""Form fields that may come more than once (one value per part)."""
+MAX_LIST_VALUES = 20
 # Room for the multipart framing and the small fields around a file of exactly the cap.
 FORM_OVERHEAD = 64 * 1024
 _FIELD_BYTES = 8 * 1024
@@ -49,6 +53,13 @@ _UPLOAD_SCHEMA: dict[str, Any] = {
         "source_key": {"type": "string", "description": "Identity (default file:<name>)"},
         "name": {"type": "string", "description": "File name (default: the part's filename)"},
         "occurred_at": {"type": "string", "format": "date-time"},
+        "supersedes": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 200},
+            "maxItems": MAX_LIST_VALUES,
+            "description": "Ids of visible files or notes this file replaces (one part "
+            "each): each in this file's scope, or this file is org",
+        },
     },
 }
 
@@ -58,6 +69,7 @@ class Upload:
     data: bytes
     filename: str | None
     fields: dict[str, str] = field(default_factory=dict)
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -80,6 +92,7 @@ class _FormReader:
         self.part = _Part()
         self.file: _Part | None = None
         self.fields: dict[str, str] = {}
+        self.lists: dict[str, list[str]] = {}
 
     def on_part_begin(self) -> None:
         self.part = _Part()
@@ -118,11 +131,20 @@ class _FormReader:
             if self.file is not None:
                 raise InvalidRequest("send one file per request")
             self.file = part
-        elif part.name in FORM_FIELDS:
+        elif part.name in FORM_FIELDS or part.name in LIST_FIELDS:
             try:
-                self.fields[part.name] = b"".join(part.chunks).decode("utf-8")
+                value = b"".join(part.chunks).decode("utf-8")
             except UnicodeDecodeError:
                 raise InvalidRequest(f"form field {part.name!r} is not UTF-8") from None
+            if part.name in FORM_FIELDS:
+                self.fields[part.name] = value
+                return
+            values = self.lists.setdefault(part.name, [])
+            if len(values) >= MAX_LIST_VALUES:
+                raise InvalidRequest(
+                    f"form field {part.name!r} comes at most {MAX_LIST_VALUES} times"
+                )
+            values.append(value)
         # Unknown fields are ignored, like unknown query parameters.
 
 
@@ -163,7 +185,7 @@ async def read_upload(request: Request, cap: int) -> Upload:
         raise InvalidRequest("the client went away before the upload ended") from None
     if reader.file is None:
         raise InvalidRequest("the form needs a file field")
-    return Upload(b"".join(reader.file.chunks), reader.file.filename, reader.fields)
+    return Upload(b"".join(reader.file.chunks), reader.file.filename, reader.fields, reader.lists)
 
 
 # RFC 3339, as the schema's `date-time` says (Python alone would also take 20240501T0900Z).
@@ -200,7 +222,7 @@ def _occurred_at(value: str | None) -> datetime | None:
             "content": {"multipart/form-data": {"schema": _UPLOAD_SCHEMA}},
         }
     },
-    responses=problem_responses(400, 401, 403, 409, 413, 415, 422, 503),
+    responses={**ACCEPTED, **problem_responses(400, 401, 403, 409, 413, 415, 422, 503)},
 )
 async def add_file(
     request: Request,
@@ -209,16 +231,31 @@ async def add_file(
     index: Annotated[
         bool, Query(description="Also queue it for indexing; follow its state on the item")
     ] = False,
-) -> ItemOut:
+    wait: Annotated[
+        WaitParam,
+        Query(
+            description="ack: answer once stored; derived (with index=true only): once it is "
+            "indexed and its sections derived (202 with derived false if that takes too long)"
+        ),
+    ] = "ack",
+) -> ItemOut | JSONResponse:
     ctx = context_of(request)
-    unknown = sorted(set(request.query_params) - {"index"})
+    unknown = sorted(set(request.query_params) - {"index", "wait"})
     if unknown:  # an upload's options go in the form; a stray parameter is a mistake
-        raise InvalidRequest(f"unknown query parameter(s): {', '.join(unknown)}; only index")
+        raise InvalidRequest(
+            f"unknown query parameter(s): {', '.join(unknown)}; only index and wait"
+        )
+    if wait == "derived" and not index:
+        raise InvalidRequest(
+            "wait=derived needs index=true: a file is derived from its sections, which "
+            "indexing cuts"
+        )
     upload = await read_upload(request, ctx.config.max_file_bytes)
     f = upload.fields
     name = f.get("name") or upload.filename
     if not name:
         raise InvalidRequest("the file part needs a filename (or send a name field)")
+    supersedes = upload.lists.get("supersedes", [])  # as sent: an empty id is refused too
     item = await run_in_threadpool(
         lambda: caller.brain.add_file(
             upload.data,
@@ -228,13 +265,13 @@ async def add_file(
             scope=f.get("scope") or None,
             source_key=f.get("source_key") or None,
             occurred_at=_occurred_at(f.get("occurred_at")),
+            supersedes=supersedes,
         )
     )
     if index:
         await run_in_threadpool(caller.brain.request_index, item.id)
         ctx.worker.wake()
-    response.headers["Location"] = f"/v1/items/{item.id}"
-    return await run_in_threadpool(shown, request, item)
+    return await run_in_threadpool(written, request, response, caller.brain, item, wait)
 
 
 @router.post(

@@ -1,24 +1,71 @@
-"""Items: list, one item, a file's sections, an item's edges; forgetting one."""
+"""Items: list, one item, a file's sections, an item's edges, its history; forgetting one.
+``written`` is how both write routes answer a write, waited for or not."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
 
+from ...brain import Brain
 from ...errors import InvalidInput
 from ...model import Item
-from ...views import EdgeList, EdgeView, ForgottenView, ItemPage, ItemView, SectionList
+from ...views import (
+    EdgeList,
+    EdgeView,
+    ForgottenView,
+    HistoryView,
+    ItemPage,
+    ItemView,
+    SectionList,
+    WriteAccepted,
+)
 from ..auth import Reader, Writer, context_of
 from ..problems import problem_responses
 
-__all__ = ["ItemId", "router", "shown", "shown_all"]
+__all__ = ["ACCEPTED", "ItemId", "WaitParam", "router", "shown", "shown_all", "written"]
 
 router = APIRouter(prefix="/v1", tags=["items"])
 
 ItemId = Annotated[str, Path(min_length=1, max_length=200, description="An item id")]
 _READ_ERRORS = problem_responses(400, 401, 403, 404, 422, 503)
+
+
+WaitParam = Literal["ack", "derived"]
+ACCEPTED: dict[int | str, dict[str, Any]] = {
+    202: {
+        "model": WriteAccepted,
+        "description": "Written (durable, answerable), but with wait=derived its derivation "
+        "was not done within the wait: it goes on in the background",
+    }
+}
+
+
+def written(
+    request: Request, response: Response, brain: Brain, item: Item, wait: WaitParam
+) -> ItemView | JSONResponse:
+    """The answer to a write: 201 with the item; with ``wait=derived``, once its
+    derivation is done (at most ``derive_wait_s``, and half the request deadline), else
+    202 with the item and ``derived: false``, for the write itself is acknowledged."""
+    location = f"/v1/items/{item.id}"
+    if wait == "derived":
+        ctx = context_of(request)
+        budget = min(brain.settings.derive_wait_s, ctx.config.deadline_s / 2)
+        if not brain.derived_within([item], budget):
+            body = WriteAccepted(
+                item=shown(request, brain.get(item.id)),
+                derived=False,
+                detail=f"{item.id} is written; its derivation was not done within "
+                f"{budget:g} s and goes on (follow it on GET {location})",
+            )
+            return JSONResponse(
+                body.model_dump(mode="json"), status_code=202, headers={"Location": location}
+            )
+        item = brain.get(item.id)
+    response.headers["Location"] = location
+    return shown(request, item)
 
 
 def shown(request: Request, item: Item) -> ItemView:
@@ -100,6 +147,19 @@ def list_sections(request: Request, caller: Reader, item_id: ItemId) -> SectionL
 )
 def list_edges(caller: Reader, item_id: ItemId) -> EdgeList:
     return EdgeList(item_id=item_id, edges=[EdgeView.of(e) for e in caller.brain.edges(item_id)])
+
+
+@router.get(
+    "/items/{item_id}/history",
+    response_model=HistoryView,
+    summary="An item's previous versions and the supersession chain through it, both ways",
+    responses=_READ_ERRORS,
+)
+def item_history(caller: Reader, item_id: ItemId) -> HistoryView:
+    """Versions newest first (the item holds the current one, numbered ``version``); each
+    link with its origin and reason. A link is ``standing`` when the old item's
+    ``superseded_by`` names it: the first successor stays, later claims are listed."""
+    return HistoryView.of(caller.brain.history(item_id))
 
 
 @router.delete(
