@@ -9,7 +9,7 @@ import click
 from ..retrieve import DEFAULT_PLAN, PLANS, Mode
 from ..views import SearchResultView
 from .app import CliState, json_option
-from .dates import DATE
+from .options import WHEN
 from .render import console, echo_json, search_text
 
 __all__ = ["COMMANDS", "search"]
@@ -31,7 +31,7 @@ __all__ = ["COMMANDS", "search"]
 @click.option(
     "--as-of",
     "as_of",
-    type=DATE,
+    type=WHEN,
     help="Answer as the brain believed on this date (2026-02-03 or an RFC 3339 time).",
 )
 @click.option(
