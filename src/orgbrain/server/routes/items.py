@@ -50,8 +50,9 @@ def written(
     derivation is done (at most ``derive_wait_s``, and half the request deadline), else
     202 with the item and ``derived: false``, for the write itself is acknowledged."""
     location = f"/v1/items/{item.id}"
+    ctx = context_of(request)
+    ctx.worker.wake()  # its derivation is queued: the workers need not wait for their poll
     if wait == "derived":
-        ctx = context_of(request)
         budget = min(brain.settings.derive_wait_s, ctx.config.deadline_s / 2)
         if not brain.derived_within([item], budget):
             body = WriteAccepted(
