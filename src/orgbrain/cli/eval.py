@@ -142,6 +142,11 @@ def beir(
 @click.option(
     "--limit-conversations", type=click.IntRange(min=1), help="Only the first N conversations."
 )
+@click.option(
+    "--derive",
+    is_flag=True,
+    help="Derive the typed graph (entities, statements) before asking, as a server would.",
+)
 @out_option
 @cache_option
 @json_flag
@@ -151,6 +156,7 @@ def locomo(
     file: Path,
     plans: tuple[SearchPlan, ...],
     limit_conversations: int | None,
+    derive: bool,
     out: Path | None,
     cache: Path | None,
     as_json: bool,
@@ -167,6 +173,7 @@ def locomo(
         out=out,
         cache=cache,
         progress=_progress,
+        derive=derive,
     )
     _emit(report, _wants_json(ctx, as_json))
 

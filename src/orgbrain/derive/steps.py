@@ -16,15 +16,17 @@ the feed ``GET /v1/events`` streams); the last is ``derived``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..context import BrainContext
 from ..extraction import Extraction, Extractor
 from ..graph import observe_mention, put_system_edge
 from ..model import Item
 from ..ports import ItemFilter
+from ..retrieve.evidence import is_conversational
 from .statements import evidence_range, record_claim
 
 __all__ = ["SIMILAR_MAX", "SIMILAR_MIN", "Derived", "derive_item"]
@@ -58,7 +60,7 @@ def derive_item(
     """Run every step on ``item`` and log each; returns what they produced."""
     out = Derived(item.id)
     started = time.perf_counter()
-    extraction = extractor.extract(item.body, known=known)
+    extraction = _extract(extractor, item, known)
     steps: tuple[tuple[str, Step], ...] = (
         ("mentions", _mentions),
         ("statements", _statements),
@@ -88,6 +90,41 @@ def derive_item(
         },
     )
     return out
+
+
+_SPEAKER = re.compile(r"\s*[^:\n]{1,60}:\s+")
+
+
+def _extract(extractor: Extractor, item: Item, known: Sequence[tuple[str, str]]) -> Extraction:
+    """What ``item`` says. A conversation's turn ("Maria: Hey John!") is read without its
+    speaker's label, which names who speaks, not a statement about Maria; offsets stay
+    the item body's."""
+    if not is_conversational(item):
+        return extractor.extract(item.body, known=known)
+    m = _SPEAKER.match(item.body)
+    at = m.end() if m else 0
+    found = extractor.extract(item.body[at:], known=known)
+    if not at:
+        return found
+    return Extraction(
+        tuple(replace(f, start=f.start + at, end=f.end + at) for f in found.entities),
+        tuple(
+            replace(
+                c,
+                start=c.start + at,
+                end=c.end + at,
+                subject=replace(c.subject, start=c.subject.start + at, end=c.subject.end + at),
+                object_entity=None
+                if c.object_entity is None
+                else replace(
+                    c.object_entity,
+                    start=c.object_entity.start + at,
+                    end=c.object_entity.end + at,
+                ),
+            )
+            for c in found.claims
+        ),
+    )
 
 
 def _mentions(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[str, object]:

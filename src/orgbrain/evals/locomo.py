@@ -168,7 +168,7 @@ def _next_turns(conv: Conversation) -> list[tuple[str, str, str]]:
 
 
 def _writer(
-    notes: Sequence[NoteInput], edges: Sequence[tuple[str, str, str]]
+    notes: Sequence[NoteInput], edges: Sequence[tuple[str, str, str]], derive: bool
 ) -> Callable[[Brain], None]:
     def write(brain: Brain) -> None:
         written: list[Item] = []
@@ -178,6 +178,8 @@ def _writer(
         system = brain.acting_as("system:eval")
         for type_, src, dst in edges:
             system.link_system(type_, ids[src], ids[dst], "locomo")
+        if derive:  # the typed graph, as a server's worker would derive it
+            brain.run_jobs()
 
     return write
 
@@ -227,9 +229,11 @@ def run_locomo(
     out: Path | None = None,
     cache: Path | None = None,
     progress: Progress | None = None,
+    derive: bool = False,
 ) -> EvalReport:
     """One brain per conversation (from ``cache`` when built before, else fresh); every
-    question asked with every plan."""
+    question asked with every plan. ``derive`` derives the typed graph (entities,
+    statements, supersession) before the questions, as a server's worker would."""
     if not plans:
         raise InvalidInput("name at least one plan")
     if not conversations:
@@ -243,8 +247,8 @@ def run_locomo(
     for n, conv in enumerate(conversations, start=1):
         notes = [_note(conv.sample_id, t) for t in conv.turns]
         edges = _next_turns(conv)
-        key = index_key("locomo", memo, notes, edges)
-        with indexed_brain(cache, key, memo, _writer(notes, edges)) as (brain, built):
+        key = index_key("locomo+derived" if derive else "locomo", memo, notes, edges)
+        with indexed_brain(cache, key, memo, _writer(notes, edges, derive)) as (brain, built):
             index_s += built.index_s
             reused += built.cached
             asker = _Asker(brain, memo, f"locomo:{conv.sample_id}:")
