@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Annotated, Literal
 
@@ -180,7 +180,7 @@ async def _feed(
     *,
     follow: bool,
     timeout: float,
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """Events after ``start`` as SSE text; without ``follow``, until the feed is read."""
     deadline = time.monotonic() + timeout
     quiet_since = time.monotonic()
@@ -205,7 +205,7 @@ async def _feed(
         page, cursor = await run_in_threadpool(brain.events_page, cursor, kinds=kinds, limit=PAGE)
 
 
-async def _limited(feed: AsyncIterator[str], limit: int) -> AsyncIterator[str]:
+async def _limited(feed: AsyncGenerator[str, None], limit: int) -> AsyncIterator[str]:
     """``feed`` until ``limit`` events were sent (comments do not count)."""
     sent = 0
     async with aclosing(feed):
