@@ -29,6 +29,8 @@ NAMES = {
     "brain_neighborhood",
     "brain_read_file",
     "brain_forget",
+    "brain_statements",
+    "brain_story",
 }
 HANDBOOK = b"""# Billing
 
@@ -120,6 +122,8 @@ def test_every_format_renders_the_same_schemas() -> None:
         "brain_neighborhood": True,
         "brain_read_file": True,
         "brain_forget": False,
+        "brain_statements": True,
+        "brain_story": True,
     }
     with pytest.raises(OrgBrainError, match="unknown tool format"):
         render_tools("langchain")  # type: ignore[arg-type]

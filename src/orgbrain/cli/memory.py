@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from ..context import BrainContext
@@ -35,7 +34,7 @@ def derive_handler() -> JobHandler:
 
 
 def _when(value: object) -> str:
-    return f"{value:%Y-%m-%d %H:%M:%S}"
+    return f"{value:%Y-%m-%d %H:%M:%S %Z}".strip()
 
 
 def _cite(s: Statement) -> str:
@@ -49,24 +48,13 @@ def _mark(s: Statement) -> str:
     return f"superseded by {s.superseded_by}" if s.superseded_by else "ended"
 
 
-def statements_table(found: Sequence[Statement], title: str | None = None) -> Table:
-    table = Table(title=title)
-    table.add_column("id", no_wrap=True)
-    for name in ("type", "subject", "predicate", "object", "since", "state", "evidence"):
-        table.add_column(name, overflow="fold")
-    for s in found:
-        row = [
-            s.id,
-            s.type,
-            s.subject,
-            s.predicate,
-            s.object,
-            f"{s.valid_from:%Y-%m-%d}",
-            _mark(s),
-            f"{_cite(s)} (x{s.evidence})",
-        ]
-        table.add_row(*(Text(cell) for cell in row))
-    return table
+def statement_line(s: Statement) -> Text:
+    """``[current] fact: search owner Lena  (since ...; ITEM bytes [a, b), 2 sources)``."""
+    sources = f", {s.evidence} sources" if s.evidence > 1 else ""
+    return Text(
+        f"[{_mark(s)}] {s.type}: {s.subject} {s.predicate} {s.object}"
+        f"  (since {s.valid_from:%Y-%m-%d}; {_cite(s)}{sources}: {snippet(s.text, 120)!r})"
+    )
 
 
 def _produced(values: dict[str, object]) -> str:
@@ -100,13 +88,7 @@ def story_lines(story: Story) -> list[Text]:
         lines.append(Text(f"  {_when(step.at)}  {step.step}{ms}: {_produced(step.produced)}"))
     if story.statements:
         lines.append(Text("statements", style="bold"))
-        for s in story.statements:
-            lines.append(
-                Text(
-                    f"  [{_mark(s)}] {s.type}: {s.subject} {s.predicate} {s.object}"
-                    f"  (since {s.valid_from:%Y-%m-%d}; {_cite(s)}: {snippet(s.text, 120)!r})"
-                )
-            )
+        lines.extend(Text("  ") + statement_line(s) for s in story.statements)
     for title, links in (("supersedes", story.supersedes), ("superseded by", story.superseded_by)):
         if links:
             lines.append(Text(title, style="bold"))
@@ -160,7 +142,9 @@ def statements(
     if not found:
         click.echo(f"no statements about {about}")
         return
-    console().print(statements_table(found))
+    out = console()
+    for s in found:
+        out.print(statement_line(s))
 
 
 @click.command()
