@@ -237,7 +237,7 @@ def test_the_openapi_schema_describes_the_stream(served: Served) -> None:
     op = schema["paths"]["/v1/events"]["get"]
     assert "text/event-stream" in op["responses"]["200"]["content"]
     params = {p["name"]: p for p in op["parameters"]}
-    assert {"after", "kind", "follow", "timeout", "limit", "last-event-id"} <= set(params)
+    assert {"after", "kind", "follow", "timeout", "limit", "Last-Event-ID"} <= set(params)
     assert params["follow"]["schema"]["default"] is False
     assert "Last-Event-ID" in op["description"]
     for path in ("/v1/items/{item_id}/story", "/v1/statements", "/v1/conflicts"):

@@ -24,6 +24,7 @@ from .items import ItemId
 __all__ = [
     "EVENT_KINDS",
     "HEARTBEAT_S",
+    "MAX_SEQ",
     "POLL_S",
     "EventKind",
     "router",
@@ -41,6 +42,8 @@ HEARTBEAT_S = 15.0
 """How long a following stream stays silent before it sends a comment (proxies close idle
 connections)."""
 PAGE = 200
+MAX_SEQ = 2**63 - 1
+"""The largest sequence number SQLite can hold (its rowids)."""
 
 _READ_ERRORS = problem_responses(400, 401, 403, 404, 422, 503)
 
@@ -141,7 +144,9 @@ def list_conflicts(
 async def stream_events(
     request: Request,
     caller: Reader,
-    after: Annotated[int, Query(ge=0, description="Send events after this sequence number")] = 0,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_SEQ, description="Send events after this sequence number")
+    ] = 0,
     kind: Annotated[
         list[EventKind] | None, Query(max_length=2, description="Only these kinds (repeatable)")
     ] = None,
@@ -154,7 +159,12 @@ async def stream_events(
     ] = 1000,
     last_event_id: Annotated[
         int | None,
-        Header(ge=0, description="The last sequence number seen; resume after it (wins)"),
+        Header(
+            alias="Last-Event-ID",
+            ge=0,
+            le=MAX_SEQ,
+            description="The last sequence number seen; resume after it (wins over after)",
+        ),
     ] = None,
 ) -> StreamingResponse:
     start = after if last_event_id is None else last_event_id
