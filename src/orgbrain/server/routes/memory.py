@@ -17,7 +17,7 @@ from ...brain import Brain
 from ...errors import InvalidInput
 from ...model import StatementType
 from ...views import ConflictList, ConflictView, EventView, StatementList, StatementView, StoryView
-from ..auth import Reader
+from ..auth import Reader, context_of
 from ..problems import problem_responses
 from .items import ItemId
 
@@ -64,7 +64,8 @@ Sequence numbers increase with every event: resume after the last one you saw wi
 By default (`follow=false`) the stream sends what is there now (at most `limit` events)
 and closes. With `follow=true` it stays open and sends new events as they are logged
 (looked for every 0.25 s), a comment line (`: keep-alive`) after 15 s of silence, and
-closes after `timeout` seconds or `limit` events; reconnect with `Last-Event-ID` to go on.
+closes after `timeout` seconds (or the server's own limit, an hour by default) or `limit`
+events; reconnect with `Last-Event-ID` to go on.
 """
 
 
@@ -173,6 +174,7 @@ async def stream_events(
     first = await run_in_threadpool(
         caller.brain.events_page, start, kinds=kinds, limit=min(PAGE, limit)
     )
+    timeout = min(timeout, context_of(request).config.stream_max_s)
     feed = _feed(request, caller.brain, start, first, kinds, follow=follow, timeout=timeout)
     return StreamingResponse(
         _limited(feed, limit),
