@@ -68,7 +68,11 @@ def test_a_request_is_a_durable_job_that_a_worker_does(tmp_path: Path) -> None:
         assert other.index_state(item.id) == "queued"
         assert [j.id for j in other.jobs().jobs] == [job.id]
         report = other.run_jobs()
-        assert (report.claimed, report.done, report.failed) == (2, 2, 0)  # indexing, then deriving its one section
+        assert (report.claimed, report.done, report.failed) == (
+            2,
+            2,
+            0,
+        )  # indexing, then deriving its one section
         assert other.get(item.id).indexed and other.index_state(item.id) == "indexed"
         done = other.job(job.id)
         assert (done.state, done.attempts, done.lease_owner) == ("done", 1, None)
@@ -87,7 +91,10 @@ def test_new_bytes_are_new_work_and_a_stale_request_ends_failed(brain: Brain) ->
     assert fresh is not None and stale is not None and fresh.id != stale.id
     assert brain.index_state(new.id) == "queued"
     report = brain.run_jobs()
-    assert (report.done, report.failed) == (2, 1)  # the new bytes indexed and derived; the stale job failed
+    assert (report.done, report.failed) == (
+        2,
+        1,
+    )  # the new bytes indexed and derived; the stale job failed
     assert brain.job(stale.id).state == "failed"
     assert "changed since" in (brain.job(stale.id).last_error or "")
     assert brain.job(fresh.id).state == "done" and brain.get(new.id).indexed

@@ -46,8 +46,9 @@ STATUSES: Counter[int] = Counter()
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str, list[str]]]:
     folder: Path = tmp_path_factory.mktemp("fuzz") / "brain"
-    # A write with wait=derived waits at most half a second here (then 202).
-    with serve(folder, max_file_bytes=64 * 1024, derive_wait_s=0.5) as s:
+    # A write with wait=derived waits at most half a second here (then 202); a following
+    # event stream stays open for its timeout (up to an hour): here, 0.3 s.
+    with serve(folder, max_file_bytes=64 * 1024, derive_wait_s=0.5, stream_max_s=0.3) as s:
         token = s.key(perms="read,write,admin", teams=["eng"])
         with s.http(token) as c:
             note = c.post("/v1/notes", json={"body": "Deploys freeze on Fridays"}).json()["id"]

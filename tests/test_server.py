@@ -86,12 +86,13 @@ def serve(
     deadline_s: float = 30.0,
     keys: KeyStore | None = None,
     derive_wait_s: float = 30.0,
+    stream_max_s: float = 3600.0,
 ) -> Iterator[Served]:
     """A brain in ``folder`` served on a free loopback port, keys in the same file."""
     settings = Settings(max_file_bytes=max_file_bytes, derive_wait_s=derive_wait_s)
     brain = Brain.open(folder, embedder=embedder or HashEmbedder(), settings=settings)
     key_store = keys or SQLiteKeyStore.for_brain(folder)
-    config = ServerConfig.from_settings(settings, deadline_s=deadline_s)
+    config = ServerConfig.from_settings(settings, deadline_s=deadline_s, stream_max_s=stream_max_s)
     app = create_app(brain, key_store, config=config)
     try:
         with BackgroundServer(app) as server:

@@ -30,6 +30,8 @@ NAMES = {
     "brain_read_file",
     "brain_forget",
     "brain_history",
+    "brain_statements",
+    "brain_story",
 }
 HANDBOOK = b"""# Billing
 
@@ -122,6 +124,8 @@ def test_every_format_renders_the_same_schemas() -> None:
         "brain_read_file": True,
         "brain_forget": False,
         "brain_history": True,
+        "brain_statements": True,
+        "brain_story": True,
     }
     with pytest.raises(OrgBrainError, match="unknown tool format"):
         render_tools("langchain")  # type: ignore[arg-type]

@@ -103,12 +103,20 @@ class MemoryFacade:
     ) -> list[dict[str, object]]:
         """This workspace's events after sequence number ``after``, oldest first: what
         ``GET /v1/events`` streams. A principal sees events about items it can see."""
+        return self.events_page(after, kinds=kinds, limit=limit)[0]
+
+    def events_page(
+        self, after: int, *, kinds: Sequence[str] | None = None, limit: int = 100
+    ) -> tuple[list[dict[str, object]], int]:
+        """``events_after``, and the sequence number to read on from: past the last event
+        looked at, seen or not, so a reader that may see none of a page still moves on."""
         if limit < 1 or limit > MAX_EVENTS:
             raise InvalidInput(f"limit must be 1..{MAX_EVENTS}")
         ctx = self._ctx
         events = ctx.store.events_after(ctx.workspace, after, kinds=kinds, limit=limit)
+        last = max((int(str(e["id"])) for e in events), default=after)
         if ctx.principal is None:
-            return events
+            return events, last
         subjects = sorted({str(e["item_id"]) for e in events if e.get("item_id")})
         seen = ctx.get_many(subjects)
-        return [e for e in events if e.get("item_id") and str(e["item_id"]) in seen]
+        return [e for e in events if e.get("item_id") and str(e["item_id"]) in seen], last

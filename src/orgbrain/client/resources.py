@@ -12,12 +12,24 @@ from types import TracebackType
 from typing import Any, Literal
 
 import httpx
+from pydantic import ValidationError
 
 from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
-from ..model import Edge, Forgotten, IndexReport, Item, SearchResult
+from ..model import (
+    Disagreement,
+    Edge,
+    Forgotten,
+    IndexReport,
+    Item,
+    SearchResult,
+    Statement,
+    StatementType,
+)
 from ..ports import Page
 from ..views import (
+    ConflictList,
     EdgeList,
+    EventView,
     ForgottenView,
     HistoryView,
     IndexAccepted,
@@ -25,8 +37,11 @@ from ..views import (
     ItemView,
     SearchResultView,
     SectionList,
+    StatementList,
+    StoryView,
     WriteAccepted,
 )
+from .sse import parse_sse
 from .transport import DEFAULT_TIMEOUT, Transport, drop_none, segment
 
 __all__ = ["Client", "IndexState"]
@@ -310,3 +325,69 @@ class Client:
     def me(self) -> dict[str, Any]:
         """The key's workspace, principal, permissions and readable scopes."""
         return self._t.json("GET", "/v1/me")
+
+    # -- what changed: stories, statements, conflicts, events ------------------------------
+
+    def story(self, item_id: str) -> StoryView:
+        """An item's write story (``Brain.story``), as its view: its supersession links
+        name the items on either side by id and label."""
+        return self._t.view(StoryView, "GET", f"/v1/items/{segment(item_id)}/story")
+
+    def statements(
+        self,
+        *,
+        about: str | None = None,
+        item_id: str | None = None,
+        types: Sequence[StatementType] | None = None,
+        current: bool | None = True,
+        limit: int = 200,
+    ) -> list[Statement]:
+        """Statements about an entity (id or name) or held by an item, like
+        ``Brain.statements``: current ones unless ``current`` is False (superseded or
+        ended ones) or None (all)."""
+        params: dict[str, Any] = {
+            "about": about,
+            "item_id": item_id,
+            "type": list(types) if types else None,
+            "current": "all" if current is None else str(current).lower(),
+            "limit": limit,
+        }
+        found = self._t.view(StatementList, "GET", "/v1/statements", params=drop_none(params))
+        return [s.to_model() for s in found.statements]
+
+    def conflicts(self, limit: int = 200) -> list[Disagreement]:
+        found = self._t.view(ConflictList, "GET", "/v1/conflicts", params={"limit": limit})
+        return [c.to_model() for c in found.conflicts]
+
+    def events(
+        self,
+        after: int = 0,
+        *,
+        kinds: Sequence[str] | None = None,
+        follow: bool = False,
+        timeout: float | None = None,
+        limit: int | None = None,
+    ) -> Iterator[EventView]:
+        """Derivation events after sequence number ``after``, oldest first, read from the
+        server-sent event stream as they arrive. Without ``follow`` it ends with the
+        events there now; with it, when the server closes the stream (``timeout``
+        seconds): go on with ``after=`` the last event's ``id``."""
+        params: dict[str, Any] = {
+            "after": after,
+            "kind": list(kinds) if kinds else None,
+            "follow": "true" if follow else "false",
+            "timeout": timeout,
+            "limit": limit,
+        }
+        chunks = self._t.stream(
+            "GET",
+            "/v1/events",
+            None,
+            params=drop_none(params),
+            headers={"Accept": "text/event-stream"},
+        )
+        for sse in parse_sse(chunks):
+            try:
+                yield EventView.model_validate_json(sse.data)
+            except ValidationError as exc:
+                raise Unavailable(f"GET /v1/events: an event of unknown shape: {exc}") from None

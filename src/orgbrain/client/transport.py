@@ -99,8 +99,11 @@ class Transport:
             raise error_from_response(response)
         return response
 
-    def stream(self, method: str, path: str, chunk_size: int, **kwargs: Any) -> Iterator[bytes]:
-        """The body as it arrives; the request is made (and its errors raised) now."""
+    def stream(
+        self, method: str, path: str, chunk_size: int | None, **kwargs: Any
+    ) -> Iterator[bytes]:
+        """The body as it arrives (in ``chunk_size`` pieces; None: as each piece comes off
+        the wire); the request is made (and its errors raised) now."""
         request = self._http.build_request(method, path, **kwargs)
         response = self._send(request, stream=True)
         if response.is_error:
@@ -153,7 +156,7 @@ def _retry_after(response: httpx.Response, default: float) -> float:
     return min(float(value), 5.0) if value.isdigit() else default
 
 
-def _chunks(response: httpx.Response, chunk_size: int) -> Iterator[bytes]:
+def _chunks(response: httpx.Response, chunk_size: int | None) -> Iterator[bytes]:
     try:
         yield from response.iter_bytes(chunk_size)
     finally:

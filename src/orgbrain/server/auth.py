@@ -53,6 +53,8 @@ class ServerConfig:
     max_file_bytes: int = Settings().max_file_bytes
     max_json_bytes: int = 2 * 1024 * 1024
     index_threads: int = 1
+    stream_max_s: float = 3600.0
+    """The longest a following event stream stays open, whatever it asked for."""
     job_lease_s: float = 60.0
 
     @classmethod

@@ -31,6 +31,18 @@ from .items import (
 )
 from .jobs import JobList, JobView, WorkReportView
 from .keys import KeyCreated, KeyList, KeyView
+from .memory import (
+    ConflictList,
+    ConflictView,
+    DerivationState,
+    EventView,
+    ItemRefView,
+    StatementList,
+    StatementView,
+    StepView,
+    StoryView,
+    SupersedingView,
+)
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
 
@@ -39,10 +51,14 @@ __all__ = [
     "ByteRangeView",
     "CanonicalView",
     "CitationView",
+    "ConflictList",
+    "ConflictView",
     "ContextItemView",
+    "DerivationState",
     "EdgeList",
     "EdgeView",
     "ErrorView",
+    "EventView",
     "ForgottenView",
     "HistoryLinkView",
     "HistoryView",
@@ -52,6 +68,7 @@ __all__ = [
     "IndexReportView",
     "IndexState",
     "ItemPage",
+    "ItemRefView",
     "ItemView",
     "ItemWithEmbedding",
     "JobList",
@@ -66,6 +83,11 @@ __all__ = [
     "OriginView",
     "SearchResultView",
     "SectionList",
+    "StatementList",
+    "StatementView",
+    "StepView",
+    "StoryView",
+    "SupersedingView",
     "TurnContextView",
     "VersionView",
     "View",

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from ...brain import Brain
 from ...errors import Conflict, InvalidInput
-from ...model import Item, storage_class_for
+from ...model import Item, StatementType, storage_class_for
 from ...views import (
     ForgottenView,
     HistoryView,
@@ -27,6 +27,9 @@ from ...views import (
     MentionView,
     NeighborhoodView,
     SearchResultView,
+    StatementList,
+    StatementView,
+    StoryView,
     View,
 )
 from .registry import ToolContext, tool
@@ -46,6 +49,8 @@ __all__ = [
     "brain_observe_mention",
     "brain_read_file",
     "brain_search",
+    "brain_statements",
+    "brain_story",
 ]
 
 SEARCH_BODY_CHARS = 4000
@@ -270,6 +275,41 @@ def brain_history(brain: Brain, ctx: ToolContext, item_id: ItemId) -> HistoryVie
     trusting an old fact. Bodies are cut at 280 characters.
     """
     return HistoryView.of(brain.history(item_id), body_chars=ITEM_BODY_CHARS)
+
+
+@tool(read_only=True)
+def brain_statements(
+    brain: Brain,
+    ctx: ToolContext,
+    about: Annotated[
+        str,
+        Field(min_length=1, max_length=200, description="A name (Priya Raman) or entity id."),
+    ],
+    types: Annotated[
+        list[StatementType] | None,
+        Field(max_length=4, description="Only these: fact, preference, event, decision."),
+    ] = None,
+    include_superseded: Annotated[
+        bool, Field(description="Also what was true before (default: current only).")
+    ] = False,
+) -> StatementList:
+    """Typed recall: what the brain holds as statements about a person, team, system or
+    topic ("what does Priya prefer?": about Priya, types [preference]). Each has its
+    source item and sentence, when it became true, and conflicts if sources disagree.
+    """
+    found = brain.statements(
+        about=about, types=types or None, current=None if include_superseded else True, limit=50
+    )
+    return StatementList(statements=[StatementView.of(s) for s in found])
+
+
+@tool(read_only=True)
+def brain_story(brain: Brain, ctx: ToolContext, item_id: ItemId) -> StoryView:
+    """What happened to an item after it was written: when it was acknowledged, what
+    derivation found (entities, statements), what it supersedes and what superseded it.
+    Use it to check whether a fact is still current.
+    """
+    return StoryView.of(brain.story(item_id), body_chars=ITEM_BODY_CHARS)
 
 
 def _section_read(brain: Brain, item: Item, section: int | str | None) -> Item:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .. import routes_context
-from . import admin, content, files, health, items, jobs, notes, search
+from . import admin, content, files, health, items, jobs, memory, notes, search
 
 __all__ = ["ROUTERS"]
 
@@ -17,6 +17,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     notes.router,
     items.router,
     content.router,
+    memory.router,
     search.router,
     jobs.router,
     routes_context.router,
