@@ -2,9 +2,11 @@
 
 **Graph stream.** Entities the query names (exact canonical match of its word n-grams,
 then fuzzy: an entity whose every word is in the query, or a person's first name) → the
-items that state something about them (their statements' evidence, the statements of the
-type the query asks for first) → the items that mention them. A ranked list like any
-other stream's, fused by rank.
+items whose statements about them answer what the query asks of them (its predicate or
+object named, or the type it asks for). A query that is only a name ("tell me about
+Priya") lists every statement about it, then the items that mention it. A ranked list
+like any other stream's, fused by rank; a query that asks something of an entity gets no
+vote for items that merely name it (in a conversation, most lines name someone).
 
 **Router.** How much each stream counts depends on the query: one anchored on an entity
 the brain knows leans on the graph ("tell me about Priya"), one holding an exact code
@@ -101,10 +103,10 @@ def time_frame(mode: Mode | None, as_of: datetime | None) -> TimeFrame:
 
 @dataclass(frozen=True, slots=True)
 class GraphMatch:
-    """The entities a query names and the items the graph ranks for it. ``support``
-    holds the items that answer it on the graph's word, each with why: a statement about
-    a named entity whose predicate or object the question asks about (or of the type it
-    asks for), or, for a query that is only a name, any statement or mention of it."""
+    """The entities a query names and the items the graph ranks for it, each with why
+    (``support``): a statement about a named entity whose predicate or object the
+    question asks about (or of the type it asks for); for a query that is only a name
+    ("tell me about Priya"), any statement or mention of it."""
 
     entities: tuple[Item, ...]
     ranked: tuple[str, ...]
@@ -150,9 +152,15 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
     ranked: dict[str, None] = {}
     support: dict[str, str] = {}
     for s in sorted(statements, key=rank):
-        ranked.setdefault(s.item_id, None)
         if s.item_id not in support and _asked_about(s, rest, asked):
             support[s.item_id] = f"states {s.subject} {s.predicate.replace('_', ' ')}"
+        # A query that asks something of the entity lists only what answers it: every
+        # item naming a person in a conversation would be noise, not a vote.
+        if not rest or s.item_id in support:
+            ranked.setdefault(s.item_id, None)
+    if rest:
+        top = tuple(list(ranked)[:GRAPH_DEPTH])
+        return GraphMatch(tuple(entities), top, asked, {i: support[i] for i in top})
     mentioning: list[str] = []
     for e in entities:
         for edge in store.edges_of(ws, e.id, vis, types=["MENTIONS"], limit=MENTIONS_READ):
@@ -161,8 +169,7 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
     for item in sorted(found.values(), key=lambda i: i.when, reverse=True):
         if frame.exists(item):
             ranked.setdefault(item.id, None)
-            if not rest:
-                support.setdefault(item.id, "mentions " + entities[0].label)
+            support.setdefault(item.id, "mentions " + entities[0].label)
     top = tuple(list(ranked)[:GRAPH_DEPTH])
     return GraphMatch(tuple(entities), top, asked, {i: support[i] for i in top if i in support})
 

@@ -204,12 +204,8 @@ class Searcher:
         if found.graph.ranked and plan.graph_weight > 0:
             # By rank, in the fusion's units: the graph's first item gains what one
             # stream's best row gives (times the weight).
-            # An item that only mentions the entity, or states something else about it,
-            # counts half: the graph's word is about what the query asks.
             for r, item_id in enumerate(found.graph.ranked, start=1):
-                share = 1.0 if item_id in found.graph.support else 0.5
-                bonus = share * plan.graph_weight / (plan.rrf_k + r)
-                fused[item_id] = fused.get(item_id, 0.0) + bonus
+                fused[item_id] = fused.get(item_id, 0.0) + plan.graph_weight / (plan.rrf_k + r)
                 ranks.setdefault(item_id, {})["graph"] = r
             fused = dict(sorted(fused.items(), key=lambda kv: -kv[1]))
         if plan.candidates is not None:
