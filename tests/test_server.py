@@ -525,8 +525,9 @@ def test_requests_that_pile_up_are_indexed_together(tmp_path: Path) -> None:
             assert worker.wait_idle(30)
         finally:
             worker.stop()
-        # Alice's three good files (two texts each) were embedded in one call; Bob's in one.
-        assert embedder.calls == [6, 2]
+        # Alice's three good files (two texts each) were embedded in one call; Bob's in one
+        # (then derivation embedded the names it found).
+        assert embedder.calls[:2] == [6, 2]
         assert all(mine.get(f.id).indexed for f in files)
         failed = mine.get(broken.id)
         assert not failed.indexed and (failed.index_error or "").startswith("corrupt_file:")

@@ -137,7 +137,21 @@ def list_conflicts(
     responses={
         200: {
             "description": "A text/event-stream of events",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            # One schema per event, as OpenAPI 3.2's itemSchema reads a stream: the
+            # fields of the text/event-stream format; data is an EventView as JSON.
+            "content": {
+                "text/event-stream": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "string", "description": "The sequence number"},
+                            "event": {"type": "string", "enum": ["derive", "derived"]},
+                            "data": {"type": "string", "description": "An EventView as JSON"},
+                        },
+                        "required": ["id", "event", "data"],
+                    }
+                }
+            },
         },
         **_READ_ERRORS,
     },
