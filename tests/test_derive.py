@@ -199,13 +199,7 @@ def test_forgetting_the_source_takes_its_statements_out(brain: Brain) -> None:
     assert brain.statements(about="billing") == []
 
 
-def test_a_files_sections_are_derived_with_exact_byte_ranges(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import orgbrain.jobs.derive as jobs_derive
-    from orgbrain.extraction import default_extractor
-
-    monkeypatch.setattr(jobs_derive, "default_extractor", lambda *a, **k: default_extractor())
+def test_a_files_sections_are_derived_with_exact_byte_ranges(brain: Brain) -> None:
     doc = "# Handbook\n\nIntro — café rules.\n\n## Billing\n\nBilling owner: Priya Raman\n".encode()
     file = brain.add_file(doc, name="handbook.md", index=True, wait="derived")
     [s] = brain.statements(about="billing")
@@ -216,3 +210,24 @@ def test_a_files_sections_are_derived_with_exact_byte_ranges(
     start = s.byte_range.start - (section.byte_range.start if section.byte_range else 0)
     assert text[start : start + s.byte_range.length].decode() == s.text
     assert s.text == "Billing owner: Priya Raman"
+
+
+def test_the_extractor_tiers_are_a_setting(tmp_path: Path, embedder: Embedder) -> None:
+    from dataclasses import replace
+
+    from orgbrain.errors import InvalidInput
+    from orgbrain.extraction import TieredExtractor
+    from orgbrain.jobs.derive import extractor_for
+    from orgbrain.settings import Settings
+
+    with_classifier = Settings.from_env({"ORGBRAIN_EXTRACT_TIERS": "pattern,classifier"})
+    with Brain.open(tmp_path / "c", embedder=embedder, settings=with_classifier) as b:
+        ctx = b._ctx
+        chosen = extractor_for(ctx)
+        assert isinstance(chosen, TieredExtractor)
+        assert [type(r).__name__ for r in chosen.refiners] == ["StatementClassifier"]
+        default = extractor_for(replace(ctx, settings=Settings()))
+        assert isinstance(default, TieredExtractor) and default.refiners == ()  # no chat
+        bad = replace(ctx, settings=replace(ctx.settings, extract_tiers="pattern,oracle"))
+        with pytest.raises(InvalidInput, match="oracle"):
+            extractor_for(bad)

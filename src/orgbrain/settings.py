@@ -44,6 +44,10 @@ class Settings:
     chat_url: str | None = None
     chat_model: str | None = None
     chat_key: str | None = None
+    # The extractor's tiers derivation runs (comma-separated): patterns always; the
+    # classifier is opt-in (on the dev set it lowers strict F1, docs/extraction.md); the
+    # LLM runs only when a chat model is configured.
+    extract_tiers: str = "pattern,llm"
     # How long a write with wait="derived" blocks for its derivation before it says the
     # write is acknowledged and derivation goes on (HTTP: at most half the deadline).
     derive_wait_s: float = 30.0
@@ -84,6 +88,7 @@ class Settings:
             ("chat_url", "ORGBRAIN_CHAT_URL"),
             ("chat_model", "ORGBRAIN_CHAT_MODEL"),
             ("chat_key", "ORGBRAIN_CHAT_KEY"),
+            ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
         ):
             if var in e:
                 values[key] = e[var]

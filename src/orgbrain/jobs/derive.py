@@ -9,14 +9,14 @@ from dataclasses import replace
 
 from ..context import BrainContext
 from ..derive import DERIVE_KIND, DERIVED_CLASSES, derive_item, derive_key
-from ..errors import NotFound, OrgBrainError, Unavailable
-from ..extraction import Extractor, default_extractor
+from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
+from ..extraction import TIERS, Extractor, default_extractor
 from ..model import Item
 from ..ports import ItemFilter, Job
 from .index import Asker
 from .worker import Outcome, Settle, Worker, worker_name
 
-__all__ = ["DeriveJobs", "wait_derived"]
+__all__ = ["DeriveJobs", "extractor_for", "wait_derived"]
 
 KNOWN_ENTITIES = 5000
 """The most entities of a workspace the extractor is told about (known names)."""
@@ -52,6 +52,17 @@ def wait_derived(ctx: BrainContext, items: Sequence[Item], timeout: float = 30.0
             )
 
 
+def extractor_for(ctx: BrainContext) -> Extractor:
+    """The extractor the settings ask for (``ORGBRAIN_EXTRACT_TIERS``, default patterns
+    and the LLM when a chat model is configured)."""
+    tiers = tuple(t.strip() for t in ctx.settings.extract_tiers.split(",") if t.strip())
+    unknown = sorted(set(tiers) - set(TIERS))
+    if unknown:
+        raise InvalidInput(f"unknown extractor tier {unknown[0]!r}: use {', '.join(TIERS)}")
+    embedder = ctx.embedder if "classifier" in tiers else None
+    return default_extractor(ctx.chat, embedder=embedder, tiers=("pattern", *tiers))
+
+
 class DeriveJobs:
     """The ``derive`` job kind: each item's steps (``steps.derive_item``), one at a time,
     oldest first, with the writer's eyes."""
@@ -63,10 +74,7 @@ class DeriveJobs:
         self._extractor = extractor
 
     def run(self, ctx: BrainContext, jobs: Sequence[Job], settle: Settle) -> None:
-        # Patterns, and the LLM when one is configured. The classifier tier stays opt-in:
-        # on the dev set it lowers strict F1 (0.892 -> 0.872) at 5-12 ms a sentence
-        # (docs/extraction.md).
-        extractor = self._extractor or default_extractor(ctx.chat)
+        extractor = self._extractor or extractor_for(ctx)
         groups: dict[Asker, list[Job]] = {}
         for job in jobs:
             groups.setdefault(Asker.of(job), []).append(job)
