@@ -7,7 +7,6 @@ is not a chat completion -> ``Unavailable`` (the dependency misbehaves, not the 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,10 +15,9 @@ import httpx
 from ..errors import InvalidInput, Unavailable
 from ..ports import Chat
 from ..settings import Settings
+from .openai_http import LazyClient, endpoint, server_message, snippet
 
 __all__ = ["OpenAIChat", "make_chat"]
-
-_MESSAGE_LIMIT = 500
 
 
 class OpenAIChat:
@@ -34,20 +32,12 @@ class OpenAIChat:
         *,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise InvalidInput(f"chat base_url must be http(s)://..., not {base_url!r}")
         if not model:
             raise InvalidInput("the chat model name is empty")
-        root = base_url.rstrip("/")
-        if root.endswith("/v1"):
-            root = root[: -len("/v1")]
-        self.url = f"{root}/v1/chat/completions"
+        self.url = endpoint(base_url, "chat/completions", "chat")
         self.model = model
         self.timeout = timeout
-        self._api_key = api_key
-        self._transport = transport
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()
+        self._http = LazyClient(timeout, api_key, transport)
 
     def __repr__(self) -> str:
         return f"OpenAIChat({self.url!r}, {self.model!r})"
@@ -67,7 +57,7 @@ class OpenAIChat:
         if json:
             body["response_format"] = {"type": "json_object"}
         try:
-            response = self._http().post(
+            response = self._http.get().post(
                 self.url, json=body, timeout=self.timeout if timeout is None else timeout
             )
         except httpx.TimeoutException as exc:
@@ -76,42 +66,28 @@ class OpenAIChat:
             raise Unavailable(f"chat server {self.url} failed: {exc!r}") from exc
         status = response.status_code
         if status >= 400:
-            message = _server_message(response)
+            message = server_message(response)
             if status >= 500 or status in (401, 403, 429):
                 raise Unavailable(f"chat server {self.url} answered HTTP {status}: {message}")
             raise InvalidInput(f"chat server {self.url} rejected the request: {message}")
         return self._content(response)
 
     def close(self) -> None:
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
-
-    def _http(self) -> httpx.Client:
-        with self._lock:
-            if self._client is None:
-                headers = {"Accept": "application/json"}
-                if self._api_key:
-                    headers["Authorization"] = f"Bearer {self._api_key}"
-                self._client = httpx.Client(
-                    timeout=self.timeout, headers=headers, transport=self._transport
-                )
-            return self._client
+        self._http.close()
 
     def _content(self, response: httpx.Response) -> str:
         try:
             payload = response.json()
         except ValueError:
             raise Unavailable(
-                f"chat server {self.url} did not return JSON: {_snippet(response.text)!r}"
+                f"chat server {self.url} did not return JSON: {snippet(response.text)!r}"
             ) from None
         try:
             content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             raise Unavailable(
                 f"chat server {self.url} did not return a chat completion: "
-                f"{_snippet(str(payload))!r}"
+                f"{snippet(str(payload))!r}"
             ) from None
         if not isinstance(content, str):
             raise Unavailable(f"chat server {self.url} returned no text content")
@@ -125,22 +101,3 @@ def make_chat(settings: Settings) -> Chat | None:
     if not settings.chat_model:
         raise Unavailable("ORGBRAIN_CHAT_URL is set but ORGBRAIN_CHAT_MODEL is not")
     return OpenAIChat(settings.chat_url, settings.chat_model, api_key=settings.chat_key)
-
-
-def _server_message(response: httpx.Response) -> str:
-    try:
-        payload = response.json()
-    except ValueError:
-        payload = None
-    if isinstance(payload, dict):
-        error = payload.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return _snippet(error["message"])
-        for key in ("error", "detail", "message"):
-            if isinstance(payload.get(key), str):
-                return _snippet(payload[key])
-    return _snippet(response.text.strip()) or f"HTTP {response.status_code}"
-
-
-def _snippet(text: str) -> str:
-    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "..."

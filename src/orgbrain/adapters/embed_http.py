@@ -25,12 +25,12 @@ import numpy as np
 
 from ..errors import Conflict, InvalidInput, Unavailable
 from ..ports import Vector
+from .openai_http import LazyClient, endpoint, server_message, snippet
 
 __all__ = ["OpenAIEmbedder"]
 
 _RETRY_STATUS = frozenset({429, 502, 503, 504})
 _RETRY_ERRORS = (httpx.ConnectError, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
-_MESSAGE_LIMIT = 500
 
 
 class _Transient(Exception):
@@ -58,27 +58,20 @@ class OpenAIEmbedder:
         batch_size: int = 100,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise InvalidInput(f"embedding base_url must be http(s)://..., not {base_url!r}")
         if not model:
             raise InvalidInput("the embedding model name is empty")
         if batch_size < 1:
             raise InvalidInput(f"batch_size must be at least 1, not {batch_size}")
         if dim is not None and dim < 1:
             raise InvalidInput(f"dim must be positive, not {dim}")
-        root = base_url.rstrip("/")
-        if root.endswith("/v1"):
-            root = root[: -len("/v1")]
-        self.url = f"{root}/v1/embeddings"
+        self.url = endpoint(base_url, "embeddings", "embedding")
         self.model = model
         self.batch_size = batch_size
         self.timeout = timeout
         self.retry_delay = 0.25
-        self._api_key = api_key
         self._dim = dim
         self._pinned = dim is not None
-        self._transport = transport
-        self._client: httpx.Client | None = None
+        self._http = LazyClient(timeout, api_key, transport)
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -111,10 +104,7 @@ class OpenAIEmbedder:
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def close(self) -> None:
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
+        self._http.close()
 
     def __enter__(self) -> OpenAIEmbedder:
         return self
@@ -141,7 +131,7 @@ class OpenAIEmbedder:
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
         try:
-            response = self._http().post(self.url, json=body)
+            response = self._http.get().post(self.url, json=body)
         except httpx.TimeoutException as exc:
             raise Unavailable(
                 f"embedding server {self.url} timed out after {self.timeout:g} s ({exc!r})"
@@ -153,7 +143,7 @@ class OpenAIEmbedder:
         status = response.status_code
         if status < 400:
             return response
-        message = _server_message(response)
+        message = server_message(response)
         if status in _RETRY_STATUS:
             raise _Transient(f"HTTP {status}: {message}")
         if status >= 500:
@@ -165,17 +155,6 @@ class OpenAIEmbedder:
             )
         raise InvalidInput(f"embedding server {self.url} rejected the request: {message}")
 
-    def _http(self) -> httpx.Client:
-        with self._lock:
-            if self._client is None:
-                headers = {"Accept": "application/json"}
-                if self._api_key:
-                    headers["Authorization"] = f"Bearer {self._api_key}"
-                self._client = httpx.Client(
-                    timeout=self.timeout, headers=headers, transport=self._transport
-                )
-            return self._client
-
     def _vectors(self, response: httpx.Response, count: int) -> Vector:
         def malformed(why: str) -> Unavailable:
             return Unavailable(f"embedding server {self.url} did not return embeddings: {why}")
@@ -183,7 +162,7 @@ class OpenAIEmbedder:
         try:
             payload = response.json()
         except ValueError:
-            raise malformed(f"the body is not JSON ({_snippet(response.text)!r})") from None
+            raise malformed(f"the body is not JSON ({snippet(response.text)!r})") from None
         data = payload.get("data") if isinstance(payload, dict) else None
         if not isinstance(data, list):
             raise malformed("no 'data' list in the response")
@@ -224,25 +203,3 @@ class OpenAIEmbedder:
                 f"but {expected} dims were {how}; vectors of different sizes cannot share an "
                 f"index"
             )
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The server's own words: OpenAI's ``error.message``, a ``detail``, or the body."""
-    try:
-        payload = response.json()
-    except ValueError:
-        payload = None
-    if isinstance(payload, dict):
-        error = payload.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return _snippet(error["message"])
-        for key in ("error", "detail", "message"):
-            value = payload.get(key)
-            if isinstance(value, str):
-                return _snippet(value)
-    text = response.text.strip()
-    return _snippet(text) if text else response.reason_phrase or f"HTTP {response.status_code}"
-
-
-def _snippet(text: str) -> str:
-    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "..."
