@@ -48,7 +48,7 @@ class Derived:
     steps: list[dict[str, object]] = field(default_factory=list)
 
     def count(self, key: str) -> int:
-        return sum(int(s.get(key, 0) or 0) for s in self.steps)  # type: ignore[call-overload]
+        return sum(n for s in self.steps if isinstance(n := s.get(key), int))
 
 
 Step = Callable[[BrainContext, Item, Extraction], dict[str, object]]
