@@ -43,7 +43,7 @@ __all__ = [
     "revoke_key",
 ]
 
-Permission = Literal["read", "write", "admin"]
+Permission = Literal["read", "write", "admin", "review"]
 PERMISSIONS: tuple[Permission, ...] = get_args(Permission)
 KEY_PREFIX = "ob"
 
@@ -70,7 +70,9 @@ class ApiKey:
 
     @property
     def principal(self) -> Principal:
-        return Principal(self.workspace, self.user_id, self.team_ids, self.agent)
+        return Principal(
+            self.workspace, self.user_id, self.team_ids, self.agent, "review" in self.permissions
+        )
 
     @property
     def active(self) -> bool:

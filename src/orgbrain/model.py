@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from typing import Literal
 
 __all__ = [
+    "PROPOSAL_STATES",
+    "RUN_OUTCOMES",
     "STATEMENT_TYPES",
     "STORAGE_CLASSES",
     "ByteRange",
@@ -33,7 +35,11 @@ __all__ = [
     "Mention",
     "Neighborhood",
     "Origin",
+    "Proposal",
+    "ProposalState",
     "Provenance",
+    "RunOutcome",
+    "RunProducts",
     "SearchResult",
     "Statement",
     "StatementType",
@@ -43,6 +49,7 @@ __all__ = [
     "TurnContext",
     "Verdict",
     "Version",
+    "WriteBackAck",
     "item_count",
     "storage_class_for",
     "utcnow",
@@ -492,3 +499,91 @@ class TurnContext:
     event_id: int | None = None
     budget: int = 0
     error: str | None = field(default=None, repr=False)
+
+
+# -- write-back ---------------------------------------------------------------------------
+
+RunOutcome = Literal["succeeded", "blocked", "completed"]
+RUN_OUTCOMES: tuple[RunOutcome, ...] = ("succeeded", "blocked", "completed")
+ProposalState = Literal["pending", "written", "approved", "rejected", "skipped"]
+PROPOSAL_STATES: tuple[ProposalState, ...] = (
+    "pending",
+    "written",
+    "approved",
+    "rejected",
+    "skipped",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunProducts:
+    """What a finished run hands to write-back: its outcome, summary, decisions and
+    artefacts (at most ``writeback.MAX_PRODUCT_CHARS`` characters in all), and whose run
+    it was. ``user_id`` is the person the run worked for: a personal fact lands in their
+    scope, and with no user a personal fact is skipped, never widened to org."""
+
+    run_id: str
+    outcome: RunOutcome
+    summary: str
+    decisions: tuple[str, ...] = ()
+    artefacts: tuple[str, ...] = ()
+    user_id: str | None = None
+    scope: str = "org"
+    """Where the run's organisation knowledge belongs (``org`` or ``team:<id>``)."""
+
+    @property
+    def text(self) -> str:
+        """Everything the writer reads, in order: summary, decisions, artefacts."""
+        return "\n".join((self.summary, *self.decisions, *self.artefacts))
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One thing a write-back pass proposed to remember, and what the gate (then, for the
+    inbox, a reviewer) made of it.
+
+    ``state``: ``written`` (the gate wrote it straight in), ``pending`` (waiting in the
+    review inbox), ``approved`` / ``rejected`` (a reviewer decided), ``skipped`` (the gate
+    dropped it; ``reason`` says why). ``item_id`` is the note it became, once written.
+    ``scope`` is where it is stored and where it lands if approved; a proposal is visible
+    only to whoever may approve it. It is never searched or injected while pending."""
+
+    id: str
+    workspace: str
+    run_id: str
+    actor: str
+    kind: str
+    label: str
+    body: str
+    scope: str
+    confidence: float
+    sensitivity: tuple[str, ...]
+    """Why it is sensitive (no secret text): empty when it is not."""
+    evidence: tuple[str, ...]
+    """The lines of the run's work products it came from."""
+    supersedes: tuple[str, ...]
+    """Items it would replace, when written."""
+    state: ProposalState
+    reason: str
+    """The gate's reason for its decision."""
+    created_at: datetime
+    writer: str = "offline"
+    item_id: str | None = None
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    review_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WriteBackAck:
+    """A write-back request's acknowledgement: the pass is a durable job (``job_id``,
+    ``state`` queued, running, done or failed). ``created`` is False when this run was
+    already written back (one pass per run). ``proposals`` are those this reader may
+    see once the pass is done."""
+
+    run_id: str
+    job_id: str
+    state: str
+    created: bool
+    proposals: tuple[Proposal, ...] = ()
+    error: str | None = None

@@ -14,7 +14,16 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from .model import Edge, Evidence, Item, Statement, StorageClass, Version
+from .model import (
+    Edge,
+    Evidence,
+    Item,
+    Proposal,
+    ProposalState,
+    Statement,
+    StorageClass,
+    Version,
+)
 from .scopes import Visibility
 
 __all__ = [
@@ -332,6 +341,49 @@ class Store(Protocol):
     def supersede_item(self, edge: Edge) -> bool:
         """Record a ``SUPERSEDES`` edge (new ``src`` → old ``dst``): the old item's
         ``superseded_by`` and the new one's ``supersedes`` are set once, never moved."""
+        ...
+
+    # -- write-back proposals -----------------------------------------------------------
+
+    def put_proposal(self, proposal: Proposal) -> tuple[Proposal, bool]:
+        """Store a proposal, or return the one with its id (and whether it is new)."""
+        ...
+
+    def proposal(self, workspace: str, proposal_id: str) -> Proposal | None:
+        """One proposal, whoever may see it (the caller checks)."""
+        ...
+
+    def proposals(
+        self,
+        workspace: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        states: Sequence[str] | None = None,
+        run_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Proposal]:
+        """Proposals at one of ``scopes`` (None: any), in one of ``states``, of one run;
+        oldest first."""
+        ...
+
+    def decide_proposal(
+        self,
+        workspace: str,
+        proposal_id: str,
+        state: ProposalState,
+        *,
+        decided_by: str,
+        decided_at: datetime,
+        reason: str | None,
+        label: str | None = None,
+        body: str | None = None,
+    ) -> bool:
+        """Move a pending proposal to ``state`` (with an edited label or body); False if
+        it was no longer pending. Once: two reviewers cannot both decide."""
+        ...
+
+    def proposal_written(self, workspace: str, proposal_id: str, item_id: str) -> None:
+        """Record the note a written or approved proposal became (once)."""
         ...
 
 

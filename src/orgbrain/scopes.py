@@ -51,6 +51,16 @@ class Principal:
     user_id: str
     team_ids: frozenset[str] = frozenset()
     agent: bool = False
+    review: bool = False
+    """May approve or reject write-back proposals at ``org`` and at its own teams (an API
+    key's ``review`` permission). A person always reviews proposals in their own scope; an
+    agent acting for them only with ``review``, so an agent cannot approve what it proposed."""
+
+    def may_review(self, scope: str) -> bool:
+        """Whether this principal may see, approve and reject a proposal stored at ``scope``."""
+        if scope.startswith("user:"):
+            return scope == f"user:{self.user_id}" and (self.review or not self.agent)
+        return self.review and self.visibility.allows(scope)
 
     @property
     def visibility(self) -> Visibility:

@@ -51,6 +51,9 @@ class Settings:
     # How long a write with wait="derived" blocks for its derivation before it says the
     # write is acknowledged and derivation goes on (HTTP: at most half the deadline).
     derive_wait_s: float = 30.0
+    # Who writes back a run's work products: ``auto`` (the LLM writer when a chat model
+    # is configured, else the offline one), ``offline`` or ``llm`` (docs/writeback.md).
+    writer: str = "auto"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -89,6 +92,7 @@ class Settings:
             ("chat_model", "ORGBRAIN_CHAT_MODEL"),
             ("chat_key", "ORGBRAIN_CHAT_KEY"),
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
+            ("writer", "ORGBRAIN_WRITER"),
         ):
             if var in e:
                 values[key] = e[var]

@@ -31,6 +31,7 @@ from .graph import GraphFacade
 from .history import HistoryFacade
 from .jobs import JobsFacade
 from .memory import MemoryFacade
+from .writeback import WriteBackFacade
 
 __all__ = ["WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
 
@@ -47,7 +48,7 @@ def check_wait(wait: object) -> Wait:
     raise InvalidInput(f"wait is ack or derived, not {wait!r}")
 
 
-class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade):
+class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacade):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.

@@ -22,6 +22,7 @@ from .index import (
     request_index,
 )
 from .worker import JobHandler, Outcome, RetryPolicy, Settle, Worker, WorkReport, worker_name
+from .writeback import WriteBackJobs
 
 __all__ = [
     "INDEX_KIND",
@@ -36,6 +37,7 @@ __all__ = [
     "Settle",
     "WorkReport",
     "Worker",
+    "WriteBackJobs",
     "default_handlers",
     "get_job",
     "index_key",
@@ -51,4 +53,4 @@ __all__ = [
 
 def default_handlers() -> list[JobHandler]:
     """Every job kind this version of orgbrain runs."""
-    return [IndexJobs(), DeriveJobs()]
+    return [IndexJobs(), DeriveJobs(), WriteBackJobs()]

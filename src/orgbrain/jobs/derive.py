@@ -16,7 +16,7 @@ from ..ports import ItemFilter, Job
 from .index import Asker
 from .worker import Outcome, Settle, Worker, worker_name
 
-__all__ = ["DeriveJobs", "extractor_for", "wait_derived"]
+__all__ = ["DeriveJobs", "extractor_for", "known_entities", "wait_derived"]
 
 KNOWN_ENTITIES = 5000
 """The most entities of a workspace the extractor is told about (known names)."""
@@ -80,7 +80,7 @@ class DeriveJobs:
             groups.setdefault(Asker.of(job), []).append(job)
         for asker, group in groups.items():
             actx = asker.context(ctx)
-            known = _known(actx)
+            known = known_entities(actx)
             for job in group:
                 settle(self._one(actx, job, extractor, known))
 
@@ -102,7 +102,7 @@ class DeriveJobs:
         return Outcome(job.id)
 
 
-def _known(ctx: BrainContext) -> list[tuple[str, str]]:
+def known_entities(ctx: BrainContext) -> list[tuple[str, str]]:
     page = ctx.store.list_items(
         ctx.workspace, ItemFilter(storage_class="entity"), ctx.visibility, limit=KNOWN_ENTITIES
     )

@@ -360,6 +360,39 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        # Write-back proposals: apart from items, so that no read of items (search,
+        # injection, listing, the graph) can ever meet a pending one. A proposal's id is
+        # a digest of its run and text, so a retried pass finds the ones it made.
+        "0010_proposals",
+        """
+        CREATE TABLE proposals (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            workspace TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            label TEXT NOT NULL,
+            body TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            sensitivity TEXT NOT NULL,
+            evidence TEXT NOT NULL,
+            supersedes TEXT NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            writer TEXT NOT NULL,
+            item_id TEXT,
+            decided_by TEXT,
+            decided_at TEXT,
+            review_reason TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX proposals_state ON proposals (workspace, state, rowid);
+        CREATE INDEX proposals_run ON proposals (workspace, run_id, rowid);
+        """,
+    ),
 )
 
 

@@ -1,0 +1,135 @@
+"""One write-back pass: the writer proposes, the gate decides, and what is confident
+organisation knowledge is written through the normal write path (so it is derived and
+may supersede). Every decision is logged (``gate`` events, then one ``writeback``).
+
+A proposal's id is a digest of its run and text, and a written one becomes the note with
+source key ``proposal:<id>``: a pass retried after a crash finds what it already stored
+and wrote, and does neither twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..context import BrainContext
+from ..errors import InvalidInput
+from ..model import Item, Proposal, RunProducts
+from ..retrieve import Searcher, get_plan
+from ..scopes import Visibility
+from ..writes import NoteInput, add_notes, superseded_items
+from .gate import DEFAULT_GATE, GatePolicy, judge
+from .writer import Writer, WriterTools
+
+__all__ = ["SEARCH_K", "proposal_id", "run_pass", "write_proposal"]
+
+SEARCH_K = 5
+
+
+def proposal_id(workspace: str, run_id: str, body: str) -> str:
+    material = f"{workspace}\n{run_id}\n{' '.join(body.casefold().split())}"
+    return "prp_" + hashlib.sha256(material.encode()).hexdigest()[:20]
+
+
+def run_pass(
+    ctx: BrainContext,
+    products: RunProducts,
+    writer: Writer,
+    policy: GatePolicy = DEFAULT_GATE,
+) -> list[Proposal]:
+    """Propose, gate, store and write; the run's proposals, in the order proposed."""
+    plan = get_plan(ctx.settings.plan)
+    searcher = Searcher(ctx)
+    tools = WriterTools(lambda q: searcher.search(q, plan, k=SEARCH_K))
+    writer.write(products, tools)
+    writable = ctx.principal.visibility if ctx.principal else Visibility.everything()
+    out: list[Proposal] = []
+    for draft in tools.drafts:
+        verdict = judge(draft, products, writable, policy)
+        fresh = Proposal(
+            id=proposal_id(ctx.workspace, products.run_id, draft.body),
+            workspace=ctx.workspace,
+            run_id=products.run_id,
+            actor=ctx.actor,
+            kind=draft.kind,
+            label=draft.label,
+            body=draft.body.strip(),
+            scope=verdict.scope,
+            confidence=draft.confidence,
+            sensitivity=verdict.sensitivity,
+            evidence=draft.evidence,
+            supersedes=draft.supersedes,
+            state=verdict.state,
+            reason=verdict.reason,
+            created_at=ctx.clock(),
+            writer=writer.name,
+        )
+        stored, created = ctx.store.put_proposal(fresh)
+        if stored.state == "written" and stored.item_id is None:
+            item = write_proposal(ctx, stored, source="writeback")
+            stored = _mark_written(ctx, stored, item)
+        if created:
+            ctx.store.log_event(
+                ctx.workspace,
+                "gate",
+                {
+                    "proposal_id": stored.id,
+                    "run_id": stored.run_id,
+                    "decision": "inbox" if stored.state == "pending" else stored.state,
+                    "reason": stored.reason,
+                    "scope": stored.scope,
+                    "proposal_kind": stored.kind,
+                    "confidence": stored.confidence,
+                    "sensitive": bool(stored.sensitivity),
+                    "writer": writer.name,
+                    "actor": ctx.actor,
+                    "item_id": stored.item_id,
+                },
+            )
+        out.append(stored)
+    states = [p.state for p in out]
+    ctx.store.log_event(
+        ctx.workspace,
+        "writeback",
+        {
+            "run_id": products.run_id,
+            "outcome": products.outcome,
+            "writer": writer.name,
+            "proposals": len(out),
+            "written": states.count("written"),
+            "queued": states.count("pending"),
+            "skipped": states.count("skipped"),
+            "searches": tools.searches,
+            "error": getattr(writer, "last_error", None),
+            "actor": ctx.actor,
+        },
+    )
+    return out
+
+
+def write_proposal(ctx: BrainContext, p: Proposal, *, source: str) -> Item:
+    """Write ``p`` as a note at its stored scope, by ``ctx``'s actor, through the normal
+    write path. What it supersedes is kept where the write path allows it (a note the
+    writer sees, in a scope the new note reaches); the rest is left to derivation."""
+    supersedes = []
+    for old in p.supersedes:
+        try:
+            superseded_items(ctx, [old], p.scope)
+        except InvalidInput:
+            continue
+        supersedes.append(old)
+    note = NoteInput(
+        body=p.body,
+        kind=p.kind,
+        label=p.label or None,
+        scope=p.scope,
+        source_key=f"proposal:{p.id}",
+        run_id=p.run_id,
+        source=source,
+        supersedes=supersedes,
+    )
+    return add_notes(ctx, [note])[0]
+
+
+def _mark_written(ctx: BrainContext, p: Proposal, item: Item) -> Proposal:
+    ctx.store.proposal_written(ctx.workspace, p.id, item.id)
+    return ctx.store.proposal(ctx.workspace, p.id) or p
