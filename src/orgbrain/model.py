@@ -578,12 +578,14 @@ class Proposal:
 class WriteBackAck:
     """A write-back request's acknowledgement: the pass is a durable job (``job_id``,
     ``state`` queued, running, done or failed). ``created`` is False when this run was
-    already written back (one pass per run). ``proposals`` are those this reader may
-    see once the pass is done."""
+    already written back (one pass per run). Once the pass is done, ``counts`` says how
+    many proposals the gate wrote, queued for review and skipped (by state; no text),
+    and ``proposals`` holds those this reader may review."""
 
     run_id: str
     job_id: str
     state: str
     created: bool
     proposals: tuple[Proposal, ...] = ()
+    counts: Mapping[str, int] = field(default_factory=dict)
     error: str | None = None

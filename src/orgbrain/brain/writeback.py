@@ -13,7 +13,13 @@ from ..errors import Conflict, Forbidden, InvalidInput, NotFound, Unavailable
 from ..jobs import Worker, WriteBackJobs, visible_job, wait_derived, worker_name
 from ..model import Proposal, ProposalState, RunProducts, WriteBackAck
 from ..ports import Job
-from ..writeback import parse_products, products_dict, request_writeback, writeback_key
+from ..writeback import (
+    MAX_PROPOSALS,
+    parse_products,
+    products_dict,
+    request_writeback,
+    writeback_key,
+)
 
 __all__ = ["WRITEBACK_WAIT_S", "WriteBackFacade"]
 
@@ -107,9 +113,13 @@ class WriteBackFacade:
     def _ack(self, job: Job, created: bool) -> WriteBackAck:
         run_id = str(job.payload.get("run_id", ""))
         proposals: tuple[Proposal, ...] = ()
+        counts: dict[str, int] = {}
         if job.state == "done":
-            proposals = tuple(writeback.list_proposals(self._ctx, states=None, run_id=run_id))
-        return WriteBackAck(run_id, job.id, job.state, created, proposals, job.last_error)
+            ctx = self._ctx
+            proposals = tuple(writeback.list_proposals(ctx, states=None, run_id=run_id))
+            for p in ctx.store.proposals(ctx.workspace, run_id=run_id, limit=MAX_PROPOSALS):
+                counts[p.state] = counts.get(p.state, 0) + 1
+        return WriteBackAck(run_id, job.id, job.state, created, proposals, counts, job.last_error)
 
     def _work_on(self, job: Job, timeout: float) -> Job:
         ctx = self._ctx

@@ -5,6 +5,7 @@
 | empty or nonsense                          | skipped (the reason) |
 | user scope, no user attached               | skipped, never org   |
 | a scope the run's owner cannot write       | skipped              |
+| org, from a team's run                     | narrowed to the team |
 | user scope (a personal fact)               | the user's inbox     |
 | sensitive (secret, credential, personal)   | the inbox            |
 | confidence below ``min_confidence``        | the inbox            |
@@ -77,6 +78,8 @@ def judge(
             scope = parse_scope(draft.scope)
         except InvalidInput as exc:
             return Verdict("skipped", draft.scope, exc.message)
+        if scope == "org":
+            scope = products.scope  # a team's run files team knowledge, never wider
     if not writable.allows(scope):
         return Verdict("skipped", scope, f"{scope} is not a scope the run's owner writes")
     found = detect(f"{draft.label}\n{body}")

@@ -36,7 +36,11 @@ def run_pass(
     writer: Writer,
     policy: GatePolicy = DEFAULT_GATE,
 ) -> list[Proposal]:
-    """Propose, gate, store and write; the run's proposals, in the order proposed."""
+    """Propose, gate, store and write; the run's proposals, in the order stored (a
+    retried pass first finishes what an earlier attempt stored and did not write)."""
+    for stuck in ctx.store.proposals(ctx.workspace, run_id=products.run_id, states=["written"]):
+        if stuck.item_id is None:
+            _mark_written(ctx, stuck, write_proposal(ctx, stuck, source="writeback"))
     plan = get_plan(ctx.settings.plan)
     searcher = Searcher(ctx)
     tools = WriterTools(lambda q: searcher.search(q, plan, k=SEARCH_K))
@@ -86,6 +90,7 @@ def run_pass(
                 },
             )
         out.append(stored)
+    out = ctx.store.proposals(ctx.workspace, run_id=products.run_id)
     states = [p.state for p in out]
     ctx.store.log_event(
         ctx.workspace,
