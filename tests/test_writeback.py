@@ -498,3 +498,46 @@ def test_property_nothing_lands_wider_and_nothing_pending_is_read(
                 assert p.body not in reader.context_for_turn(p.body).text or any(
                     i.body == p.body for i in brain.items(limit=1000).items
                 )
+
+
+# -- quality: the writer and gate on labelled runs ------------------------------------------
+
+
+def test_the_offline_writer_on_the_dev_and_held_out_runs(embedder: Embedder) -> None:
+    from importlib import resources
+
+    from orgbrain.evals.writeback import load_runs, run_writeback, writeback_json
+
+    data = resources.files("orgbrain.evals.data")
+    for name, floor in (("writeback_dev.jsonl", 0.9), ("writeback_heldout.jsonl", 0.85)):
+        with resources.as_file(data.joinpath(name)) as path:
+            report = run_writeback(load_runs(path), embedder, source=name)
+        shown = writeback_json(report)
+        assert report.written_precision >= 0.9, shown  # what nobody reviews must be right
+        assert report.recall >= floor and report.gate_accuracy >= floor - 0.05, shown
+
+
+def test_eval_writeback_from_the_cli(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from orgbrain.cli import cli
+    from orgbrain.cli import eval as eval_cli
+
+    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        json.dumps(
+            {
+                "id": "r1",
+                "products": {"outcome": "succeeded", "summary": DECISION},
+                "expect": [{"has": "CockroachDB", "state": "written"}],
+            }
+        )
+        + "\n"
+    )
+    result = CliRunner().invoke(cli, ["eval", "writeback", str(runs), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{") :])
+    assert (report["recall"], report["written_precision"]) == (1.0, 1.0)

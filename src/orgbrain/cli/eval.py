@@ -280,4 +280,32 @@ def facts(
     _emit(report, _wants_json(ctx, as_json))
 
 
+@eval_group.command("writeback")
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option("--misses", is_flag=True, help="List the proposals missed, unexpected or misplaced.")
+@json_flag
+@click.pass_context
+def writeback(ctx: click.Context, file: Path | None, misses: bool, as_json: bool) -> None:
+    """Score write-back (the writer the settings pick, then the gate) on labelled runs
+    (FILE: a runs JSONL, default the development set shipped with orgbrain): each run in
+    a fresh brain holding its notes; recall, the gate's accuracy, and the precision of
+    what was written straight in."""
+    from ..evals.writeback import load_runs, render_writeback, run_writeback, writeback_json
+
+    runs = load_runs(file)
+    settings = _settings(ctx)
+    _progress(f"{len(runs)} runs; loading the embedder")
+    source = str(file) if file else "writeback_dev.jsonl (shipped)"
+    report = run_writeback(runs, embedder_factory(settings), source=source, settings=settings)
+    if _wants_json(ctx, as_json):
+        click.echo(json.dumps(writeback_json(report), indent=2, ensure_ascii=False))
+        return
+    click.echo(render_writeback(report))
+    if misses:
+        for miss in report.misses:
+            click.echo(json.dumps(miss, ensure_ascii=False))
+
+
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

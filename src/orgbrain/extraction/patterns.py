@@ -418,7 +418,8 @@ def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     if subject is None or owner is None or _is_pronoun(s.text[m.start("p") : m.end("p")]):
         return []
     named = s.entity_starting(m.start("p"), m.end("p"))
-    if m.start("p") == s.start and (named is None or named.type not in _PEOPLE):
+    team = m.group("p").split()[-1].lower() == "team"
+    if m.start("p") == s.start and not team and (named is None or named.type not in _PEOPLE):
         # A capitalised first word is as likely a thing ("Payroll runs on the 25th").
         return []
     old = _old_value(s, m, "old")

@@ -30,7 +30,9 @@ from .writer import PERSONAL, Draft, WriterTools
 
 __all__ = ["OfflineWriter"]
 
-DECISION_BONUS = 0.05
+DECISION_FLOOR = 0.8
+"""A decision the run states in so many words ("we decided", or listed as a decision)
+is confident organisation knowledge, whatever shape the extractor found in it."""
 EVENT_PENALTY = 0.2
 CUE_CONFIDENCE = 0.7
 """A rule or gotcha found by its wording alone (no typed statement): the inbox decides."""
@@ -49,7 +51,7 @@ _RULE = re.compile(
 )
 _GOTCHA = re.compile(
     r"\b(gotcha|beware|watch out|careful|caveat|pitfall|trap|silently|breaks if|fails if|"
-    r"note that|heads up)\b",
+    r"note that|heads[ -]up|turns out|it turns out|surprisingly|unexpectedly)\b",
     re.IGNORECASE,
 )
 _OWNERS = frozenset({"owner", "backup_owner", "contact"})
@@ -87,21 +89,21 @@ class OfflineWriter:
         decision = from_decisions or bool(_DECIDED.search(sentence))
         if _CHATTER.search(sentence) and not decision:
             return None  # what this run did, not what the organisation knows
-        claims = self.extractor.extract(sentence, known=self.known).claims
+        claims = self._claims(sentence)
         if claims:
             claim = max(claims, key=lambda c: c.confidence)
             known, supersedes = self._known(claims)
             if known:
                 return None
             kind = _kind(claim, sentence, decision)
-            confidence = claim.confidence
-            if decision:
-                confidence += DECISION_BONUS
+            confidence = max(claim.confidence, DECISION_FLOOR) if decision else claim.confidence
             if claim.type == "event":
                 if not from_decisions:
                     return None
                 confidence -= EVENT_PENALTY
             scope = PERSONAL if claim.type == "preference" else "org"
+        elif from_decisions:
+            kind, confidence, supersedes, scope = "decision", DECISION_FLOOR, (), "org"
         elif _RULE.search(sentence) or _GOTCHA.search(sentence):
             kind = "gotcha" if _GOTCHA.search(sentence) else "rule"
             confidence, supersedes, scope = CUE_CONFIDENCE, (), "org"
@@ -117,6 +119,17 @@ class OfflineWriter:
             evidence=(sentence,),
             supersedes=supersedes,
         )
+
+    def _claims(self, sentence: str) -> list[Claim]:
+        """The sentence's claims, and those of each part between colons ("Handover done:
+        Mina owns the app" states what its second part says)."""
+        claims = list(self.extractor.extract(sentence, known=self.known).claims)
+        parts = [p.strip() for p in sentence.split(": ")]
+        if len(parts) > 1:
+            for part in parts:
+                if len(part) >= 12:
+                    claims += self.extractor.extract(part, known=self.known).claims
+        return claims
 
     def _known(self, claims: Sequence[Claim]) -> tuple[bool, tuple[str, ...]]:
         """Whether the brain already holds the claims (all of them, current); else the
