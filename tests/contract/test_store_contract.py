@@ -12,7 +12,7 @@ import pytest
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.errors import InvalidInput
 from orgbrain.ids import new_id
-from orgbrain.model import ByteRange, Edge, Item, Origin, StorageClass, utcnow
+from orgbrain.model import ByteRange, Edge, Item, Origin, Proposal, StorageClass, utcnow
 from orgbrain.ports import ItemFilter, Store
 from orgbrain.scopes import Visibility
 
@@ -289,3 +289,72 @@ def test_tombstoned_items_leave_every_stream(make_store: StoreFactory) -> None:
     assert [i for i, _ in s.vector_search("w1", "note", vec(5), 5, ALL)] == [b.id]
     assert [i for i, _ in s.keyword_search("w1", "note", ["pricing"], 5, ALL)] == [b.id]
     assert s.get_item("w1", a.id, ALL).tombstoned_at is not None  # type: ignore[union-attr]
+
+
+def proposal(pid: str, *, ws: str = "w1", scope: str = "org", run: str = "r1") -> Proposal:
+    return Proposal(
+        id=pid,
+        workspace=ws,
+        run_id=run,
+        actor="agent:writer",
+        kind="decision",
+        label="",
+        body=f"body of {pid}",
+        scope=scope,
+        confidence=0.7,
+        sensitivity=("a password",),
+        evidence=("the line it came from",),
+        supersedes=("not_old",),
+        state="pending",
+        reason="confidence 0.70 < 0.75",
+        created_at=utcnow(),
+        writer="offline",
+    )
+
+
+def test_proposals_are_stored_once_listed_by_scope_state_and_run(make_store: StoreFactory) -> None:
+    s = make_store()
+    first, created = s.put_proposal(proposal("p1"))
+    assert created and first.state == "pending" and first.confidence == 0.7
+    again, created_again = s.put_proposal(replace(proposal("p1"), body="another body"))
+    assert not created_again and again.body == "body of p1"  # the first one stands
+    assert (again.sensitivity, again.evidence, again.supersedes) == (
+        ("a password",),
+        ("the line it came from",),
+        ("not_old",),
+    )
+    s.put_proposal(proposal("p2", scope="user:sam"))
+    s.put_proposal(proposal("p3", scope="team:core", run="r2"))
+    s.put_proposal(proposal("p4", ws="w2"))
+    assert [p.id for p in s.proposals("w1")] == ["p1", "p2", "p3"]  # oldest first
+    assert [p.id for p in s.proposals("w1", scopes=["user:sam", "team:core"])] == ["p2", "p3"]
+    assert s.proposals("w1", scopes=[]) == []
+    assert [p.id for p in s.proposals("w1", run_id="r2")] == ["p3"]
+    assert [p.id for p in s.proposals("w1", states=["pending"], limit=1)] == ["p1"]
+    assert s.proposal("w1", "p4") is None and s.proposal("w2", "p4") is not None
+
+
+def test_a_proposal_is_decided_once_and_written_once(make_store: StoreFactory) -> None:
+    s = make_store()
+    s.put_proposal(proposal("p1"))
+    at = utcnow()
+    assert s.decide_proposal(
+        "w1", "p1", "approved", decided_by="human:rita", decided_at=at, reason="ok", body="edited"
+    )
+    assert not s.decide_proposal(
+        "w1", "p1", "rejected", decided_by="human:bob", decided_at=at, reason="no"
+    )
+    p = s.proposal("w1", "p1")
+    assert p is not None
+    assert (p.state, p.decided_by, p.review_reason, p.body, p.label) == (
+        "approved",
+        "human:rita",
+        "ok",
+        "edited",
+        "",
+    )
+    assert p.decided_at == at
+    s.proposal_written("w1", "p1", "not_1")
+    s.proposal_written("w1", "p1", "not_2")
+    assert s.proposal("w1", "p1").item_id == "not_1"  # type: ignore[union-attr]
+    assert [x.id for x in s.proposals("w1", states=["approved"])] == ["p1"]
