@@ -257,6 +257,12 @@ def test_a_personal_fact_waits_for_its_user_and_no_one_else(brain: Brain) -> Non
     )
 
 
+def test_a_preference_listed_among_decisions_stays_personal(brain: Brain) -> None:
+    sam = brain.for_principal(SAM)
+    [p] = sam.write_back(products(summary="Done.", decisions=[PERSONAL]), wait=True).proposals
+    assert (p.state, p.scope, p.kind) == ("pending", "user:sam", "preference")
+
+
 def test_a_personal_fact_with_no_user_is_skipped_never_widened(brain: Brain) -> None:
     [p] = brain.write_back(products(summary=PERSONAL), wait=True).proposals
     assert (p.state, p.item_id) == ("skipped", None)

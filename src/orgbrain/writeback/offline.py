@@ -169,10 +169,10 @@ class OfflineWriter:
 
 
 def _kind(claim: Claim, sentence: str, decision: bool) -> str:
+    if claim.type == "preference":
+        return "preference"  # personal even when listed among the run's decisions
     if decision or claim.type == "decision":
         return "decision"
-    if claim.type == "preference":
-        return "preference"
     if claim.predicate in _OWNERS:
         return "owner"
     if claim.predicate == "means":
