@@ -32,6 +32,10 @@ NAMES = {
     "brain_history",
     "brain_statements",
     "brain_story",
+    "brain_write_back",
+    "brain_inbox",
+    "brain_approve",
+    "brain_reject",
 }
 HANDBOOK = b"""# Billing
 
@@ -126,6 +130,10 @@ def test_every_format_renders_the_same_schemas() -> None:
         "brain_history": True,
         "brain_statements": True,
         "brain_story": True,
+        "brain_write_back": False,
+        "brain_inbox": True,
+        "brain_approve": False,
+        "brain_reject": False,
     }
     with pytest.raises(OrgBrainError, match="unknown tool format"):
         render_tools("langchain")  # type: ignore[arg-type]

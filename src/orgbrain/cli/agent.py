@@ -24,7 +24,15 @@ from ..views import TurnContextView
 from .app import CliState, json_option
 from .render import console, echo_json, snippet
 
-__all__ = ["COMMANDS", "context", "log", "mcp", "principal_from", "tools"]
+__all__ = [
+    "COMMANDS",
+    "context",
+    "log",
+    "mcp",
+    "principal_from",
+    "principal_options",
+    "tools",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

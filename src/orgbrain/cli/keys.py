@@ -81,7 +81,8 @@ def keys(ctx: click.Context, brain_path: Path | None) -> None:
     "perm",
     default="read",
     show_default=True,
-    help="Comma-separated: read (search, get, read), write (add, index, note), admin (keys).",
+    help="Comma-separated: read (search, get, read), write (add, index, note), admin (keys), "
+    "review (approve or reject write-back proposals at org and the key's teams).",
 )
 @click.option("--label", default="", help="A note on what the key is for.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

@@ -4,6 +4,8 @@
         item = brain.add_file("handbook.md")
         brain.index(item.id)
         result = brain.search("who owns billing?")
+        ack = brain.write_back({"run_id": "run-42", "outcome": "succeeded", "summary": "…"})
+        brain.approve(brain.proposals()[0].id)
 
 Results are the model's dataclasses (``Item``, ``Hit``, ``Citation``, ``SearchResult``),
 parsed from the same views the server sends (``orgbrain.views``); a problem response

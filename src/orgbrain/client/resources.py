@@ -43,6 +43,7 @@ from ..views import (
 )
 from .sse import parse_sse
 from .transport import DEFAULT_TIMEOUT, Transport, drop_none, segment
+from .writeback import WriteBackMethods
 
 __all__ = ["Client", "IndexState"]
 
@@ -55,7 +56,7 @@ class IndexState:
     state: str
 
 
-class Client:
+class Client(WriteBackMethods):
     """A brain over HTTP, seen through one API key's scopes."""
 
     def __init__(

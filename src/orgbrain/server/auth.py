@@ -1,10 +1,12 @@
 """Bearer API keys to a caller: the key decides the workspace, the principal and what it
 may do; a client never sends a scope to read with.
 
-Routes take ``Reader``, ``Writer`` or ``Admin``: each authenticates the key, checks its
-permission, and hands the route ``caller.brain`` — the shared brain seen and written
-through the key's principal. Other transports mounted in the app (MCP) authenticate with
-``caller_for(context, authorization_header)``.
+Routes take ``Reader``, ``Writer``, ``Reviewer`` or ``Admin``: each authenticates the
+key, checks its permission (``Reviewer``: ``review`` or ``write``; the proposals a key may
+decide are then narrowed by ``Principal.may_review``), and hands the route
+``caller.brain`` — the shared brain seen and written through the key's principal. Other
+transports mounted in the app (MCP) authenticate with ``caller_for(context,
+authorization_header)``.
 
 ``ServerContext`` (``app.state.orgbrain``) is what requests are served from: the shared
 brain, the key store, the job workers and the ``ServerConfig``.
@@ -19,6 +21,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..brain import Brain
+from ..errors import Forbidden
 from ..keys import ApiKey, KeyStore, Permission, authenticate
 from ..settings import Settings
 from .worker import WorkerPool
@@ -28,6 +31,7 @@ __all__ = [
     "Authenticated",
     "Caller",
     "Reader",
+    "Reviewer",
     "ServerConfig",
     "ServerContext",
     "Writer",
@@ -107,8 +111,9 @@ def caller_for(
     return Caller(key, ctx.brain.for_principal(key.principal))
 
 
-def require(permission: Permission | None) -> Any:
-    """A dependency: the caller of a valid key holding ``permission`` (None: any key)."""
+def require(permission: Permission | tuple[Permission, ...] | None) -> Any:
+    """A dependency: the caller of a valid key holding ``permission`` (one of them, for a
+    tuple; None: any key)."""
 
     def dependency(
         request: Request,
@@ -119,7 +124,10 @@ def require(permission: Permission | None) -> Any:
         # For the access log: who, never what they sent.
         request.state.key_id = key.id
         request.state.workspace = key.workspace
-        if permission is not None:
+        if isinstance(permission, tuple):
+            if not any(key.allows(p) for p in permission):
+                raise Forbidden(f"this key lacks the {' or '.join(permission)} permission")
+        elif permission is not None:
             key.require(permission)
         return Caller(key, ctx.brain.for_principal(key.principal))
 
@@ -130,3 +138,6 @@ Authenticated = Annotated[Caller, require(None)]
 Reader = Annotated[Caller, require("read")]
 Writer = Annotated[Caller, require("write")]
 Admin = Annotated[Caller, require("admin")]
+Reviewer = Annotated[Caller, require(("review", "write"))]
+"""Approves or rejects proposals: a key with ``review`` (org, its teams, its user) or with
+``write`` (a person deciding their own personal proposals)."""

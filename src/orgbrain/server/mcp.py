@@ -9,7 +9,8 @@ is never a success-shaped result.
 
 Over HTTP every request is authenticated by its own ``Authorization: Bearer ob_...`` API
 key, the same keys (and the same ``caller_for``) as the REST API, and each tool call runs
-as that key's principal; write tools need the key's ``write`` permission.
+as that key's principal; write tools need the key's ``write`` permission, and the review
+tools (``brain_approve``, ``brain_reject``) ``write`` or ``review``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ RUN_ID_HEADER = "x-orgbrain-run-id"
 _INSTRUCTIONS = (
     "orgbrain is the organisation's shared memory. Search it (brain_search) before "
     "re-deriving what the organisation may already know, cite what you use, and file "
-    "durable facts you learn (add_to_brain)."
+    "durable facts you learn (add_to_brain); when a run ends, hand its work products to "
+    "brain_write_back."
 )
 log = logging.getLogger("orgbrain.mcp")
 
@@ -65,6 +67,7 @@ class CallScope:
     brain: Brain
     context: ToolContext
     can_write: bool = True
+    can_review: bool = True
 
 
 Resolve = Callable[[Request | None], CallScope]
@@ -106,7 +109,10 @@ def tool_error(exc: BaseException) -> types.CallToolResult:
 
 
 def _run(scope: CallScope, tool: Tool, arguments: dict[str, Any] | None) -> dict[str, Any]:
-    if not tool.read_only and not scope.can_write:
+    if tool.review:
+        if not (scope.can_write or scope.can_review):
+            raise Forbidden(f"{tool.name} decides a proposal; this key lacks review or write")
+    elif not tool.read_only and not scope.can_write:
         raise Forbidden(f"{tool.name} writes to the brain; this key lacks the write permission")
     return tool.call(scope.brain, scope.context, arguments)
 
@@ -171,7 +177,10 @@ def _caller_scope(request: Request) -> CallScope:
     from .auth import caller_for, context_of
 
     caller = caller_for(context_of(request), request.headers.get("authorization"), "read")
-    return CallScope(caller.brain, _http_context(request), caller.key.allows("write"))
+    key = caller.key
+    return CallScope(
+        caller.brain, _http_context(request), key.allows("write"), key.allows("review")
+    )
 
 
 def _http_context(request: Request) -> ToolContext:

@@ -20,9 +20,11 @@ from pydantic import (
 )
 
 from ..keys import Permission
+from ..model import RunOutcome
 from ..views import IndexAccepted, IndexState, ItemView
 
 __all__ = [
+    "ApproveIn",
     "IndexAccepted",
     "IndexState",
     "ItemOut",
@@ -30,6 +32,8 @@ __all__ = [
     "Me",
     "NoteIn",
     "Ready",
+    "RejectIn",
+    "RunProductsIn",
     "SearchIn",
     "Status",
     "WorkspaceOut",
@@ -133,6 +137,55 @@ class SearchIn(BaseModel):
     )
 
 
+# -- write-back and the review inbox -------------------------------------------------------
+
+Line = Annotated[Text, Field(max_length=8000)]
+
+
+class RunProductsIn(BaseModel):
+    """A finished run's work products (the run id is the path's). Summary, decisions and
+    artefacts together are at most 8000 characters (413 past that): a summary, not the
+    transcript."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    outcome: RunOutcome = Field(description="succeeded, blocked or completed")
+    summary: Line = Field(default="", description="What the run did and learned")
+    decisions: list[Line] = Field(
+        default_factory=list, max_length=200, description="Decisions the run made or recorded"
+    )
+    artefacts: list[Line] = Field(
+        default_factory=list, max_length=200, description="What it produced: PRs, documents"
+    )
+    user_id: Text | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="The person the run worked for (a key's own user; it may be left out)",
+    )
+    scope: Text | None = Field(
+        default=None,
+        max_length=300,
+        description="Where its organisation knowledge belongs: org (default) or team:<id>",
+    )
+
+
+class ApproveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    label: Text | None = Field(default=None, max_length=2000, description="An edited label")
+    body: Text | None = Field(
+        default=None, min_length=1, max_length=100_000, description="An edited body"
+    )
+    reason: Text | None = Field(default=None, max_length=2000, description="Why it is approved")
+
+
+class RejectIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    reason: Text = Field(min_length=1, max_length=2000, description="Why it is rejected")
+
+
 # -- keys and identity --------------------------------------------------------------------
 
 
@@ -140,7 +193,7 @@ class KeyCreateIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     principal: Text = Field(max_length=200, description="user:<id> (or the bare id)")
-    permissions: list[Permission] = Field(min_length=1, max_length=3)
+    permissions: list[Permission] = Field(min_length=1, max_length=4)
     teams: list[Text] = Field(default_factory=list, max_length=100)
     agent: bool = False
     label: Text = Field(default="", max_length=200)

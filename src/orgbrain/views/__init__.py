@@ -43,6 +43,7 @@ from .memory import (
     StoryView,
     SupersedingView,
 )
+from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
 
@@ -81,6 +82,8 @@ __all__ = [
     "MentionView",
     "NeighborhoodView",
     "OriginView",
+    "ProposalList",
+    "ProposalView",
     "SearchResultView",
     "SectionList",
     "StatementList",
@@ -93,5 +96,6 @@ __all__ = [
     "View",
     "WorkReportView",
     "WriteAccepted",
+    "WriteBackAckView",
     "item_state",
 ]

@@ -27,12 +27,15 @@ from .registry import (
     render_tools,
     tools_markdown,
 )
+from .writeback import INBOX_LIMIT, WRITE_BACK_WAIT_S
 
 __all__ = [
+    "INBOX_LIMIT",
     "ITEM_BODY_CHARS",
     "MAX_READ_BYTES",
     "SEARCH_BODY_CHARS",
     "TOOLS",
+    "WRITE_BACK_WAIT_S",
     "FileText",
     "NoteWritten",
     "SchemaFormat",

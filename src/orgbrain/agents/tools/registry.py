@@ -50,6 +50,9 @@ class Tool:
     arguments: type[BaseModel]
     read_only: bool
     idempotent: bool
+    review: bool = False
+    """A review decision (approve, reject): open to a key with ``write`` or ``review``;
+    which proposals it may decide is the principal's (``Principal.may_review``)."""
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -104,7 +107,9 @@ _REGISTRY: dict[str, Tool] = {}
 TOOLS: Mapping[str, Tool] = _REGISTRY
 
 
-def tool(*, read_only: bool, idempotent: bool = False) -> Callable[[ToolFunc], ToolFunc]:
+def tool(
+    *, read_only: bool, idempotent: bool = False, review: bool = False
+) -> Callable[[ToolFunc], ToolFunc]:
     """Register a function ``(brain, ctx, **arguments) -> View`` as a tool."""
 
     def register(func: ToolFunc) -> ToolFunc:
@@ -115,6 +120,7 @@ def tool(*, read_only: bool, idempotent: bool = False) -> Callable[[ToolFunc], T
             arguments=_arguments_model(func),
             read_only=read_only,
             idempotent=idempotent,
+            review=review,
         )
         return func
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .. import routes_context
-from . import admin, content, files, health, items, jobs, memory, notes, search
+from . import admin, content, files, health, items, jobs, memory, notes, search, writeback
 
 __all__ = ["ROUTERS"]
 
@@ -20,6 +20,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     memory.router,
     search.router,
     jobs.router,
+    writeback.router,
     routes_context.router,
     admin.router,
 )
