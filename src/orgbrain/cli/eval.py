@@ -308,4 +308,40 @@ def writeback(ctx: click.Context, file: Path | None, misses: bool, as_json: bool
             click.echo(json.dumps(miss, ensure_ascii=False))
 
 
+@eval_group.command("sensitive")
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option("--heldout", is_flag=True, help="The held-out set shipped with orgbrain.")
+@click.option("--misses", is_flag=True, help="List the examples whose kinds were wrong.")
+@json_flag
+@click.pass_context
+def sensitive(
+    ctx: click.Context, file: Path | None, heldout: bool, misses: bool, as_json: bool
+) -> None:
+    """Score the write-back gate's detector of secrets, credentials and personal data on
+    labelled texts (FILE: an examples JSONL, default the dev set shipped with orgbrain);
+    precision, recall and F1 per kind (docs/sensitive.md)."""
+    from ..evals.sensitive import (
+        DEV_SET,
+        HELDOUT_SET,
+        load_examples,
+        render_sensitive,
+        run_sensitive,
+        sensitive_json,
+    )
+
+    if file is not None and heldout:
+        raise click.BadParameter("give a FILE or --heldout, not both")
+    source = str(file) if file else f"{HELDOUT_SET if heldout else DEV_SET} (shipped)"
+    report = run_sensitive(load_examples(file, heldout=heldout), source=source)
+    if _wants_json(ctx, as_json):
+        click.echo(json.dumps(sensitive_json(report), indent=2, ensure_ascii=False))
+        return
+    click.echo(render_sensitive(report))
+    if misses:
+        for miss in report.misses:
+            click.echo(json.dumps(miss, ensure_ascii=False))
+
+
 COMMANDS: tuple[click.Command, ...] = (eval_group,)
