@@ -6,7 +6,7 @@ registered here, on the one group defined in ``app``.
 
 from __future__ import annotations
 
-from . import add, agent, demo, history, items, jobs, keys, memory, search, serve
+from . import add, agent, demo, history, items, jobs, keys, memory, search, serve, stats
 from . import eval as eval_commands
 from .app import cli
 
@@ -24,6 +24,7 @@ for _command in (
     *serve.COMMANDS,
     *jobs.COMMANDS,
     *memory.COMMANDS,
+    *stats.COMMANDS,
 ):
     cli.add_command(_command)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .. import routes_context
-from . import admin, content, files, health, items, jobs, memory, notes, search
+from . import admin, content, files, health, items, jobs, loop, memory, notes, search
 
 __all__ = ["ROUTERS"]
 
@@ -21,5 +21,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     search.router,
     jobs.router,
     routes_context.router,
+    loop.router,
     admin.router,
 )
