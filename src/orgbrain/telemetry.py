@@ -30,6 +30,7 @@ __all__ = [
     "OPERATION_NAME",
     "TRACER_NAME",
     "Attr",
+    "Span",
     "set_attributes",
     "span",
 ]
