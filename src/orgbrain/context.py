@@ -59,6 +59,12 @@ class BrainContext:
     jobs: JobQueue | None = None
     chat: Chat | None = None
     """An LLM for the extractor's last tier, when one is configured."""
+    surface: str = "python"
+    """Where this reader's searches come from (``python``, ``cli``, ``http``, ``mcp``,
+    ``tool``): each search is a ``search`` event naming it (docs/loop.md)."""
+    search_log: bool = True
+    """Whether searches are logged as events; evaluations, which search thousands of
+    times, turn it off."""
 
     @property
     def visibility(self) -> Visibility:

@@ -24,6 +24,15 @@ from .ingest.bounded import Bounds, extract_bounded
 from .ingest.sniff import MEDIA_TYPES, FileFormat
 from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
 from .ports import BlobStore, Embedder, Store, Vector
+from .telemetry import (
+    MEMORY_RECORD_COUNT,
+    MEMORY_RECORD_ID,
+    MEMORY_STORE_ID,
+    OPERATION_NAME,
+    Attr,
+    set_attributes,
+    span,
+)
 
 __all__ = ["INDEX_RECIPE", "Embedded", "IndexReport", "Indexer", "embed_texts", "passages"]
 
@@ -169,8 +178,12 @@ class Indexer:
 
     def index(self, file: Item) -> IndexReport:
         """Index ``file``; a bad file raises after recording its error on the item."""
-        prepared = self._prepare(file)
-        return self._commit(prepared, embed_texts(self.embedder, prepared.texts, self.batch))
+        with span("upsert_memory", _index_attributes(file.workspace, 1)) as current:
+            set_attributes(current, {MEMORY_RECORD_ID: file.id})
+            prepared = self._prepare(file)
+            report = self._commit(prepared, embed_texts(self.embedder, prepared.texts, self.batch))
+            set_attributes(current, {MEMORY_RECORD_COUNT: report.sections})
+            return report
 
     def index_many(
         self,
@@ -180,6 +193,7 @@ class Indexer:
         on_embedded: Callable[[Embedded], None] | None = None,
     ) -> list[IndexReport]:
         """Index ``files``, one report each in their order; one bad file never stops the rest.
+        One ``upsert_memory`` span covers the whole call (``telemetry``).
 
         Their passages are embedded together in batches of ``batch``, file after file as
         ``embed_texts`` would cut them, so a batch does not end where a file does; each
@@ -194,6 +208,26 @@ class Indexer:
         it stood for: the files' bytes and sections, shared out over their passages, so a
         bar over the files' sizes moves section by section.
         """
+        files = list(files)
+        workspaces = {f.workspace for f in files}  # a worker's batch may hold several
+        where = workspaces.pop() if len(workspaces) == 1 else None
+        with span("upsert_memory", _index_attributes(where, len(files))) as current:
+            done = self._index_many(files, progress, on_embedded)
+            set_attributes(
+                current,
+                {
+                    MEMORY_RECORD_COUNT: sum(r.sections for r in done),
+                    "orgbrain.index.failed": sum(1 for r in done if not r.ok),
+                },
+            )
+            return done
+
+    def _index_many(
+        self,
+        files: Sequence[Item],
+        progress: Callable[[IndexReport], None] | None,
+        on_embedded: Callable[[Embedded], None] | None,
+    ) -> list[IndexReport]:
         reports: list[IndexReport | None] = []
         waiting: deque[_Waiting] = deque()
         pieces: list[str] = []  # passages of waiting files, not embedded yet
@@ -353,6 +387,14 @@ class Indexer:
             name=file.name,
             media_type=file.media_type,
         )
+
+
+def _index_attributes(workspace: str | None, files: int) -> dict[str, Attr]:
+    return {
+        OPERATION_NAME: "upsert_memory",
+        MEMORY_STORE_ID: workspace,
+        "orgbrain.index.files": files,
+    }
 
 
 def _embed_text(title: str, c: Chunk) -> str:

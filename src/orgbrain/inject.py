@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from .context import BrainContext
 from .model import ContextItem, Hit, Item, Provenance, TurnContext
 from .ports import Tokenizer
-from .retrieve import Searcher, citation_for, get_plan
+from .retrieve import INJECT, Searcher, citation_for, get_plan, logged_search
 
 __all__ = [
     "Candidate",
@@ -99,11 +99,15 @@ def context_for_turn(
     p = policy or InjectPolicy()
     t0 = time.perf_counter()
     asked = _asked(message, anchors, p)
-    try:
-        turn, verdict = build_turn(ctx, asked, p, tokenizer or ctx.tokenizer)
-    except Exception as exc:  # fail open: a memory must never break the turn
-        log.warning("read injection failed; the turn goes on without memories", exc_info=True)
-        turn, verdict = _failed(exc, asked, p), "none"
+    # Counted like any search (surface "inject"): it spoke when something was injected.
+    with logged_search(ctx, INJECT, k=p.max_items) as seen:
+        try:
+            turn, verdict = build_turn(ctx, asked, p, tokenizer or ctx.tokenizer)
+        except Exception as exc:  # fail open: a memory must never break the turn
+            log.warning("read injection failed; the turn goes on without memories", exc_info=True)
+            turn, verdict = _failed(exc, asked, p), "none"
+        seen.hits, seen.spoke, seen.verdict = len(turn.items), bool(turn.items), verdict
+        seen.error = turn.error.partition(":")[0] if turn.error else None
     latency = round((time.perf_counter() - t0) * 1000.0, 3)
     return _log_turn(ctx, replace(turn, latency_ms=latency), asked, verdict, p)
 

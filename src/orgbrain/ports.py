@@ -272,6 +272,23 @@ class Store(Protocol):
         oldest first, each with ``id`` (its sequence number, increasing), ``kind``, ``at``."""
         ...
 
+    def event_counts(
+        self,
+        workspace: str,
+        kind: str,
+        by: Sequence[str],
+        *,
+        since: datetime | None = None,
+        actor: str | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> dict[tuple[object, ...], int]:
+        """How many records of ``kind`` there are per distinct value of their fields
+        ``by`` (a tuple in that order; a field a record lacks is None, and a value keeps
+        its JSON type: ``true`` is ``True``), counting only those logged at or after
+        ``since``, by ``actor``, and whose ``scope`` field is one of ``scopes``.
+        ``by`` names plain top-level fields (letters, digits, ``_``); else InvalidInput."""
+        ...
+
     # -- the typed graph ----------------------------------------------------------------
 
     def entities_named(
@@ -364,6 +381,13 @@ class Store(Protocol):
     ) -> list[Proposal]:
         """Proposals at one of ``scopes`` (None: any), in one of ``states``, of one run;
         oldest first."""
+        ...
+
+    def pending_proposals(
+        self, workspace: str, *, scopes: Sequence[str] | None = None
+    ) -> tuple[int, datetime | None]:
+        """The review inbox's size: how many proposals at one of ``scopes`` (None: any)
+        are pending, and when the oldest of them was stored (None when none is)."""
         ...
 
     def decide_proposal(

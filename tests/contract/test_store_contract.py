@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -358,3 +360,71 @@ def test_a_proposal_is_decided_once_and_written_once(make_store: StoreFactory) -
     s.proposal_written("w1", "p1", "not_2")
     assert s.proposal("w1", "p1").item_id == "not_1"  # type: ignore[union-attr]
     assert [x.id for x in s.proposals("w1", states=["approved"])] == ["p1"]
+
+
+def test_pending_proposals_count_the_inbox_and_its_oldest(make_store: StoreFactory) -> None:
+    s = make_store()
+    assert s.pending_proposals("w1") == (0, None)
+    old = utcnow() - timedelta(days=3)
+    s.put_proposal(replace(proposal("p1", scope="user:sam"), created_at=old))
+    s.put_proposal(proposal("p2"))
+    s.put_proposal(proposal("p3", scope="team:core"))
+    s.put_proposal(replace(proposal("p4"), created_at=old - timedelta(days=1), state="written"))
+    s.put_proposal(proposal("p5", ws="w2"))
+    assert s.pending_proposals("w1") == (3, old)
+    assert s.pending_proposals("w1", scopes=["org", "team:core"])[0] == 2
+    assert s.pending_proposals("w1", scopes=[]) == (0, None)
+    s.decide_proposal(
+        "w1", "p1", "rejected", decided_by="human:sam", decided_at=utcnow(), reason="no"
+    )
+    n, oldest = s.pending_proposals("w1")
+    assert n == 2 and oldest is not None and oldest > old
+    assert s.pending_proposals("w2")[0] == 1
+
+
+def test_event_counts_group_fields_since_a_time_by_actor_and_scope(
+    make_store: StoreFactory,
+) -> None:
+    s = make_store()
+    s.log_event("w1", "search", {"surface": "http", "spoke": True, "actor": "human:a"})
+    s.log_event("w1", "search", {"surface": "http", "spoke": False, "actor": "human:b"})
+    time.sleep(0.01)
+    mid = utcnow()
+    time.sleep(0.01)
+    s.log_event("w1", "search", {"surface": "http", "spoke": True, "actor": "human:a"})
+    s.log_event("w1", "search", {"surface": "mcp", "spoke": True, "ms": 12, "actor": "human:a"})
+    s.log_event("w1", "search", {"surface": "cli"})  # no spoke field
+    s.log_event("w1", "turn", {"surface": "http", "spoke": True})
+    s.log_event("w2", "search", {"surface": "http", "spoke": True})
+    assert s.event_counts("w1", "search", ["surface", "spoke"]) == {
+        ("http", True): 2,
+        ("http", False): 1,
+        ("mcp", True): 1,
+        ("cli", None): 1,
+    }
+    assert s.event_counts("w1", "search", ["surface"], since=mid) == {
+        ("http",): 1,
+        ("mcp",): 1,
+        ("cli",): 1,
+    }
+    naive = mid.replace(tzinfo=None)  # a time without a zone is UTC
+    assert s.event_counts("w1", "search", ["surface"], since=naive) == {
+        ("http",): 1,
+        ("mcp",): 1,
+        ("cli",): 1,
+    }
+    assert s.event_counts("w1", "search", ["ms"], actor="human:a") == {(None,): 2, (12,): 1}
+    assert s.event_counts("w1", "search", []) == {(): 5}
+    assert s.event_counts("w1", "search", ["surface"], since=utcnow() + timedelta(1)) == {}
+    assert s.event_counts("w3", "search", ["surface"]) == {}
+    s.log_event("w1", "gate", {"decision": "written", "scope": "org"})
+    s.log_event("w1", "gate", {"decision": "inbox", "scope": "user:sam"})
+    s.log_event("w1", "gate", {"decision": "inbox", "scope": "team:core"})
+    assert s.event_counts("w1", "gate", ["decision"], scopes=["org", "team:core"]) == {
+        ("written",): 1,
+        ("inbox",): 1,
+    }
+    assert s.event_counts("w1", "gate", ["decision"], scopes=[]) == {}
+    for bad in (["surface; drop table events"], ["$.surface"], "surface", [""]):
+        with pytest.raises(InvalidInput):
+            s.event_counts("w1", "search", bad)

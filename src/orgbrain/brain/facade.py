@@ -23,13 +23,23 @@ from ..ids import new_id
 from ..indexer import Embedded, Indexer, IndexReport
 from ..model import STORAGE_CLASSES, Forgotten, Item, SearchResult, StorageClass
 from ..ports import Embedder, ItemFilter, Page
-from ..retrieve import Mode, Searcher, SearchPlan, Trace, get_plan, time_frame
+from ..retrieve import (
+    Mode,
+    Searcher,
+    SearchPlan,
+    Trace,
+    check_surface,
+    get_plan,
+    logged_search,
+    time_frame,
+)
 from ..scopes import Principal, Visibility
 from ..settings import Settings
 from ..writes import FileSource, NoteInput
 from .graph import GraphFacade
 from .history import HistoryFacade
 from .jobs import JobsFacade
+from .loop import LoopFacade
 from .memory import MemoryFacade
 from .writeback import WriteBackFacade
 
@@ -48,7 +58,7 @@ def check_wait(wait: object) -> Wait:
     raise InvalidInput(f"wait is ack or derived, not {wait!r}")
 
 
-class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacade):
+class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacade, LoopFacade):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.
@@ -88,6 +98,21 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
     def acting_as(self, actor: str) -> Brain:
         """The same brain and reader, writing with another origin actor (e.g. an agent)."""
         return Brain(self._ctx.acting_as(actor))
+
+    def via(self, surface: str) -> Brain:
+        """The same brain and reader, its searches logged as coming from ``surface``
+        (``cli``, ``http``, ``mcp``, ``tool``; ``python`` by default): what
+        ``orgbrain stats`` counts them under."""
+        return Brain(replace(self._ctx, surface=check_surface(surface)))
+
+    def without_search_log(self) -> Brain:
+        """The same brain and reader, its searches not logged (evaluations, which search
+        thousands of times and are no one's use of the brain)."""
+        return Brain(replace(self._ctx, search_log=False))
+
+    @property
+    def surface(self) -> str:
+        return self._ctx.surface
 
     @property
     def workspace(self) -> str:
@@ -403,9 +428,13 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
             p = get_plan(plan)
         else:
             p = plan or get_plan(self._ctx.settings.plan)
-        return self._searcher.search_traced(
-            query.strip()[:4000], p, k=k, kind=kind, evidence_depth=evidence_depth, frame=frame
-        )
+        ctx = self._ctx
+        with logged_search(ctx, ctx.surface, k=max(1, min(k or p.k_default, p.k_max))) as seen:
+            result, trace = self._searcher.search_traced(
+                query.strip()[:4000], p, k=k, kind=kind, evidence_depth=evidence_depth, frame=frame
+            )
+            seen.found(result)
+        return result, trace
 
     def read_file(
         self, item_id: str, *, section: int | str | None = None, version: int | None = None

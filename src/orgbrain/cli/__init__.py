@@ -6,7 +6,7 @@ registered here, on the one group defined in ``app``.
 
 from __future__ import annotations
 
-from . import add, agent, demo, history, items, jobs, keys, memory, search, serve, writeback
+from . import add, agent, demo, history, items, jobs, keys, memory, search, serve, stats, writeback
 from . import eval as eval_commands
 from .app import cli
 
@@ -25,6 +25,7 @@ for _command in (
     *jobs.COMMANDS,
     *memory.COMMANDS,
     *writeback.COMMANDS,
+    *stats.COMMANDS,
 ):
     cli.add_command(_command)
 

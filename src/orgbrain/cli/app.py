@@ -97,7 +97,7 @@ class CliState:
         if self._brain is None:
             if not create:
                 require_brain(self.settings.brain)
-            self._brain = open_brain(self.settings)
+            self._brain = open_brain(self.settings).via("cli")
         return self._brain
 
     def close(self) -> None:

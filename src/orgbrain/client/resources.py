@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -26,6 +26,7 @@ from ..model import (
     StatementType,
 )
 from ..ports import Page
+from ..stats import LoopStats
 from ..views import (
     ConflictList,
     EdgeList,
@@ -35,6 +36,7 @@ from ..views import (
     IndexAccepted,
     ItemPage,
     ItemView,
+    LoopStatsView,
     SearchResultView,
     SectionList,
     StatementList,
@@ -326,6 +328,18 @@ class Client(WriteBackMethods):
     def me(self) -> dict[str, Any]:
         """The key's workspace, principal, permissions and readable scopes."""
         return self._t.json("GET", "/v1/me")
+
+    def stats(self, *, since: datetime | timedelta | None = None) -> LoopStats:
+        """The loop, measured, like ``Brain.stats``: since a time, or how long back (None:
+        ever), over what this key may see (an admin key: the whole workspace)."""
+        if since is None:
+            window = "all"
+        elif isinstance(since, timedelta):
+            window = f"{max(1, round(since.total_seconds() / 60))}m"
+        else:
+            window = since.isoformat()
+        found = self._t.view(LoopStatsView, "GET", "/v1/stats", params={"since": window})
+        return found.to_model()
 
     # -- what changed: stories, statements, conflicts, events ------------------------------
 

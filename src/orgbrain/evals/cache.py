@@ -70,8 +70,10 @@ def index_key(
 
 def _open(folder: Path, embedder: Embedder) -> Brain:
     """A brain over ``folder`` with the environment's settings (``ORGBRAIN_KEYWORD_ENGINE``
-    picks the keyword engine an eval ranks with; the index is the same under either)."""
-    return Brain.open(folder, embedder=embedder, settings=Settings.from_env())
+    picks the keyword engine an eval ranks with; the index is the same under either).
+    Its searches are not logged: an evaluation is no one's use of the brain."""
+    brain = Brain.open(folder, embedder=embedder, settings=Settings.from_env())
+    return brain.without_search_log()
 
 
 def _build(folder: Path, embedder: Embedder, build: Callable[[Brain], None]) -> float:

@@ -114,7 +114,8 @@ def run_writeback(
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-writeback-") as tmp:
         for run in runs:
-            with Brain.open(Path(tmp) / run.id, embedder=embedder, settings=settings) as brain:
+            opened = Brain.open(Path(tmp) / run.id, embedder=embedder, settings=settings)
+            with opened.without_search_log() as brain:
                 for note in run.brain:
                     brain.add_note(note, wait="derived")
                 brain.write_back({"run_id": run.id, **run.products}, wait=True)

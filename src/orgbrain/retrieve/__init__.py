@@ -5,18 +5,30 @@ from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, Mode, TimeFrame, asked_type, graph_stream, route, time_frame
 from .plan import DEFAULT_PLAN, PLANS, Gate, SearchPlan, Stream, get_plan
 from .search import Searcher, Trace, citation_for
+from .searchlog import (
+    INJECT,
+    SEARCH_EVENT,
+    SURFACES,
+    SearchSeen,
+    check_surface,
+    logged_search,
+)
 from .terms import query_names, query_terms
 from .verdict import Floored, HitEvidence, apply_floors, membership
 
 __all__ = [
     "CURRENT",
     "DEFAULT_PLAN",
+    "INJECT",
     "PLANS",
+    "SEARCH_EVENT",
+    "SURFACES",
     "Floored",
     "Gate",
     "HitEvidence",
     "Mode",
     "SearchPlan",
+    "SearchSeen",
     "Searcher",
     "Stream",
     "TimeFrame",
@@ -24,11 +36,13 @@ __all__ = [
     "age_days",
     "apply_floors",
     "asked_type",
+    "check_surface",
     "citation_for",
     "convex",
     "freshness",
     "get_plan",
     "graph_stream",
+    "logged_search",
     "membership",
     "neighbour_boost",
     "query_names",

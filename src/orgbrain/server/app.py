@@ -74,7 +74,9 @@ def create_app(
     """
     cfg = config or ServerConfig()
     workers = WorkerPool(brain, threads=cfg.index_threads, lease_s=cfg.job_lease_s)
-    ctx = ServerContext(brain, keys, workers, cfg)
+    # Every request's brain is this one seen through its key: searches count as "http"
+    # (an MCP tool call says "mcp" itself).
+    ctx = ServerContext(brain.via("http"), keys, workers, cfg)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

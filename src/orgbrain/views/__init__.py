@@ -8,7 +8,8 @@ home). A failure crosses as ``ErrorView`` (``{code, message}``); ``OrgBrainError
 turns the code back into its class.
 
 Views are core-level data: they import the model (and ``keys.ApiKey``, the one record that
-lives beside its port), the error tree and pydantic, and no service or transport. An
+lives beside its port, and ``stats.LoopStats``), the error tree and pydantic, and no service
+or transport. An
 item's ``embedding`` is left out unless a caller asks for it (``ItemWithEmbedding``).
 """
 
@@ -31,6 +32,7 @@ from .items import (
 )
 from .jobs import JobList, JobView, WorkReportView
 from .keys import KeyCreated, KeyList, KeyView
+from .loop import LoopStatsView, SurfaceStatsView
 from .memory import (
     ConflictList,
     ConflictView,
@@ -79,6 +81,7 @@ __all__ = [
     "KeyView",
     "LinkView",
     "LocatorView",
+    "LoopStatsView",
     "MentionView",
     "NeighborhoodView",
     "OriginView",
@@ -91,6 +94,7 @@ __all__ = [
     "StepView",
     "StoryView",
     "SupersedingView",
+    "SurfaceStatsView",
     "TurnContextView",
     "VersionView",
     "View",

@@ -11,10 +11,12 @@ reason. A decision is made once (compare-and-set), and both are logged (``review
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
 from ..context import BrainContext
 from ..errors import Conflict, InvalidInput, NotFound
 from ..model import PROPOSAL_STATES, Proposal
+from ..telemetry import MEMORY_RECORD_ID, MEMORY_STORE_ID, Span, set_attributes, span
 from ..writes import MAX_NOTE_CHARS
 from .run import write_proposal
 
@@ -67,6 +69,20 @@ def approve(
     """Write a pending proposal (with ``label``/``body`` edited, if given) at its stored
     scope; ``Conflict`` if it was decided already. An approval whose write was cut short
     (a crash) is finished by approving it again."""
+    with _span(ctx, proposal_id, "approve") as current:
+        done = _approve(ctx, proposal_id, label=label, body=body, reason=reason)
+        _outcome(current, done)
+        return done
+
+
+def _approve(
+    ctx: BrainContext,
+    proposal_id: str,
+    *,
+    label: str | None,
+    body: str | None,
+    reason: str | None,
+) -> Proposal:
     p = get_proposal(ctx, proposal_id)
     if body is not None:
         body = body.strip()
@@ -97,6 +113,13 @@ def approve(
 
 def reject(ctx: BrainContext, proposal_id: str, *, reason: str) -> Proposal:
     """Keep a pending proposal out of the brain, with the reason (required)."""
+    with _span(ctx, proposal_id, "reject") as current:
+        done = _reject(ctx, proposal_id, reason)
+        _outcome(current, done)
+        return done
+
+
+def _reject(ctx: BrainContext, proposal_id: str, reason: str) -> Proposal:
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("say why the proposal is rejected")
     p = get_proposal(ctx, proposal_id)
@@ -135,5 +158,29 @@ def _log(ctx: BrainContext, p: Proposal, item_id: str | None) -> None:
             "item_id": item_id,
             "waited_s": waited,
             "actor": ctx.actor,
+        },
+    )
+
+
+def _span(ctx: BrainContext, proposal_id: str, action: str) -> AbstractContextManager[Span]:
+    """One ``orgbrain.review`` span around a decision (docs/loop.md)."""
+    return span(
+        "orgbrain.review",
+        {
+            MEMORY_STORE_ID: ctx.workspace,
+            "orgbrain.proposal.id": proposal_id,
+            "orgbrain.review.action": action,
+        },
+    )
+
+
+def _outcome(current: Span, p: Proposal) -> None:
+    waited = (p.decided_at - p.created_at).total_seconds() if p.decided_at else None
+    set_attributes(
+        current,
+        {
+            "orgbrain.review.outcome": p.state,
+            "orgbrain.review.waited_s": waited,
+            MEMORY_RECORD_ID: p.item_id,
         },
     )

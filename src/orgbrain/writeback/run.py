@@ -16,9 +16,10 @@ from ..errors import InvalidInput
 from ..model import Item, Proposal, RunProducts
 from ..retrieve import Searcher, get_plan
 from ..scopes import Visibility
+from ..telemetry import MEMORY_RECORD_ID, MEMORY_STORE_ID, Attr, set_attributes, span
 from ..writes import NoteInput, add_notes, superseded_items
 from .gate import DEFAULT_GATE, GatePolicy, judge
-from .writer import Writer, WriterTools
+from .writer import Draft, Writer, WriterTools
 
 __all__ = ["SEARCH_K", "proposal_id", "run_pass", "write_proposal"]
 
@@ -37,7 +38,31 @@ def run_pass(
     policy: GatePolicy = DEFAULT_GATE,
 ) -> list[Proposal]:
     """Propose, gate, store and write; the run's proposals, in the order stored (a
-    retried pass first finishes what an earlier attempt stored and did not write)."""
+    retried pass first finishes what an earlier attempt stored and did not write). One
+    ``orgbrain.writeback`` span, an ``orgbrain.gate`` span per draft inside it."""
+    attributes: dict[str, Attr] = {
+        MEMORY_STORE_ID: ctx.workspace,
+        "orgbrain.run.id": products.run_id,
+        "orgbrain.writeback.writer": writer.name,
+    }
+    with span("orgbrain.writeback", attributes) as current:
+        out = _run_pass(ctx, products, writer, policy)
+        states = [p.state for p in out]
+        set_attributes(
+            current,
+            {
+                "orgbrain.writeback.proposals": len(out),
+                "orgbrain.writeback.written": states.count("written"),
+                "orgbrain.writeback.queued": states.count("pending"),
+                "orgbrain.writeback.skipped": states.count("skipped"),
+            },
+        )
+        return out
+
+
+def _run_pass(
+    ctx: BrainContext, products: RunProducts, writer: Writer, policy: GatePolicy
+) -> list[Proposal]:
     for stuck in ctx.store.proposals(ctx.workspace, run_id=products.run_id, states=["written"]):
         if stuck.item_id is None:
             _mark_written(ctx, stuck, write_proposal(ctx, stuck, source="writeback"))
@@ -46,50 +71,21 @@ def run_pass(
     tools = WriterTools(lambda q: searcher.search(q, plan, k=SEARCH_K))
     writer.write(products, tools)
     writable = ctx.principal.visibility if ctx.principal else Visibility.everything()
-    out: list[Proposal] = []
     for draft in tools.drafts:
-        verdict = judge(draft, products, writable, policy)
-        fresh = Proposal(
-            id=proposal_id(ctx.workspace, products.run_id, draft.body),
-            workspace=ctx.workspace,
-            run_id=products.run_id,
-            actor=ctx.actor,
-            kind=draft.kind,
-            label=draft.label,
-            body=draft.body.strip(),
-            scope=verdict.scope,
-            confidence=draft.confidence,
-            sensitivity=verdict.sensitivity,
-            evidence=draft.evidence,
-            supersedes=draft.supersedes,
-            state=verdict.state,
-            reason=verdict.reason,
-            created_at=ctx.clock(),
-            writer=writer.name,
-        )
-        stored, created = ctx.store.put_proposal(fresh)
-        if stored.state == "written" and stored.item_id is None:
-            item = write_proposal(ctx, stored, source="writeback")
-            stored = _mark_written(ctx, stored, item)
-        if created:
-            ctx.store.log_event(
-                ctx.workspace,
-                "gate",
+        with span("orgbrain.gate", {MEMORY_STORE_ID: ctx.workspace}) as gated:
+            stored = _gate(ctx, products, writer, policy, writable, draft)
+            set_attributes(
+                gated,
                 {
-                    "proposal_id": stored.id,
-                    "run_id": stored.run_id,
-                    "decision": "inbox" if stored.state == "pending" else stored.state,
-                    "reason": stored.reason,
-                    "scope": stored.scope,
-                    "proposal_kind": stored.kind,
-                    "confidence": stored.confidence,
-                    "sensitive": bool(stored.sensitivity),
-                    "writer": writer.name,
-                    "actor": ctx.actor,
-                    "item_id": stored.item_id,
+                    "orgbrain.gate.decision": _decision(stored),
+                    "orgbrain.gate.scope": stored.scope,
+                    "orgbrain.gate.sensitive": bool(stored.sensitivity),
+                    "orgbrain.proposal.id": stored.id,
+                    "orgbrain.proposal.kind": stored.kind,
+                    "orgbrain.proposal.confidence": stored.confidence,
+                    MEMORY_RECORD_ID: stored.item_id,
                 },
             )
-        out.append(stored)
     out = ctx.store.proposals(ctx.workspace, run_id=products.run_id)
     states = [p.state for p in out]
     ctx.store.log_event(
@@ -109,6 +105,65 @@ def run_pass(
         },
     )
     return out
+
+
+def _gate(
+    ctx: BrainContext,
+    products: RunProducts,
+    writer: Writer,
+    policy: GatePolicy,
+    writable: Visibility,
+    draft: Draft,
+) -> Proposal:
+    """Judge one draft, store it as a proposal and, when the gate says so, write it; its
+    decision is logged once (a ``gate`` event), however often the pass runs."""
+    verdict = judge(draft, products, writable, policy)
+    fresh = Proposal(
+        id=proposal_id(ctx.workspace, products.run_id, draft.body),
+        workspace=ctx.workspace,
+        run_id=products.run_id,
+        actor=ctx.actor,
+        kind=draft.kind,
+        label=draft.label,
+        body=draft.body.strip(),
+        scope=verdict.scope,
+        confidence=draft.confidence,
+        sensitivity=verdict.sensitivity,
+        evidence=draft.evidence,
+        supersedes=draft.supersedes,
+        state=verdict.state,
+        reason=verdict.reason,
+        created_at=ctx.clock(),
+        writer=writer.name,
+    )
+    stored, created = ctx.store.put_proposal(fresh)
+    if stored.state == "written" and stored.item_id is None:
+        item = write_proposal(ctx, stored, source="writeback")
+        stored = _mark_written(ctx, stored, item)
+    if created:
+        ctx.store.log_event(
+            ctx.workspace,
+            "gate",
+            {
+                "proposal_id": stored.id,
+                "run_id": stored.run_id,
+                "decision": _decision(stored),
+                "reason": stored.reason,
+                "scope": stored.scope,
+                "proposal_kind": stored.kind,
+                "confidence": stored.confidence,
+                "sensitive": bool(stored.sensitivity),
+                "writer": writer.name,
+                "actor": ctx.actor,
+                "item_id": stored.item_id,
+            },
+        )
+    return stored
+
+
+def _decision(p: Proposal) -> str:
+    """The gate's word for where a proposal went: written, inbox or skipped."""
+    return "inbox" if p.state == "pending" else p.state
 
 
 def write_proposal(ctx: BrainContext, p: Proposal, *, source: str) -> Item:

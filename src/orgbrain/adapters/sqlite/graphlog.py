@@ -4,10 +4,12 @@ apart so the items and search stay readable (``store.py``)."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 
 from ...errors import InvalidInput
 from ...model import Edge, utcnow
@@ -15,6 +17,8 @@ from ...scopes import Visibility
 from .rows import edge_from_row, edge_values
 
 __all__ = ["EdgesAndLog"]
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 class EdgesAndLog(ABC):
@@ -147,4 +151,43 @@ class EdgesAndLog(ABC):
             data = json.loads(record)
             data.update(id=rowid, at=at)
             out.append(data)
+        return out
+
+    def event_counts(
+        self,
+        workspace: str,
+        kind: str,
+        by: Sequence[str],
+        *,
+        since: datetime | None = None,
+        actor: str | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> dict[tuple[object, ...], int]:
+        if isinstance(by, str) or not all(isinstance(f, str) and _FIELD.fullmatch(f) for f in by):
+            raise InvalidInput(f"event fields are plain names, not {by!r}")
+        # `->` gives each field as JSON text (NULL when absent), so a value keeps its type.
+        picked = "".join("record -> ?, " for _ in by)
+        sql = f"SELECT {picked}count(*) FROM events WHERE workspace = ? AND kind = ?"
+        params: list[object] = [*(f"$.{f}" for f in by), workspace, kind]
+        if since is not None:
+            # Stamps are UTC ISO text (log_event), so text order is time order.
+            at = since if since.tzinfo else since.replace(tzinfo=UTC)
+            sql += " AND at >= ?"
+            params.append(at.astimezone(UTC).isoformat())
+        if actor is not None:
+            sql += " AND actor = ?"
+            params.append(actor)
+        if scopes is not None:
+            if not scopes:
+                return {}
+            sql += f" AND record ->> '$.scope' IN ({', '.join('?' * len(scopes))})"
+            params += list(scopes)
+        if by:
+            sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(len(by)))
+        out: dict[tuple[object, ...], int] = {}
+        for row in self._conn().execute(sql, params):
+            if not row[-1]:
+                continue  # no GROUP BY: one row, a count of 0 when nothing matched
+            key = tuple(None if v is None else json.loads(v) for v in row[: len(by)])
+            out[key] = out.get(key, 0) + int(row[-1])
         return out

@@ -125,6 +125,19 @@ class Proposals(ABC):
         params.append(limit)
         return [_row(r) for r in self._conn().execute(sql, params)]
 
+    def pending_proposals(
+        self, workspace: str, *, scopes: Sequence[str] | None = None
+    ) -> tuple[int, datetime | None]:
+        sql = "SELECT count(*), min(created_at) FROM proposals WHERE workspace = ? AND state = ?"
+        params: list[object] = [workspace, "pending"]
+        if scopes is not None:
+            if not scopes:
+                return 0, None
+            sql += f" AND scope IN ({', '.join('?' * len(scopes))})"
+            params += list(scopes)
+        n, oldest = self._conn().execute(sql, params).fetchone()
+        return int(n), None if oldest is None else datetime.fromisoformat(oldest)
+
     def decide_proposal(
         self,
         workspace: str,

@@ -393,6 +393,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX proposals_run ON proposals (workspace, run_id, rowid);
         """,
     ),
+    (
+        # The loop's counts (orgbrain stats) read one kind of event since a time.
+        "0011_event_times",
+        """
+        CREATE INDEX events_ws_kind_at ON events (workspace, kind, at);
+        """,
+    ),
 )
 
 

@@ -72,7 +72,9 @@ class Tool:
         except ValidationError as exc:
             raise InvalidInput(f"{self.name}: {_describe(exc)}") from None
         values = {name: getattr(parsed, name) for name in type(parsed).model_fields}
-        return self.func(brain, ctx, **values).model_dump(mode="json")
+        # A tool's searches count under its surface: MCP, or an agent's own tool loop.
+        surfaced = brain.via("mcp" if ctx.source == "mcp" else "tool")
+        return self.func(surfaced, ctx, **values).model_dump(mode="json")
 
     def schema(self, fmt: SchemaFormat) -> dict[str, Any]:
         if fmt == "openai":

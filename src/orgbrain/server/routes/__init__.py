@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from .. import routes_context
-from . import admin, content, files, health, items, jobs, memory, notes, search, writeback
+from . import admin, content, files, health, items, jobs, loop, memory, notes, search, writeback
 
 __all__ = ["ROUTERS"]
 
@@ -22,5 +22,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     jobs.router,
     writeback.router,
     routes_context.router,
+    loop.router,
     admin.router,
 )

@@ -1,0 +1,209 @@
+"""The loop, measured: how often the brain spoke, and what write-back and review did.
+
+Everything is counted from the store's event log (``search``, ``gate``, ``review`` and
+``writeback`` events; docs/loop.md lists their fields) and the proposals table (the
+inbox as it stands now), through two ``Store`` methods: ``event_counts`` and
+``pending_proposals``. ``loop_stats`` is pure over them; the facade decides the lens
+(the whole workspace, or one reader's own searches and the proposals it may review).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from .errors import InvalidInput
+from .ports import Store
+
+__all__ = [
+    "DEFAULT_SINCE",
+    "GATE_DECISIONS",
+    "REVIEW_OUTCOMES",
+    "Lens",
+    "LoopStats",
+    "SurfaceStats",
+    "loop_stats",
+    "parse_since",
+    "percentile",
+]
+
+Lens = Literal["workspace", "reader"]
+"""What was counted: the whole workspace (the local owner, an admin key), or one
+reader's own searches and the proposals it may review."""
+
+GATE_DECISIONS = ("written", "inbox", "skipped")
+REVIEW_OUTCOMES = ("approved", "rejected")
+DEFAULT_SINCE = "30d"
+"""The window the CLI and HTTP count over unless told (``all``: everything)."""
+
+_DURATION = re.compile(r"(\d{1,6})\s*([mhdw])")
+_UNIT = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceStats:
+    """One surface's searches: how many, how many spoke, and their latency."""
+
+    surface: str
+    searches: int
+    spoke: int
+    failed: int = 0
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+
+    @property
+    def silent(self) -> int:
+        return self.searches - self.spoke
+
+
+@dataclass(frozen=True, slots=True)
+class LoopStats:
+    """The loop over a window: searches per surface, write-back's gate decisions, review
+    outcomes and wait, and the inbox as it stands at ``at``."""
+
+    workspace: str
+    lens: Lens
+    at: datetime
+    since: datetime | None
+    surfaces: tuple[SurfaceStats, ...] = ()
+    passes: int = 0
+    """Write-back passes that ran (one per run)."""
+    proposals: Mapping[str, int] = field(default_factory=dict)
+    """Gate decisions, each of ``GATE_DECISIONS``: written, inbox (queued), skipped."""
+    reviews: Mapping[str, int] = field(default_factory=dict)
+    """Review outcomes, each of ``REVIEW_OUTCOMES``."""
+    review_wait_p50_s: float | None = None
+    """The median time a reviewed proposal waited in the inbox."""
+    inbox_pending: int = 0
+    inbox_oldest: datetime | None = None
+
+    @property
+    def searches(self) -> int:
+        return sum(s.searches for s in self.surfaces)
+
+    @property
+    def spoke(self) -> int:
+        return sum(s.spoke for s in self.surfaces)
+
+    @property
+    def silent(self) -> int:
+        return self.searches - self.spoke
+
+    @property
+    def inbox_age_s(self) -> float | None:
+        """How long the oldest pending proposal has waited, at ``at``."""
+        if self.inbox_oldest is None:
+            return None
+        return max(0.0, (self.at - self.inbox_oldest).total_seconds())
+
+
+def loop_stats(
+    store: Store,
+    workspace: str,
+    *,
+    lens: Lens,
+    at: datetime,
+    since: datetime | None = None,
+    actor: str | None = None,
+    scopes: Sequence[str] | None = None,
+) -> LoopStats:
+    """Count the loop in ``workspace`` since ``since`` (None: ever): searches by
+    ``actor`` (None: anyone), proposals and reviews at ``scopes`` (None: any)."""
+    searched = store.event_counts(
+        workspace, "search", ["surface", "spoke", "latency_ms", "error"], since=since, actor=actor
+    )
+    gate = store.event_counts(workspace, "gate", ["decision"], since=since, scopes=scopes)
+    reviews = store.event_counts(
+        workspace, "review", ["outcome", "waited_s"], since=since, scopes=scopes
+    )
+    passes = store.event_counts(workspace, "writeback", [], since=since, actor=actor)
+    pending, oldest = store.pending_proposals(workspace, scopes=scopes)
+    outcomes = dict.fromkeys(REVIEW_OUTCOMES, 0)
+    waits: dict[float, int] = {}
+    for (outcome, waited), n in reviews.items():
+        if isinstance(outcome, str):
+            outcomes[outcome] = outcomes.get(outcome, 0) + n
+        if isinstance(waited, int | float) and not isinstance(waited, bool):
+            waits[float(waited)] = waits.get(float(waited), 0) + n
+    decisions = dict.fromkeys(GATE_DECISIONS, 0)
+    for (decision,), n in gate.items():
+        if isinstance(decision, str):
+            decisions[decision] = decisions.get(decision, 0) + n
+    return LoopStats(
+        workspace=workspace,
+        lens=lens,
+        at=at,
+        since=since,
+        surfaces=_surfaces(searched),
+        passes=sum(passes.values()),
+        proposals=decisions,
+        reviews=outcomes,
+        review_wait_p50_s=percentile(waits, 0.5),
+        inbox_pending=pending,
+        inbox_oldest=oldest,
+    )
+
+
+def _surfaces(counts: Mapping[tuple[object, ...], int]) -> tuple[SurfaceStats, ...]:
+    totals: dict[str, list[int]] = {}
+    latencies: dict[str, dict[float, int]] = {}
+    for (surface, spoke, latency, error), n in counts.items():
+        name = surface if isinstance(surface, str) else "unknown"
+        row = totals.setdefault(name, [0, 0, 0])
+        row[0] += n
+        row[1] += n if spoke is True else 0
+        row[2] += n if error is not None else 0
+        if isinstance(latency, int | float) and not isinstance(latency, bool):
+            ms = latencies.setdefault(name, {})
+            ms[float(latency)] = ms.get(float(latency), 0) + n
+    return tuple(
+        SurfaceStats(
+            name,
+            searches,
+            spoke,
+            failed,
+            percentile(latencies.get(name, {}), 0.5),
+            percentile(latencies.get(name, {}), 0.95),
+        )
+        for name, (searches, spoke, failed) in sorted(totals.items())
+    )
+
+
+def percentile(counts: Mapping[float, int], q: float) -> float | None:
+    """The ``q`` quantile (nearest rank) of values given as value -> how many times it
+    occurred; None when there are none."""
+    if not 0.0 < q <= 1.0:
+        raise InvalidInput("a quantile is in (0, 1]")
+    total = sum(n for n in counts.values() if n > 0)
+    if total == 0:
+        return None
+    rank = max(1, math.ceil(q * total))
+    seen = 0
+    for value in sorted(counts):
+        seen += max(counts[value], 0)
+        if seen >= rank:
+            return value
+    return max(counts)  # pragma: no cover - the loop always reaches the rank
+
+
+def parse_since(text: str | None) -> datetime | timedelta | None:
+    """The start of a window as the CLI and HTTP take it: ``all`` (or empty) for ever, a
+    duration back from now (``30m``, ``24h``, ``7d``, ``2w``), or a date or time
+    (``2026-02-03``, RFC 3339; without a zone, UTC). ``InvalidInput`` otherwise."""
+    value = (text or "").strip()
+    if value.lower() in ("", "all"):
+        return None
+    m = _DURATION.fullmatch(value.lower())
+    if m:
+        return timedelta(**{_UNIT[m.group(2)]: int(m.group(1))})
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(
+            f"since is 'all', a duration like 7d, 24h or 30m, or a date, not {text!r}"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
