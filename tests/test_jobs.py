@@ -69,10 +69,10 @@ def test_a_request_is_a_durable_job_that_a_worker_does(tmp_path: Path) -> None:
         assert [j.id for j in other.jobs().jobs] == [job.id]
         report = other.run_jobs()
         assert (report.claimed, report.done, report.failed) == (
-            2,
-            2,
+            3,
+            3,
             0,
-        )  # indexing, then deriving its one section
+        )  # indexing, then deriving its one section, then its audit pass
         assert other.get(item.id).indexed and other.index_state(item.id) == "indexed"
         done = other.job(job.id)
         assert (done.state, done.attempts, done.lease_owner) == ("done", 1, None)
@@ -92,9 +92,9 @@ def test_new_bytes_are_new_work_and_a_stale_request_ends_failed(brain: Brain) ->
     assert brain.index_state(new.id) == "queued"
     report = brain.run_jobs()
     assert (report.done, report.failed) == (
-        2,
+        3,
         1,
-    )  # the new bytes indexed and derived; the stale job failed
+    )  # the new bytes indexed, derived and audited; the stale job failed
     assert brain.job(stale.id).state == "failed"
     assert "changed since" in (brain.job(stale.id).last_error or "")
     assert brain.job(fresh.id).state == "done" and brain.get(new.id).indexed
@@ -127,7 +127,7 @@ def test_an_embedder_outage_leaves_the_file_pending_and_retries(tmp_path: Path) 
 
         embedder.error = None
         time.sleep(0.25)
-        assert brain.run_jobs(retry=QUICK).done == 2
+        assert brain.run_jobs(retry=QUICK).done == 3  # indexed, derived, audited
         done = brain.job(job.id)
         assert (done.state, done.attempts, done.last_error) == ("done", 3, None)
         assert brain.get(item.id).indexed and brain.pending() == []
@@ -139,7 +139,7 @@ def test_a_bad_file_fails_its_job_with_its_error(brain: Brain) -> None:
     jobs = [brain.request_index(bad.id), brain.request_index(good.id)]
     assert all(j is not None for j in jobs)
     report = brain.run_jobs(retry=QUICK)
-    assert (report.done, report.failed, report.retried) == (2, 1, 0)
+    assert (report.done, report.failed, report.retried) == (3, 1, 0)  # good: +derive, audit
     failed = brain.job(jobs[0].id)  # type: ignore[union-attr]
     assert failed.state == "failed" and failed.attempts == 1
     assert (failed.last_error or "").startswith("corrupt_file:")
@@ -161,7 +161,7 @@ def test_piled_up_requests_are_embedded_together(tmp_path: Path) -> None:
         for item in items:
             brain.request_index(item.id)
         embedder.calls = 0
-        assert brain.run_jobs().done == 8
+        assert brain.run_jobs().done == 12  # each indexed, derived and audited
         assert embedder.calls == 1  # four files' texts, one embedding call
 
 
@@ -174,7 +174,7 @@ def test_a_job_runs_with_the_eyes_of_who_asked(brain: Brain) -> None:
     job = alice.request_index(private.id)
     assert job is not None and job.payload["team_ids"] == ["eng"]
     assert job.payload["user_id"] == "alice" and job.actor == "human:alice"
-    assert brain.for_workspace("acme").run_jobs().done == 2
+    assert brain.for_workspace("acme").run_jobs().done == 3  # index, derive, audit
     assert alice.get(private.id).indexed
     assert alice.get(private.id).origin.actor == "human:alice"
 
@@ -281,7 +281,7 @@ def test_a_brain_built_without_a_durable_queue_gets_one_in_memory(tmp_path: Path
     brain = Brain(build_context(ctx.store, ctx.blobs, ctx.embedder))
     item = brain.add_file(DOC, name="refunds.md")
     assert brain.request_index(item.id) is not None
-    assert brain.run_jobs().done == 2 and brain.get(item.id).indexed
+    assert brain.run_jobs().done == 3 and brain.get(item.id).indexed  # +derive, audit
     brain.close()
 
 
@@ -322,7 +322,7 @@ def test_index_requests_logged_before_the_jobs_table_become_jobs(tmp_path: Path)
             "added",
         ]
         assert mine.request_index(asked.id) == job  # the same key as a request made now
-        assert brain.run_jobs().done == 2 and mine.get(asked.id).indexed
+        assert brain.run_jobs().done == 3 and mine.get(asked.id).indexed  # +derive, audit
 
 
 def test_a_file_replaced_mid_job_fails_that_job_and_waits_for_a_new_one(tmp_path: Path) -> None:

@@ -406,7 +406,8 @@ class Superseding:
 @dataclass(frozen=True, slots=True)
 class Story:
     """An item's write story: when it was acknowledged, how its derivation went step by
-    step, the statements it holds, and what it supersedes and what superseded it."""
+    step, the statements it holds, what it supersedes and what superseded it, and for a
+    file its audit pass, step by step."""
 
     item: Item
     acknowledged_at: datetime
@@ -417,6 +418,10 @@ class Story:
     supersedes: tuple[Superseding, ...]
     superseded_by: tuple[Superseding, ...]
     error: str | None = None
+    audit: str = "none"
+    """A file's audit pass (docs/audit.md): none, queued, running, done or failed."""
+    audit_steps: tuple[dict[str, object], ...] = ()
+    audit_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,10 @@ class Settings:
     # Who writes back a run's work products: ``auto`` (the LLM writer when a chat model
     # is configured, else the offline one), ``offline`` or ``llm`` (docs/writeback.md).
     writer: str = "auto"
+    # The audit pass after a file is indexed (docs/audit.md): its budget of tool calls
+    # (0 turns it off) and its auditor, ``auto``, ``offline`` or ``llm`` as the writer.
+    audit_steps: int = 30
+    auditor: str = "auto"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -70,6 +74,7 @@ class Settings:
             ("extract_seconds", "ORGBRAIN_EXTRACT_SECONDS", float),
             ("extract_memory_mb", "ORGBRAIN_EXTRACT_MEMORY_MB", int),
             ("derive_wait_s", "ORGBRAIN_DERIVE_WAIT_S", float),
+            ("audit_steps", "ORGBRAIN_AUDIT_STEPS", int),
         ):
             if var in e:
                 try:
@@ -93,6 +98,7 @@ class Settings:
             ("chat_key", "ORGBRAIN_CHAT_KEY"),
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
             ("writer", "ORGBRAIN_WRITER"),
+            ("auditor", "ORGBRAIN_AUDITOR"),
         ):
             if var in e:
                 values[key] = e[var]

@@ -4,8 +4,10 @@ supersession chains, statements and conflicts, and the event feed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .. import derive
+from ..audit import audit_story
 from ..context import BrainContext
 from ..derive import derive_key, derive_state, request_derive
 from ..errors import InvalidInput
@@ -48,7 +50,7 @@ class MemoryFacade:
 
     def story(self, item_id: str) -> Story:
         """A visible item's write story: acknowledgement, derivation steps, statements,
-        what it supersedes and what superseded it."""
+        what it supersedes and what superseded it; for a file, its audit pass."""
         ctx = self._ctx
         item = ctx.get(item_id)
         state = derive_state(ctx, [item])[item.id]
@@ -56,7 +58,9 @@ class MemoryFacade:
         if ctx.jobs is not None and state == "failed":
             job = ctx.jobs.find(ctx.workspace, [derive_key(item)]).get(derive_key(item))
             error = job.last_error if job else None
-        return derive.story(ctx, item.id, state, error)
+        told = derive.story(ctx, item.id, state, error)
+        audit, steps, audit_error = audit_story(ctx, item)
+        return replace(told, audit=audit, audit_steps=steps, audit_error=audit_error)
 
     def chain(self, item_id: str) -> tuple[Item, list[Superseding], list[Superseding]]:
         """The supersession chain through an item both ways, each link with its origin."""

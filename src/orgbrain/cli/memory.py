@@ -86,6 +86,18 @@ def story_lines(story: Story) -> list[Text]:
     for step in StoryView.of(story).steps:
         ms = "" if step.ms is None else f" ({step.ms:g} ms)"
         lines.append(Text(f"  {_when(step.at)}  {step.step}{ms}: {_produced(step.produced)}"))
+    if story.item.storage_class == "file":
+        err = f": {story.audit_error}" if story.audit_error else ""
+        lines.append(Text(f"audit         {story.audit}{err}"))
+        for step in StoryView.of(story).audit_steps:
+            ms = "" if step.ms is None else f" ({step.ms:g} ms)"
+            produced = {k: v for k, v in step.produced.items() if k not in ("pass", "n", "args")}
+            args = step.produced.get("args")
+            if isinstance(args, dict):
+                produced = {**{k: v for k, v in args.items() if v is not None}, **produced}
+            n = step.produced.get("n")
+            head = f"{n}. {step.step}" if isinstance(n, int) and n > 0 else step.step
+            lines.append(Text(f"  {_when(step.at)}  {head}{ms}: {_produced(produced)}"))
     if story.statements:
         lines.append(Text("statements", style="bold"))
         lines.extend(Text("  ") + statement_line(s) for s in story.statements)

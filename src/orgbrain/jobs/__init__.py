@@ -2,14 +2,15 @@
 sees of the queue. The queue itself is a port (``ports.JobQueue``) with a SQLite adapter
 in the brain's file, so every process over a brain shares it.
 
-Indexing (``index``) and derivation (``derive``) are the kinds so far; write-back and
-audit plug in the same way: a ``JobHandler`` in ``default_handlers`` and a facade method
-that enqueues.
+The kinds: indexing (``index``), derivation (``derive``), write-back (``writeback``) and
+the audit pass (``audit``, asked for by derivation once a file's sections are derived);
+each is a ``JobHandler`` in ``default_handlers``.
 """
 
 from __future__ import annotations
 
 from .access import JOB_STATES, get_job, list_jobs, visible_job
+from .audit import AuditJobs
 from .derive import DeriveJobs, wait_derived
 from .index import (
     INDEX_KIND,
@@ -28,6 +29,7 @@ __all__ = [
     "INDEX_KIND",
     "INDEX_MAX_ATTEMPTS",
     "JOB_STATES",
+    "AuditJobs",
     "DeriveJobs",
     "IndexJobs",
     "IndexState",
@@ -53,4 +55,4 @@ __all__ = [
 
 def default_handlers() -> list[JobHandler]:
     """Every job kind this version of orgbrain runs."""
-    return [IndexJobs(), DeriveJobs(), WriteBackJobs()]
+    return [IndexJobs(), DeriveJobs(), WriteBackJobs(), AuditJobs()]

@@ -1,5 +1,7 @@
 """The ``derive`` job kind (asked for by ``orgbrain.derive.request_derive``), and waiting
-for it when a writer asks ``wait="derived"``."""
+for it when a writer asks ``wait="derived"``. Each section it finishes may ask for its
+file's audit pass (``orgbrain.audit.AuditRequests``), before the section's job is
+settled, so the request is never lost to a crash."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..audit import AuditRequests
 from ..context import BrainContext
 from ..derive import DERIVE_KIND, DERIVED_CLASSES, derive_item, derive_key
 from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
@@ -78,28 +81,34 @@ class DeriveJobs:
         groups: dict[Asker, list[Job]] = {}
         for job in jobs:
             groups.setdefault(Asker.of(job), []).append(job)
+        running = [j.key for j in jobs]
         for asker, group in groups.items():
             actx = asker.context(ctx)
             known = known_entities(actx)
+            audits = AuditRequests(actx, running)
             for job in group:
-                settle(self._one(actx, job, extractor, known))
+                outcome, item = self._one(actx, job, extractor, known)
+                if item is not None and not outcome.retry:
+                    audits.derived(item)
+                settle(outcome)
 
     def _one(
         self, ctx: BrainContext, job: Job, extractor: Extractor, known: list[tuple[str, str]]
-    ) -> Outcome:
+    ) -> tuple[Outcome, Item | None]:
+        """The job's outcome, and the item it derived (None when it derived nothing)."""
         try:
             item = ctx.get(str(job.payload.get("item_id", "")))
         except NotFound as exc:
-            return Outcome(job.id, f"{exc.code}: {exc.message}")
+            return Outcome(job.id, f"{exc.code}: {exc.message}"), None
         if derive_key(item) != job.key or item.tombstoned_at is not None:
-            return Outcome(job.id)  # changed since: its own job derives the new text
+            return Outcome(job.id), None  # changed since: its own job derives the new text
         try:
             derive_item(ctx, item, extractor, known)
         except Unavailable as exc:
-            return Outcome(job.id, f"{exc.code}: {exc.message}", retry=True)
+            return Outcome(job.id, f"{exc.code}: {exc.message}", retry=True), item
         except OrgBrainError as exc:
-            return Outcome(job.id, f"{exc.code}: {exc.message}")
-        return Outcome(job.id)
+            return Outcome(job.id, f"{exc.code}: {exc.message}"), item
+        return Outcome(job.id), item
 
 
 def known_entities(ctx: BrainContext) -> list[tuple[str, str]]:

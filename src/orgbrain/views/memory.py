@@ -189,7 +189,8 @@ class StepView(View):
     id: int = Field(description="The event's sequence number")
     at: datetime
     step: str = Field(
-        description="mentions, statements, similar or sequence; derived when all were done"
+        description="mentions, statements, similar or sequence; derived when all were done; "
+        "in an audit, its tool (audited when a pass ended)"
     )
     ms: float | None = None
     produced: dict[str, Any] = Field(
@@ -222,14 +223,25 @@ class StoryView(View):
     statements: list[StatementView]
     supersedes: list[SupersedingView]
     superseded_by: list[SupersedingView]
+    audit: DerivationState = Field(
+        default="none", description="A file's audit pass (docs/audit.md); none for others"
+    )
+    audit_error: str | None = Field(default=None, description="Why an audit attempt failed")
+    audit_steps: list[StepView] = Field(
+        default_factory=list,
+        description="Each audit step (search, observe_mention, link, neighborhood, read, "
+        "think) and how each pass ended (audited)",
+    )
 
     @classmethod
     def of(cls, story: Story, *, body_chars: int | None = None) -> StoryView:
+        states = ("none", "queued", "running", "done", "failed")
         state: DerivationState = (
             story.derivation  # type: ignore[assignment]
-            if story.derivation in ("none", "queued", "running", "done", "failed")
+            if story.derivation in states
             else "none"
         )
+        audit: DerivationState = story.audit if story.audit in states else "none"  # type: ignore[assignment]
         return cls(
             item=ItemView.of(story.item, body_chars=body_chars),
             acknowledged_at=story.acknowledged_at,
@@ -239,4 +251,7 @@ class StoryView(View):
             statements=[StatementView.of(s) for s in story.statements],
             supersedes=[SupersedingView.of(s) for s in story.supersedes],
             superseded_by=[SupersedingView.of(s) for s in story.superseded_by],
+            audit=audit,
+            audit_error=story.audit_error,
+            audit_steps=[StepView.of(e) for e in story.audit_steps],
         )

@@ -1,0 +1,59 @@
+"""The ``audit`` job kind (asked for by ``orgbrain.audit.AuditRequests`` when a file's
+sections are derived): one pass per file version, with the eyes and write rights of
+whoever asked for the file's indexing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..audit import (
+    AUDIT_KIND,
+    Auditor,
+    audit_key,
+    auditor_for,
+    derivation_pending,
+    file_sections,
+    run_audit,
+)
+from ..context import BrainContext
+from ..errors import NotFound, OrgBrainError, Unavailable
+from ..ports import Job
+from .derive import known_entities
+from .index import Asker
+from .worker import Outcome, Settle
+
+__all__ = ["AuditJobs"]
+
+
+class AuditJobs:
+    """The ``audit`` job kind; ``auditor`` (tests) replaces the one the settings pick."""
+
+    kind = AUDIT_KIND
+
+    def __init__(self, batch: int = 4, auditor: Auditor | None = None) -> None:
+        self.batch = batch
+        self._auditor = auditor
+
+    def run(self, ctx: BrainContext, jobs: Sequence[Job], settle: Settle) -> None:
+        for job in jobs:
+            settle(self._one(Asker.of(job).context(ctx), job))
+
+    def _one(self, ctx: BrainContext, job: Job) -> Outcome:
+        try:
+            file = ctx.get(str(job.payload.get("item_id", "")))
+        except NotFound as exc:
+            return Outcome(job.id, f"{exc.code}: {exc.message}")
+        if audit_key(file) != job.key or not file.indexed:
+            return Outcome(job.id)  # other bytes since: their own pass audits them
+        pending = derivation_pending(ctx, file_sections(ctx, file))
+        if pending:
+            why = f"waiting for the derivation of {len(pending)} section(s) of {file.id}"
+            return Outcome(job.id, f"unavailable: {why}", retry=True)
+        try:
+            auditor = self._auditor or auditor_for(ctx, known_entities(ctx))
+            run_audit(ctx, file, auditor, pass_key=job.key)
+        except Unavailable as exc:
+            return Outcome(job.id, f"{exc.code}: {exc.message}", retry=True)
+        except OrgBrainError as exc:
+            return Outcome(job.id, f"{exc.code}: {exc.message}")
+        return Outcome(job.id)
