@@ -100,3 +100,7 @@ def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
         yield b
     finally:
         b.close()
+
+
+# A real PostgreSQL for the tests that run against it (tests/pg.py).
+from tests.pg import pg_server, pg_url  # noqa: E402, F401

@@ -1,4 +1,4 @@
-"""The JobQueue contract: the SQLite queue and the in-memory one pass this suite unchanged.
+"""The JobQueue contract: the SQLite, PostgreSQL and in-memory queues pass this suite unchanged.
 
 Time is a hand-wound clock, so leases and backoffs expire when a test says so, not when
 the machine gets round to it.
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from orgbrain.adapters.jobs_memory import MemoryJobQueue
+from orgbrain.adapters.postgres import PostgresJobQueue
 from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
 from orgbrain.errors import InvalidInput, Unavailable
 from orgbrain.ports import Job, JobQueue
@@ -37,18 +38,24 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
 def make_queue(
     request: pytest.FixtureRequest, tmp_path: Path, clock: Clock
 ) -> Iterator[QueueFactory]:
-    """Each call is another handle on the same queue (another process, for SQLite)."""
+    """Each call is another handle on the same queue (another process, for SQLite and
+    PostgreSQL)."""
     made: list[JobQueue] = []
     memory = MemoryJobQueue(clock=clock)
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
 
     def factory() -> JobQueue:
         if request.param == "memory":
             return memory
-        q = SQLiteJobQueue(tmp_path / "brain.sqlite", clock=clock)
+        q: JobQueue
+        if url is not None:
+            q = PostgresJobQueue(url, clock=clock)
+        else:
+            q = SQLiteJobQueue(tmp_path / "brain.sqlite", clock=clock)
         made.append(q)
         return q
 

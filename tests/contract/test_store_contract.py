@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from orgbrain.adapters.postgres import PostgresStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.errors import InvalidInput
 from orgbrain.ids import new_id
@@ -24,12 +25,20 @@ DIM = 8
 StoreFactory = Callable[[], Store]
 
 
-@pytest.fixture(params=["tantivy", "fts5"], ids=lambda p: f"sqlite-{p}")
+@pytest.fixture(
+    params=["tantivy", "fts5", "postgres"],
+    ids=lambda p: "postgres" if p == "postgres" else f"sqlite-{p}",
+)
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Each call is another handle on the same brain (another process, say)."""
     made: list[Store] = []
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
 
     def factory() -> Store:
-        s = SQLiteStore(tmp_path / "brain.sqlite", keyword_engine=request.param)
+        if url is not None:
+            s: Store = PostgresStore(url)
+        else:
+            s = SQLiteStore(tmp_path / "brain.sqlite", keyword_engine=request.param)
         s.bind_embedder("toy", DIM)
         made.append(s)
         return s

@@ -1,0 +1,158 @@
+"""The store's write-back proposals: one part of ``PostgresStore``, kept apart like
+``graphlog.py``. Proposals live in their own table, never among items; a state changes
+only from ``pending``, once (compare-and-set in one UPDATE)."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, cast
+
+from ...model import Proposal, ProposalState
+from .db import Connection
+
+__all__ = ["Proposals"]
+
+_COLUMNS = (
+    "id, workspace, run_id, actor, kind, label, body, scope, confidence, sensitivity, "
+    "evidence, supersedes, state, reason, writer, item_id, decided_by, decided_at, "
+    "review_reason, created_at"
+)
+
+
+def _row(r: Mapping[str, Any]) -> Proposal:
+    return Proposal(
+        id=r["id"],
+        workspace=r["workspace"],
+        run_id=r["run_id"],
+        actor=r["actor"],
+        kind=r["kind"],
+        label=r["label"],
+        body=r["body"],
+        scope=r["scope"],
+        confidence=float(r["confidence"]),
+        sensitivity=tuple(json.loads(r["sensitivity"])),
+        evidence=tuple(json.loads(r["evidence"])),
+        supersedes=tuple(json.loads(r["supersedes"])),
+        state=cast(ProposalState, r["state"]),
+        reason=r["reason"],
+        created_at=r["created_at"],
+        writer=r["writer"],
+        item_id=r["item_id"],
+        decided_by=r["decided_by"],
+        decided_at=r["decided_at"],
+        review_reason=r["review_reason"],
+    )
+
+
+class Proposals(ABC):
+    """Write-back proposals (``model.Proposal``)."""
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Connection]: ...
+
+    @abstractmethod
+    def _tx(self) -> AbstractContextManager[Connection]: ...
+
+    def put_proposal(self, proposal: Proposal) -> tuple[Proposal, bool]:
+        p = proposal
+        with self._tx() as conn:
+            row = conn.execute(
+                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({', '.join(['%s'] * 20)}) "
+                "ON CONFLICT (id) DO NOTHING RETURNING *",
+                (
+                    p.id,
+                    p.workspace,
+                    p.run_id,
+                    p.actor,
+                    p.kind,
+                    p.label,
+                    p.body,
+                    p.scope,
+                    p.confidence,
+                    json.dumps(list(p.sensitivity)),
+                    json.dumps(list(p.evidence)),
+                    json.dumps(list(p.supersedes)),
+                    p.state,
+                    p.reason,
+                    p.writer,
+                    p.item_id,
+                    p.decided_by,
+                    p.decided_at,
+                    p.review_reason,
+                    p.created_at,
+                ),
+            ).fetchone()
+            created = row is not None
+            if row is None:
+                row = conn.execute(
+                    "SELECT * FROM proposals WHERE workspace = %s AND id = %s",
+                    (p.workspace, p.id),
+                ).fetchone()
+        assert row is not None
+        return _row(row), created
+
+    def proposal(self, workspace: str, proposal_id: str) -> Proposal | None:
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT * FROM proposals WHERE workspace = %s AND id = %s",
+                (workspace, proposal_id),
+            ).fetchone()
+        return None if row is None else _row(row)
+
+    def proposals(
+        self,
+        workspace: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        states: Sequence[str] | None = None,
+        run_id: str | None = None,
+        limit: int = 100,
+    ) -> list[Proposal]:
+        sql = "SELECT * FROM proposals WHERE workspace = %s"
+        params: list[object] = [workspace]
+        for column, values in (("scope", scopes), ("state", states)):
+            if values is not None:
+                if not values:
+                    return []
+                sql += f" AND {column} = ANY(%s)"
+                params.append(list(values))
+        if run_id is not None:
+            sql += " AND run_id = %s"
+            params.append(run_id)
+        sql += " ORDER BY pk LIMIT %s"
+        params.append(limit)
+        with self._read() as conn:
+            return [_row(r) for r in conn.execute(sql, params)]
+
+    def decide_proposal(
+        self,
+        workspace: str,
+        proposal_id: str,
+        state: ProposalState,
+        *,
+        decided_by: str,
+        decided_at: datetime,
+        reason: str | None,
+        label: str | None = None,
+        body: str | None = None,
+    ) -> bool:
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE proposals SET state = %s, decided_by = %s, decided_at = %s, "
+                "review_reason = %s, label = coalesce(%s, label), body = coalesce(%s, body) "
+                "WHERE workspace = %s AND id = %s AND state = 'pending'",
+                (state, decided_by, decided_at, reason, label, body, workspace, proposal_id),
+            )
+            return cur.rowcount == 1
+
+    def proposal_written(self, workspace: str, proposal_id: str, item_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE proposals SET item_id = %s WHERE workspace = %s AND id = %s "
+                "AND item_id IS NULL",
+                (item_id, workspace, proposal_id),
+            )

@@ -1,0 +1,437 @@
+"""The server store: PostgreSQL with pgvector, for brains that outgrow one machine.
+
+Items, edges, the event log, statements, versions and proposals are tables (migrations in
+``schema.py``); vectors are pgvector rows under HNSW indexes (``vectors.py``); keyword
+search is BM25 over postings tables (``keywords.py``). Everything a search reads changes
+in the transaction that changes the item, so every process over the database sees the
+same brain at once: nothing is cached in a process, nothing needs catching up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+import numpy as np
+
+from ...errors import Conflict, InvalidInput
+from ...ids import new_id
+from ...model import Edge, Item, Origin, StorageClass, utcnow
+from ...ports import ItemFilter, Page, ScoredId, Vector
+from ...scopes import Visibility
+from . import keywords
+from .db import DEFAULT_TIMEOUT_S, Connection, Database
+from .graphlog import EdgesAndLog
+from .proposals import Proposals
+from .rows import ITEM_COLUMNS, item_from_row, item_values, stored_key
+from .schema import migrate, vector_index_sql
+from .statements import Statements
+from .vectors import vector_rows, vector_search, write_vectors
+from .versions import OLD_ROW_COLUMNS, Versions
+
+__all__ = ["PostgresStore"]
+
+_INSERT_ITEM = (
+    f"INSERT INTO items ({', '.join(ITEM_COLUMNS)}) "
+    f"VALUES ({', '.join(f'%({c})s' for c in ITEM_COLUMNS)}) "
+    "ON CONFLICT (workspace, source_key) DO NOTHING RETURNING *"
+)
+_UPDATE_ITEM = (
+    "UPDATE items SET "
+    + ", ".join(
+        f"{c} = %({c})s" for c in ITEM_COLUMNS if c not in ("id", "workspace", "created_at")
+    )
+    + ", kw_len = %(kw_len)s WHERE pk = %(pk)s RETURNING *"
+)
+_OLD = (
+    "SELECT pk, id, workspace, created_at, kw_len, indexed, scope, "
+    + ", ".join(OLD_ROW_COLUMNS)
+    + " FROM items WHERE workspace = %s AND (source_key = %s OR id = %s) "
+    "ORDER BY source_key = %s DESC LIMIT 1 FOR UPDATE"
+)
+
+
+class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
+    """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
+
+    ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
+    request's deadline (``orgbrain.deadline``) bounds it further while one is served.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        min_connections: int = 1,
+        max_connections: int = 10,
+    ) -> None:
+        self.url = url
+        self._db = Database(
+            url,
+            timeout_s=timeout_s,
+            min_size=min_connections,
+            max_size=max_connections,
+            what="store",
+            vectors=True,
+        )
+        conn = self._db.connect()
+        try:
+            migrate(conn)
+            row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
+        finally:
+            conn.close()
+        self.embedding_dim: int | None = int(row["value"]) if row else None
+        self._db.open()
+
+    # -- connections -------------------------------------------------------------------
+
+    def _read(self) -> AbstractContextManager[Connection]:
+        return self._db.read()
+
+    def _tx(self) -> AbstractContextManager[Connection]:
+        return self._db.tx()
+
+    @contextmanager
+    def _write(self) -> Iterator[tuple[Connection, keywords.StatDeltas]]:
+        """A transaction that also records what it changed in the keyword statistics."""
+        with self._db.tx() as conn:
+            deltas: keywords.StatDeltas = {}
+            yield conn, deltas
+            keywords.flush_stats(conn, deltas)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- meta ---------------------------------------------------------------------------
+
+    def bind_embedder(self, name: str, dim: int) -> None:
+        """Record the brain's embedding space (and index its vectors); refuse a model of
+        another dimension."""
+        with self._tx() as conn:
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('orgbrain-bind:' || current_schema()))"
+            )
+            rows = {
+                r["key"]: r["value"]
+                for r in conn.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('embedding_dim', 'embedding_model')"
+                )
+            }
+            known = rows.get("embedding_dim")
+            if known is not None:
+                if int(known) != dim:
+                    raise Conflict(
+                        f"embedder {name} has dimension {dim}, but this brain holds "
+                        f"{known}-dim vectors from {rows.get('embedding_model', 'another model')}"
+                    )
+            else:
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('embedding_dim', %s), "
+                    "('embedding_model', %s)",
+                    (str(dim), name),
+                )
+                for sql in vector_index_sql(dim):
+                    conn.execute(sql)
+        self.embedding_dim = dim
+
+    # -- items --------------------------------------------------------------------------
+
+    def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
+        with self._write() as (conn, deltas):
+            return self._put(conn, item, embedding, deltas)
+
+    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
+        with self._write() as (conn, deltas):
+            return [self._put(conn, item, vec, deltas) for item, vec in items]
+
+    def _put(
+        self,
+        conn: Connection,
+        item: Item,
+        embedding: Vector | None,
+        deltas: keywords.StatDeltas,
+    ) -> Item:
+        now = utcnow()
+        values = item_values(item)
+        values["updated_at"] = now
+        # Out of answers (unindexed or tombstoned): no vectors, no postings.
+        answerable = item.indexed and item.tombstoned_at is None
+        rows = vector_rows(embedding, self.embedding_dim) if answerable else None
+        key = values["source_key"]
+        # The row of this key; else the row of this id (the same item put in another
+        # scope: its key moves with it). One lookup, the key's row first.
+        old = conn.execute(_OLD, (item.workspace, key, item.id, key)).fetchone()
+        if old is None:
+            values["created_at"] = item.created_at or now
+            row = conn.execute(_INSERT_ITEM, values).fetchone()
+            if row is None:  # another writer inserted the key first: update theirs
+                old = conn.execute(_OLD, (item.workspace, key, item.id, key)).fetchone()
+                if old is None:
+                    raise Conflict(f"{key} changed while it was being written; try again")
+        if old is not None:
+            values.update(pk=old["pk"], id=old["id"], created_at=old["created_at"])
+            # Supersession is set once and never moved (``supersede_item``).
+            for link in ("supersedes", "superseded_by"):
+                values[link] = values[link] or old[link]
+            self._keep_version(conn, item.workspace, old["id"], old, values, now)
+            values["kw_len"] = old["kw_len"]
+            row = conn.execute(_UPDATE_ITEM, values).fetchone()
+            conn.execute("DELETE FROM item_vectors WHERE item_pk = %s", (old["pk"],))
+        assert row is not None
+        pk = int(row["pk"])
+        if rows is not None:
+            write_vectors(conn, pk, item.workspace, item.storage_class, item.scope, rows)
+        kw_len = self._follow_keywords(conn, old, row, answerable, deltas)
+        if kw_len != row["kw_len"]:
+            conn.execute("UPDATE items SET kw_len = %s WHERE pk = %s", (kw_len, pk))
+        return item_from_row(row)
+
+    @staticmethod
+    def _follow_keywords(
+        conn: Connection,
+        old: dict[str, Any] | None,
+        new: dict[str, Any],
+        answerable: bool,
+        deltas: keywords.StatDeltas,
+    ) -> int | None:
+        """Keep the item's postings in step with its row; return its indexed length."""
+        had = None if old is None else old["kw_len"]
+        fields = ("class", "scope", "label", "body")
+        same = old is not None and all(old[f] == new[f] for f in fields)
+        if had is not None and answerable and same:
+            return int(had)
+        pk = int(new["pk"])
+        if had is not None and old is not None:
+            keywords.drop_postings(conn, pk, old["workspace"], old["class"], int(had), deltas)
+        if not answerable:
+            return None
+        return keywords.add_postings(
+            conn,
+            pk,
+            new["workspace"],
+            new["class"],
+            new["scope"],
+            new["label"],
+            new["body"],
+            deltas,
+        )
+
+    def _visible_sql(self, visibility: Visibility, alias: str = "") -> tuple[str, list[Any]]:
+        if visibility.scopes is None:
+            return "", []
+        return f" AND {alias}scope = ANY(%s)", [sorted(visibility.scopes)]
+
+    def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None:
+        return self.get_items(workspace, [item_id], visibility).get(item_id)
+
+    def get_items(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, Item]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        vis, params = self._visible_sql(visibility)
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM items WHERE id = ANY(%s) AND workspace = %s" + vis,
+                [unique, workspace, *params],
+            ).fetchall()
+        return {r["id"]: item_from_row(r) for r in rows}
+
+    def get_by_source_key(
+        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
+    ) -> Item | None:
+        vis, params = self._visible_sql(visibility)
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT * FROM items WHERE workspace = %s AND source_key = %s" + vis,
+                [workspace, stored_key(scope, source_key), *params],
+            ).fetchone()
+        return None if row is None else item_from_row(row)
+
+    def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
+        """The item's vectors, one row each: its own first, then its passages'."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT v.embedding FROM item_vectors v JOIN items i ON i.pk = v.item_pk "
+                "WHERE i.workspace = %s AND i.id = %s ORDER BY v.n",
+                (workspace, item_id),
+            ).fetchall()
+        if not rows:
+            return None
+        return np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows])
+
+    def list_items(
+        self,
+        workspace: str,
+        filter: ItemFilter,
+        visibility: Visibility,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page:
+        where = ["workspace = %s"]
+        params: list[object] = [workspace]
+        if filter.storage_class is not None:
+            where.append("class = %s")
+            params.append(filter.storage_class)
+        if filter.storage_classes is not None:
+            where.append("class = ANY(%s)")
+            params.append(list(filter.storage_classes))
+        if not filter.tombstoned:
+            where.append("tombstoned_at IS NULL")
+        if filter.kind is not None:
+            where.append("kind = %s")
+            params.append(filter.kind)
+        if filter.indexed is not None:
+            where.append("indexed = %s")
+            params.append(filter.indexed)
+        if filter.parent_id is not None:
+            where.append("parent_id = %s")
+            params.append(filter.parent_id)
+        if filter.run_id is not None:
+            where.append("origin_run = %s")
+            params.append(filter.run_id)
+        if filter.name_contains:
+            where.append(
+                "(strpos(lower(coalesce(name, '')), %s) > 0 OR strpos(lower(label), %s) > 0)"
+            )
+            needle = filter.name_contains.lower()
+            params += [needle, needle]
+        if cursor is not None:
+            if not cursor.isdigit() or len(cursor) > 18:
+                raise InvalidInput(f"invalid cursor {cursor!r}")
+            where.append("pk > %s")
+            params.append(int(cursor))
+        vis, vparams = self._visible_sql(visibility)
+        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY pk LIMIT %s"
+        with self._read() as conn:
+            rows = conn.execute(sql, [*params, *vparams, limit + 1]).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        items = tuple(item_from_row(r) for r in rows)
+        return Page(items, str(rows[-1]["pk"]) if more and rows else None)
+
+    def commit_index(
+        self,
+        file: Item,
+        file_embedding: Vector | None,
+        sections: Sequence[tuple[Item, Vector]],
+        edge_origin_actor: str,
+    ) -> list[Item]:
+        with self._write() as (conn, deltas):
+            # Only the version that was read may be marked indexed: a file re-added while
+            # it was indexed keeps its new bytes, unindexed, for the next run.
+            current = conn.execute(
+                "SELECT content_hash, blob_key FROM items WHERE workspace = %s AND id = %s "
+                "FOR UPDATE",
+                (file.workspace, file.id),
+            ).fetchone()
+            if current is None or (current["content_hash"], current["blob_key"]) != (
+                file.content_hash,
+                file.blob_key,
+            ):
+                raise Conflict(
+                    f"{file.id} changed while it was being indexed; its new version waits"
+                )
+            stored_file = self._put(conn, file, file_embedding, deltas)
+            stored: list[Item] = []
+            keep: set[str] = set()
+            for section, vec in sections:
+                s = self._put(conn, section, vec, deltas)
+                stored.append(s)
+                keep.add(s.id)
+                self._put_edge(
+                    conn,
+                    Edge(
+                        id=new_id("edg"),
+                        workspace=file.workspace,
+                        type="HAS_SECTION",
+                        src=stored_file.id,
+                        dst=s.id,
+                        origin=Origin(edge_origin_actor, "index", utcnow()),
+                    ),
+                )
+            stale = [
+                r
+                for r in conn.execute(
+                    "SELECT pk, id, class, kw_len FROM items "
+                    "WHERE workspace = %s AND parent_id = %s AND class = 'section' FOR UPDATE",
+                    (file.workspace, stored_file.id),
+                )
+                if r["id"] not in keep
+            ]
+            for r in stale:
+                conn.execute(
+                    "DELETE FROM edges WHERE workspace = %s AND (src = %s OR dst = %s)",
+                    (file.workspace, r["id"], r["id"]),
+                )
+                if r["kw_len"] is not None:
+                    keywords.drop_postings(
+                        conn, int(r["pk"]), file.workspace, r["class"], int(r["kw_len"]), deltas
+                    )
+                conn.execute("DELETE FROM items WHERE pk = %s", (r["pk"],))
+            return stored
+
+    def set_index_error(
+        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
+    ) -> None:
+        sql = "UPDATE items SET index_error = %s, updated_at = %s WHERE workspace = %s AND id = %s"
+        args: list[object] = [error, utcnow(), workspace, item_id]
+        if content_hash is not None:
+            sql += " AND content_hash = %s"
+            args.append(content_hash)
+        with self._tx() as conn:
+            conn.execute(sql, args)
+
+    def unindex_children(self, workspace: str, parent_id: str) -> None:
+        """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""
+        with self._write() as (conn, deltas):
+            rows = conn.execute(
+                "UPDATE items SET indexed = false WHERE workspace = %s AND parent_id = %s "
+                "RETURNING pk, class, kw_len",
+                (workspace, parent_id),
+            ).fetchall()
+            pks = [int(r["pk"]) for r in rows]
+            if not pks:
+                return
+            conn.execute("DELETE FROM item_vectors WHERE item_pk = ANY(%s)", (pks,))
+            for r in rows:
+                if r["kw_len"] is not None:
+                    keywords.drop_postings(
+                        conn, int(r["pk"]), workspace, r["class"], int(r["kw_len"]), deltas
+                    )
+            conn.execute("UPDATE items SET kw_len = NULL WHERE pk = ANY(%s)", (pks,))
+
+    # -- search -------------------------------------------------------------------------
+
+    def keyword_search(
+        self,
+        workspace: str,
+        storage_class: StorageClass,
+        terms: Sequence[str],
+        limit: int,
+        visibility: Visibility,
+    ) -> list[ScoredId]:
+        if not terms:
+            return []
+        with self._read() as conn:
+            return keywords.keyword_search(
+                conn, workspace, storage_class, terms, limit, visibility.scopes
+            )
+
+    def vector_search(
+        self,
+        workspace: str,
+        storage_class: StorageClass,
+        vector: Vector,
+        limit: int,
+        visibility: Visibility,
+    ) -> list[ScoredId]:
+        dim = self.embedding_dim or int(np.asarray(vector).reshape(-1).shape[0])
+        with self._read() as conn:
+            return vector_search(
+                conn, workspace, storage_class, vector, limit, visibility.scopes, dim
+            )

@@ -1,0 +1,59 @@
+"""A real PostgreSQL (16, with pgvector) for tests: the ``pgserver`` wheel's server, one per
+test session, started on first use (~1 s) in a temporary folder and listening on a Unix
+socket only. Each test gets a schema of its own (``pg_url``), dropped after it, so tests
+are isolated and the server is started once.
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pytest
+
+__all__ = ["pg_server", "pg_url", "schema_url"]
+
+
+def schema_url(server_url: str, schema: str) -> str:
+    """``server_url`` with its tables in ``schema`` (and pgvector's types from public)."""
+    options = quote(f"-csearch_path={schema},public", safe="")
+    sep = "&" if "?" in server_url else "?"
+    return f"{server_url}{sep}options={options}"
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of the session's PostgreSQL server (database ``postgres``)."""
+    with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on import
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        data: Path = tmp_path_factory.mktemp("pgdata")
+        server = pgserver.get_server(data, cleanup_mode="stop")
+    url = server.get_uri()
+    with psycopg.connect(url, autocommit=True) as conn:
+        # Database-wide, once: every test schema finds the vector type in public.
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
+    try:
+        yield url
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A URL whose tables live in a fresh schema, dropped after the test."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield schema_url(pg_server, schema)
+    finally:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
