@@ -54,6 +54,10 @@ class Settings:
     # Who writes back a run's work products: ``auto`` (the LLM writer when a chat model
     # is configured, else the offline one), ``offline`` or ``llm`` (docs/writeback.md).
     writer: str = "auto"
+    # Where files' bytes live: None, the brain's own folder (<brain>/blobs); or an
+    # S3-compatible bucket, s3://bucket/prefix, at s3_endpoint when not AWS (docs/s3.md).
+    blobs: str | None = None
+    s3_endpoint: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -93,6 +97,8 @@ class Settings:
             ("chat_key", "ORGBRAIN_CHAT_KEY"),
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
             ("writer", "ORGBRAIN_WRITER"),
+            ("blobs", "ORGBRAIN_BLOBS"),
+            ("s3_endpoint", "ORGBRAIN_S3_ENDPOINT"),
         ):
             if var in e:
                 values[key] = e[var]
