@@ -104,3 +104,17 @@ def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
 
 # A real PostgreSQL for the tests that run against it (tests/pg.py).
 from tests.pg import pg_server, pg_url  # noqa: E402, F401
+
+
+@pytest.fixture(scope="session")
+def s3rver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real s3rver on 127.0.0.1 (``scripts/s3rver``) with the bucket ``BUCKET``,
+    for the whole session; its endpoint URL. Without node and npm the tests that need it
+    fail, saying so: they are never skipped."""
+    from tests.s3rver import BUCKET, S3rverMissing, running_s3rver
+
+    try:
+        with running_s3rver(tmp_path_factory.mktemp("s3rver"), BUCKET) as endpoint:
+            yield endpoint
+    except S3rverMissing as exc:
+        pytest.fail(f"no S3 server for the S3 blob tests: {exc}", pytrace=False)

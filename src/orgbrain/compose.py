@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_context",
+    "make_blobs",
     "make_chat",
     "make_embedder",
     "open_embedded",
@@ -68,7 +69,6 @@ def open_embedded(
     settings: Settings | None = None,
     workspace: str | None = None,
 ) -> BrainContext:
-    from .adapters.blobs_local import LocalBlobStore
     from .adapters.sqlite import SQLiteStore
     from .adapters.sqlite.jobs import SQLiteJobQueue
 
@@ -76,6 +76,7 @@ def open_embedded(
     root = Path(path) if path is not None else s.brain
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a brain folder")
+    blobs = make_blobs(s, root)
     root.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(root / "brain.sqlite", keyword_engine=_keyword_engine(s.keyword_engine))
     jobs: JobQueue | None = None
@@ -86,7 +87,7 @@ def open_embedded(
         known = replace(s, brain=root, root=(s.root or root.resolve().parent))
         return build_context(
             store,
-            LocalBlobStore(root / "blobs"),
+            blobs,
             embedder or make_embedder(s),
             known,
             workspace,
@@ -97,6 +98,26 @@ def open_embedded(
             jobs.close()
         store.close()
         raise
+
+
+def make_blobs(settings: Settings, brain: Path) -> BlobStore:
+    """The blob store ``settings.blobs`` names: the brain's own folder (``<brain>/blobs``,
+    the default) or an S3-compatible bucket (``s3://bucket/prefix``), which must answer
+    before the brain opens: a wrong endpoint, bucket or key fails here, not at an upload."""
+    if not settings.blobs:
+        from .adapters.blobs_local import LocalBlobStore
+
+        return LocalBlobStore(brain / "blobs")
+    if not settings.blobs.startswith("s3://"):
+        raise InvalidInput(
+            f"blob store {settings.blobs!r}: use s3://bucket/prefix, or leave ORGBRAIN_BLOBS "
+            "unset for the brain's own folder"
+        )
+    from .adapters.blobs_s3 import S3BlobStore
+
+    blobs = S3BlobStore.from_url(settings.blobs, endpoint_url=settings.s3_endpoint)
+    blobs.check()
+    return blobs
 
 
 def build_context(

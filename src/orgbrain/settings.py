@@ -58,6 +58,10 @@ class Settings:
     # (0 turns it off) and its auditor, ``auto``, ``offline`` or ``llm`` as the writer.
     audit_steps: int = 30
     auditor: str = "auto"
+    # Where files' bytes live: None, the brain's own folder (<brain>/blobs); or an
+    # S3-compatible bucket, s3://bucket/prefix, at s3_endpoint when not AWS (docs/s3.md).
+    blobs: str | None = None
+    s3_endpoint: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -99,6 +103,8 @@ class Settings:
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
             ("writer", "ORGBRAIN_WRITER"),
             ("auditor", "ORGBRAIN_AUDITOR"),
+            ("blobs", "ORGBRAIN_BLOBS"),
+            ("s3_endpoint", "ORGBRAIN_S3_ENDPOINT"),
         ):
             if var in e:
                 values[key] = e[var]

@@ -1,10 +1,12 @@
-"""One contract for every BlobStore adapter: the local folder and the in-memory one."""
+"""One contract for every BlobStore adapter: the local folder, the in-memory one, and S3
+(a real s3rver on loopback, each test under a prefix of its own)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
 
@@ -12,14 +14,25 @@ from orgbrain.adapters.blobs_local import LocalBlobStore
 from orgbrain.adapters.blobs_memory import MemoryBlobStore
 from orgbrain.errors import InvalidInput, NotFound, TooLarge
 from orgbrain.ports import BlobStore
+from tests.s3rver import BUCKET, s3_env
 
 BlobFactory = Callable[[], BlobStore]
 
 
-@pytest.fixture(params=["local", "memory"])
-def make_blobs(request: pytest.FixtureRequest, tmp_path: Path) -> BlobFactory:
+@pytest.fixture(params=["local", "memory", "s3"])
+def make_blobs(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> BlobFactory:
     if request.param == "local":
         return lambda: LocalBlobStore(tmp_path / "blobs")
+    if request.param == "s3":
+        from orgbrain.adapters.blobs_s3 import S3BlobStore
+
+        endpoint: str = request.getfixturevalue("s3rver")
+        for var, value in s3_env(endpoint).items():
+            monkeypatch.setenv(var, value)
+        prefix = f"contract/{uuid4().hex}"
+        return lambda: S3BlobStore(BUCKET, prefix, endpoint_url=endpoint)
     return MemoryBlobStore
 
 

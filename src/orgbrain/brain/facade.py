@@ -80,10 +80,16 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
         embedder: Embedder | None = None,
         settings: Settings | None = None,
         workspace: str | None = None,
+        blobs: str | None = None,
     ) -> Brain:
-        """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``."""
+        """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``.
+
+        ``blobs`` (or ``settings.blobs``, ``ORGBRAIN_BLOBS`` to the CLI) puts files' bytes
+        in an S3-compatible bucket instead, ``s3://bucket/prefix`` (docs/s3.md)."""
         from ..compose import open_embedded
 
+        if blobs is not None:
+            settings = replace(settings or Settings(), blobs=blobs)
         return cls(open_embedded(path, embedder=embedder, settings=settings, workspace=workspace))
 
     def for_principal(self, principal: Principal) -> Brain:
@@ -437,25 +443,36 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
         return result, trace
 
     def read_file(
-        self, item_id: str, *, section: int | str | None = None, version: int | None = None
+        self,
+        item_id: str,
+        *,
+        section: int | str | None = None,
+        version: int | None = None,
+        start: int = 0,
+        end: int | None = None,
     ) -> Iterator[bytes]:
         """Stream a file's raw bytes, a section's exact range, or a section item's range.
 
         ``section`` is a section's ordinal (1-based, as shown) or id within the file.
         ``version`` reads the raw bytes of one of the file's versions (``history``
-        numbers them; sections are cut from the current version only).
+        numbers them; sections are cut from the current version only). ``start`` and
+        ``end`` (half-open) read only those bytes of the raw file, from the blob store
+        itself (a ranged GET on S3), not by skipping.
         """
         if version is not None:
             if section is not None:
                 raise InvalidInput("sections are cut from the current version: give one")
-            return self._read_version(item_id, version)
+            return self._read_version(item_id, version, start, end)
         item = self.get(item_id)
+        if item.storage_class == "file" and section is None:
+            assert item.blob_key is not None
+            return self._ctx.blobs.stream(item.blob_key, start, end)
+        if (start, end) != (0, None):
+            raise InvalidInput("a byte range reads a file's raw bytes; a section is read whole")
         if item.storage_class == "section":
             target = item
         elif item.storage_class == "file":
-            if section is None:
-                assert item.blob_key is not None
-                return self._ctx.blobs.stream(item.blob_key)
+            assert section is not None
             target = self._section_of(item, section)
         else:
             raise InvalidInput(f"{item.id} is a {item.storage_class}; it has no file to read")

@@ -57,8 +57,11 @@ class HistoryFacade:
                 return item, v
         raise NotFound(f"{item.id} has versions 1 to {current}; no version {number}")
 
-    def _read_version(self, item_id: str, number: int) -> Iterator[bytes]:
-        """A file version's raw bytes (the current one's too, by its number)."""
+    def _read_version(
+        self, item_id: str, number: int, start: int = 0, end: int | None = None
+    ) -> Iterator[bytes]:
+        """A file version's raw bytes (the current one's too, by its number), or the
+        half-open range [start, end) of them."""
         item, version = self.version_of(item_id, number)
         if item.storage_class != "file":
             raise InvalidInput(
@@ -67,4 +70,4 @@ class HistoryFacade:
         blob_key = item.blob_key if version is None else version.blob_key
         if blob_key is None:
             raise NotFound(f"version {number} of {item.id} has no stored bytes")
-        return self._ctx.blobs.stream(blob_key)
+        return self._ctx.blobs.stream(blob_key, start, end)

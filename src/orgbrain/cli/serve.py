@@ -59,6 +59,13 @@ def configure_logging(level: str) -> None:
     show_default=True,
     help="Threads indexing files in the background.",
 )
+@click.option(
+    "--blobs",
+    default=None,
+    metavar="s3://BUCKET/PREFIX",
+    help="Keep files' bytes in an S3-compatible bucket (default: ORGBRAIN_BLOBS, else the "
+    "brain's own folder; the server's address: ORGBRAIN_S3_ENDPOINT or ?endpoint=).",
+)
 @click.option("--log-level", default="info", show_default=True, help="debug, info, warning...")
 @click.option(
     "--json", "as_json", is_flag=True, help="Announce the address as one JSON line on stdout."
@@ -71,6 +78,7 @@ def serve(
     brain_path: Path | None,
     deadline: float,
     index_threads: int,
+    blobs: str | None,
     log_level: str,
     as_json: bool,
 ) -> None:
@@ -86,7 +94,7 @@ def serve(
 
     state = ctx.find_object(CliState)
     base = state.settings if state is not None else Settings.from_env()
-    settings = Settings.from_env(brain=brain_path or base.brain)
+    settings = Settings.from_env(brain=brain_path or base.brain, blobs=blobs)
     configure_logging(log_level)
     cli_app.require_brain(settings.brain)
     brain = cli_app.open_brain(settings)
