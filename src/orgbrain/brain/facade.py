@@ -71,10 +71,13 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
         settings: Settings | None = None,
         workspace: str | None = None,
     ) -> Brain:
-        """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``."""
-        from ..compose import open_embedded
+        """Open (or create) a brain: an embedded one in folder ``path``
+        (``<path>/brain.sqlite`` and ``<path>/blobs``), or, for a ``postgresql://`` URL
+        (or ``ORGBRAIN_STORE`` in the settings, with no path), one on PostgreSQL
+        (docs/postgres.md)."""
+        from ..compose import open_context
 
-        return cls(open_embedded(path, embedder=embedder, settings=settings, workspace=workspace))
+        return cls(open_context(path, embedder=embedder, settings=settings, workspace=workspace))
 
     def for_principal(self, principal: Principal) -> Brain:
         """The same brain, seen and written by ``principal`` (its scopes, its workspace)."""
