@@ -6,6 +6,8 @@ are isolated and the server is started once.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -26,14 +28,16 @@ def schema_url(server_url: str, schema: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server() -> Iterator[str]:
     """The URL of the session's PostgreSQL server (database ``postgres``)."""
+    # Not under pytest's temporary folder: run as root, the server runs as its own user
+    # (``pgserver``), and another pytest session may close that folder's parent to it.
+    home = Path(tempfile.mkdtemp(prefix="orgbrain-pg-"))
     with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on import
         warnings.simplefilter("ignore")
         import pgserver
 
-        data: Path = tmp_path_factory.mktemp("pgdata")
-        server = pgserver.get_server(data, cleanup_mode="stop")
+        server = pgserver.get_server(home / "data", cleanup_mode="stop")
     url = server.get_uri()
     with psycopg.connect(url, autocommit=True) as conn:
         # Database-wide, once: every test schema finds the vector type in public.
@@ -44,6 +48,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             server.cleanup()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from orgbrain import Brain, InvalidInput, NotFound, Unauthenticated
+from orgbrain.adapters.postgres.keys import PostgresKeyStore
 from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
 from orgbrain.cli.keys import keys as keys_command
 from orgbrain.errors import Forbidden
@@ -31,16 +32,22 @@ from tests.toy import HashEmbedder
 StoreFactory = Callable[[], KeyStore]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
-    """Each call opens the same store again (a fresh connection for SQLite)."""
+    """Each call opens the same store again (a fresh connection for SQLite and
+    PostgreSQL)."""
     opened: list[KeyStore] = []
     memory = MemoryKeyStore()
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
 
     def make() -> KeyStore:
-        store: KeyStore = (
-            memory if request.param == "memory" else SQLiteKeyStore(tmp_path / "brain.sqlite")
-        )
+        store: KeyStore
+        if url is not None:
+            store = PostgresKeyStore(url)
+        elif request.param == "memory":
+            store = memory
+        else:
+            store = SQLiteKeyStore(tmp_path / "brain.sqlite")
         opened.append(store)
         return store
 

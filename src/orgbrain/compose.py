@@ -15,7 +15,7 @@ from .errors import InvalidInput, Unavailable
 from .model import item_count
 from .ports import BlobStore, Chat, Embedder, JobQueue, Reranker, Store
 from .retrieve.plan import get_plan
-from .settings import Settings
+from .settings import Settings, is_store_url
 
 if TYPE_CHECKING:
     from .adapters.sqlite.store import KeywordEngine
@@ -23,11 +23,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_context",
+    "describe_store",
     "make_blobs",
     "make_chat",
     "make_embedder",
+    "open_context",
     "open_embedded",
     "open_key_store",
+    "open_server",
     "workspace_sizes",
 ]
 
@@ -120,6 +123,59 @@ def make_blobs(settings: Settings, brain: Path) -> BlobStore:
     return blobs
 
 
+def open_context(
+    target: str | Path | None = None,
+    *,
+    embedder: Embedder | None = None,
+    settings: Settings | None = None,
+    workspace: str | None = None,
+) -> BrainContext:
+    """The brain ``target`` names: a ``postgresql://`` URL (``open_server``) or a brain
+    folder (``open_embedded``); with none, the settings' store if one is set
+    (``ORGBRAIN_STORE``), else their brain folder."""
+    s = settings or Settings()
+    if target is None and s.store is not None:
+        target = s.store
+    if is_store_url(target):
+        return open_server(str(target), embedder=embedder, settings=s, workspace=workspace)
+    return open_embedded(target, embedder=embedder, settings=s, workspace=workspace)
+
+
+def open_server(
+    url: str,
+    *,
+    embedder: Embedder | None = None,
+    settings: Settings | None = None,
+    workspace: str | None = None,
+) -> BrainContext:
+    """A brain on PostgreSQL at ``url`` (docs/postgres.md): items, edges, the event log and
+    the job queue in the database, so N servers and M workers share one brain; blobs where
+    the settings say (an S3-compatible bucket for several machines, ``make_blobs``)."""
+    from .adapters.postgres import PostgresJobQueue, PostgresStore
+
+    s = replace(settings or Settings(), store=url)
+    store = PostgresStore(url, timeout_s=s.store_timeout_s)
+    jobs: JobQueue | None = None
+    try:
+        jobs = PostgresJobQueue(url, timeout_s=s.store_timeout_s)
+        blobs = make_blobs(s, s.brain)
+        s.brain.mkdir(parents=True, exist_ok=True)
+        known = replace(s, root=(s.root or s.brain.resolve().parent))
+        return build_context(
+            store,
+            blobs,
+            embedder or make_embedder(s),
+            known,
+            workspace,
+            jobs=jobs,
+        )
+    except BaseException:
+        if jobs is not None:
+            jobs.close()
+        store.close()
+        raise
+
+
 def build_context(
     store: Store,
     blobs: BlobStore,
@@ -165,26 +221,52 @@ def make_chat(settings: Settings) -> Chat | None:
     return from_settings(settings)
 
 
-def open_key_store(brain: str | Path) -> KeyStore:
-    """The API keys of the embedded brain in folder ``brain`` (created on first use)."""
+def describe_store(url: str) -> str:
+    """A store URL fit to print: its password left out."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}{host}{port}"))
+
+
+def open_key_store(brain: str | Path, *, store: str | None = None) -> KeyStore:
+    """The API keys of the brain in folder ``brain`` (created on first use), or, with a
+    ``store`` URL, those in that PostgreSQL database."""
+    if store is not None:
+        from .adapters.postgres.keys import PostgresKeyStore
+
+        return PostgresKeyStore(store)
     from .adapters.sqlite.keys import SQLiteKeyStore
 
     return SQLiteKeyStore.for_brain(Path(brain))
 
 
-def workspace_sizes(brain: str | Path) -> dict[str, int]:
-    """How many items each workspace of the embedded brain in ``brain`` holds (no model is
-    loaded); empty when there is no brain there."""
+def workspace_sizes(brain: str | Path, *, store: str | None = None) -> dict[str, int]:
+    """How many items each workspace of the brain in ``brain`` (or in the ``store``
+    database) holds (no model is loaded); empty when there is no brain there."""
     from .adapters.sqlite import SQLiteStore
 
+    if store is not None:
+        from .adapters.postgres import PostgresStore
+
+        server = PostgresStore(store, max_connections=1)
+        try:
+            return {ws: item_count(server.counts(ws)) for ws in server.workspaces()}
+        finally:
+            server.close()
     db = Path(brain) / "brain.sqlite"
     if not db.is_file():
         return {}
-    store = SQLiteStore(db)
+    embedded = SQLiteStore(db)
     try:
-        return {ws: item_count(store.counts(ws)) for ws in store.workspaces()}
+        return {ws: item_count(embedded.counts(ws)) for ws in embedded.workspaces()}
     finally:
-        store.close()
+        embedded.close()
 
 
 def _keyword_engine(name: str) -> KeywordEngine:

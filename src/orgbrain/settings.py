@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import InvalidInput
 
-__all__ = ["DEFAULT_BRAIN", "DEFAULT_PLAN", "Settings"]
+__all__ = ["DEFAULT_BRAIN", "DEFAULT_PLAN", "Settings", "is_store_url"]
 
 DEFAULT_BRAIN = ".orgbrain"
 
@@ -19,6 +19,11 @@ DEFAULT_BRAIN = ".orgbrain"
 # gets silence (docs/eval.md, "The default plan"). `hybrid` is plain RRF with no gate.
 DEFAULT_PLAN = "tuned-z"
 """The plan ``Brain.search`` uses when none is named (``retrieve.plan.PLANS`` holds it)."""
+
+
+def is_store_url(value: object) -> bool:
+    """Whether ``value`` names a server store (PostgreSQL) rather than a brain folder."""
+    return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +67,12 @@ class Settings:
     # S3-compatible bucket, s3://bucket/prefix, at s3_endpoint when not AWS (docs/s3.md).
     blobs: str | None = None
     s3_endpoint: str | None = None
+    # Where items, edges, jobs and keys live instead of ``<brain>/brain.sqlite``: a
+    # PostgreSQL URL (``postgresql://...``, docs/postgres.md); blobs stay in the brain
+    # folder. ``store_timeout_s`` bounds every statement on it (and a request's deadline
+    # bounds it further).
+    store: str | None = None
+    store_timeout_s: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -79,6 +90,7 @@ class Settings:
             ("extract_memory_mb", "ORGBRAIN_EXTRACT_MEMORY_MB", int),
             ("derive_wait_s", "ORGBRAIN_DERIVE_WAIT_S", float),
             ("audit_steps", "ORGBRAIN_AUDIT_STEPS", int),
+            ("store_timeout_s", "ORGBRAIN_STORE_TIMEOUT_S", float),
         ):
             if var in e:
                 try:
@@ -105,10 +117,18 @@ class Settings:
             ("auditor", "ORGBRAIN_AUDITOR"),
             ("blobs", "ORGBRAIN_BLOBS"),
             ("s3_endpoint", "ORGBRAIN_S3_ENDPOINT"),
+            ("store", "ORGBRAIN_STORE"),
         ):
             if var in e:
                 values[key] = e[var]
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("store") == "":
+            values["store"] = None  # ORGBRAIN_STORE= (empty): the embedded store
+        store = values.get("store")
+        if store is not None and not is_store_url(store):
+            raise InvalidInput(
+                f"ORGBRAIN_STORE must be a postgresql:// URL, not {str(store)[:40]!r}"
+            )
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))
         return cls(**values)  # type: ignore[arg-type]

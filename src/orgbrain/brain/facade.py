@@ -82,15 +82,17 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
         workspace: str | None = None,
         blobs: str | None = None,
     ) -> Brain:
-        """Open (or create) an embedded brain: ``<path>/brain.sqlite`` and ``<path>/blobs``.
-
-        ``blobs`` (or ``settings.blobs``, ``ORGBRAIN_BLOBS`` to the CLI) puts files' bytes
-        in an S3-compatible bucket instead, ``s3://bucket/prefix`` (docs/s3.md)."""
-        from ..compose import open_embedded
+        """Open (or create) a brain: an embedded one in folder ``path``
+        (``<path>/brain.sqlite`` and ``<path>/blobs``), or, for a ``postgresql://`` URL
+        (or ``ORGBRAIN_STORE`` in the settings, with no path), one on PostgreSQL
+        (docs/postgres.md). ``blobs`` (or ``settings.blobs``, ``ORGBRAIN_BLOBS``) puts
+        files' bytes in an S3-compatible bucket instead, ``s3://bucket/prefix``
+        (docs/s3.md)."""
+        from ..compose import open_context
 
         if blobs is not None:
             settings = replace(settings or Settings(), blobs=blobs)
-        return cls(open_embedded(path, embedder=embedder, settings=settings, workspace=workspace))
+        return cls(open_context(path, embedder=embedder, settings=settings, workspace=workspace))
 
     def for_principal(self, principal: Principal) -> Brain:
         """The same brain, seen and written by ``principal`` (its scopes, its workspace)."""

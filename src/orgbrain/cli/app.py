@@ -80,7 +80,7 @@ def open_brain(settings: Settings) -> Brain:
     """The CLI's one way to a brain; tests replace it to share an embedder."""
     from ..brain import Brain
 
-    return Brain.open(settings.brain, settings=settings)
+    return Brain.open(settings.store or settings.brain, settings=settings)
 
 
 @dataclass
@@ -95,7 +95,7 @@ class CliState:
         """The brain at ``settings.brain``; only ``create`` (init, the demo) makes one, so a
         mistyped path is an error naming it, not a new empty brain."""
         if self._brain is None:
-            if not create:
+            if not create and self.settings.store is None:
                 require_brain(self.settings.brain)
             self._brain = open_brain(self.settings).via("cli")
         return self._brain
@@ -175,9 +175,18 @@ def json_option(f: F) -> F:
     show_default=True,
     help="The brain folder (also ORGBRAIN_BRAIN).",
 )
+@click.option(
+    "--store",
+    "store_url",
+    envvar="ORGBRAIN_STORE",
+    default=None,
+    metavar="URL",
+    help="A postgresql:// URL: items, jobs and keys live there, blobs in the brain "
+    "folder (also ORGBRAIN_STORE; docs/postgres.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.version_option(package_name="orgbrain")
 @click.pass_context
-def cli(ctx: click.Context, brain_path: Path, as_json: bool) -> None:
+def cli(ctx: click.Context, brain_path: Path, store_url: str | None, as_json: bool) -> None:
     """orgbrain: an organisation's shared memory. Add files, index them, search, cite."""
-    ctx.obj = CliState(Settings.from_env(brain=brain_path), json=as_json)
+    ctx.obj = CliState(Settings.from_env(brain=brain_path, store=store_url), json=as_json)

@@ -33,9 +33,15 @@ def brain_folder(ctx: click.Context, explicit: Path | None) -> Path:
     return Settings.from_env().brain
 
 
+def store_url(ctx: click.Context) -> str | None:
+    """The root group's ``--store`` (or ORGBRAIN_STORE): keys live in that database."""
+    state = ctx.find_object(CliState)
+    return state.settings.store if state is not None else Settings.from_env().store
+
+
 def open_key_store(ctx: click.Context) -> KeyStore:
     path = ctx.meta.get(_BRAIN_META)
-    return compose.open_key_store(brain_folder(ctx, path))
+    return compose.open_key_store(brain_folder(ctx, path), store=store_url(ctx))
 
 
 def _wants_json(ctx: click.Context, flag: bool) -> bool:
@@ -121,7 +127,9 @@ def create(
 def _warn_if_empty(ctx: click.Context, workspace: str) -> None:
     """A key for a workspace that holds nothing serves silence: say so, and where the
     brain's items are."""
-    sizes = compose.workspace_sizes(brain_folder(ctx, ctx.meta.get(_BRAIN_META)))
+    sizes = compose.workspace_sizes(
+        brain_folder(ctx, ctx.meta.get(_BRAIN_META)), store=store_url(ctx)
+    )
     if sizes.get(workspace, 0) > 0:
         return
     elsewhere = ", ".join(f"{ws} ({n} items)" for ws, n in sorted(sizes.items())) or "none"

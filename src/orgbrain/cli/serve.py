@@ -45,6 +45,14 @@ def configure_logging(level: str) -> None:
     help="The brain folder (default: orgbrain --brain / ORGBRAIN_BRAIN).",
 )
 @click.option(
+    "--store",
+    "store_url",
+    default=None,
+    metavar="URL",
+    help="A postgresql:// URL to serve (default: orgbrain --store / ORGBRAIN_STORE; "
+    "none: the brain folder's own file).",
+)
+@click.option(
     "--deadline",
     type=click.FloatRange(min=0),
     default=30.0,
@@ -76,6 +84,7 @@ def serve(
     host: str,
     port: int,
     brain_path: Path | None,
+    store_url: str | None,
     deadline: float,
     index_threads: int,
     blobs: str | None,
@@ -94,12 +103,17 @@ def serve(
 
     state = ctx.find_object(CliState)
     base = state.settings if state is not None else Settings.from_env()
-    settings = Settings.from_env(brain=brain_path or base.brain, blobs=blobs)
+    settings = Settings.from_env(
+        brain=brain_path or base.brain,
+        store=store_url or base.store,
+        blobs=blobs or base.blobs,
+    )
     configure_logging(log_level)
-    cli_app.require_brain(settings.brain)
+    if settings.store is None:
+        cli_app.require_brain(settings.brain)
     brain = cli_app.open_brain(settings)
     try:
-        keys = open_key_store(settings.brain)
+        keys = open_key_store(settings.brain, store=settings.store)
         try:
             if not keys.list_keys():
                 click.echo(
@@ -122,9 +136,9 @@ def serve(
             )
             url = f"http://{host}:{port}"
             if as_json or (state is not None and state.json):
-                click.echo(json.dumps({"url": url, "brain": str(settings.brain.resolve())}))
+                click.echo(json.dumps({"url": url, "brain": _where(settings)}))
             else:
-                click.echo(f"orgbrain serving {settings.brain} on {url}", err=True)
+                click.echo(f"orgbrain serving {_where(settings)} on {url}", err=True)
             uvicorn.run(
                 app, host=host, port=port, log_config=None, access_log=False, log_level=log_level
             )
@@ -132,6 +146,15 @@ def serve(
             keys.close()
     finally:
         brain.close()
+
+
+def _where(settings: Settings) -> str:
+    """The brain served: its folder, or its database (the URL without its password)."""
+    if settings.store is None:
+        return str(settings.brain.resolve())
+    from ..compose import describe_store
+
+    return describe_store(settings.store)
 
 
 COMMANDS: tuple[click.Command, ...] = (serve,)

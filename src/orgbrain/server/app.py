@@ -35,6 +35,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .. import deadline
 from ..brain import Brain
 from ..errors import Unavailable
 from ..keys import KeyStore
@@ -213,7 +214,10 @@ class DeadlineMiddleware:
                 started.set()
             await send(message)
 
-        task = asyncio.ensure_future(self.app(scope, receive, guarded_send))
+        # The request's work sees its deadline (orgbrain.deadline), in its task and in the
+        # threads it hands sync work to, so a store can bound its statements by it.
+        with deadline.within(self.seconds):
+            task = asyncio.ensure_future(self.app(scope, receive, guarded_send))
         waiter = asyncio.ensure_future(started.wait())
         try:
             await asyncio.wait(

@@ -4,9 +4,11 @@ apart so the items and search stay readable (``store.py``)."""
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from typing import Any
 
 from ...errors import InvalidInput
@@ -16,6 +18,8 @@ from .db import Connection
 from .rows import edge_from_row, edge_values
 
 __all__ = ["EdgesAndLog"]
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 class EdgesAndLog(ABC):
@@ -153,4 +157,43 @@ class EdgesAndLog(ABC):
                 data = json.loads(r["record"])
                 data.update(id=int(r["seq"]), at=r["at"].isoformat())
                 out.append(data)
+        return out
+
+    def event_counts(
+        self,
+        workspace: str,
+        kind: str,
+        by: Sequence[str],
+        *,
+        since: datetime | None = None,
+        actor: str | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> dict[tuple[object, ...], int]:
+        if isinstance(by, str) or not all(isinstance(f, str) and _FIELD.fullmatch(f) for f in by):
+            raise InvalidInput(f"event fields are plain names, not {by!r}")
+        # ``->`` gives each field as JSON (NULL when absent), so a value keeps its type.
+        picked = "".join(f"(record::jsonb -> %s::text)::text AS f{i}, " for i in range(len(by)))
+        sql = f"SELECT {picked}count(*) AS n FROM events WHERE workspace = %s AND kind = %s"
+        params: list[object] = [*by, workspace, kind]
+        if since is not None:
+            sql += " AND at >= %s"
+            params.append(since if since.tzinfo else since.replace(tzinfo=UTC))
+        if actor is not None:
+            sql += " AND actor = %s"
+            params.append(actor)
+        if scopes is not None:
+            if not scopes:
+                return {}
+            sql += " AND record::jsonb ->> 'scope' = ANY(%s)"
+            params.append(list(scopes))
+        if by:
+            sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(len(by)))
+        out: dict[tuple[object, ...], int] = {}
+        with self._read() as conn:
+            for row in conn.execute(sql, params):
+                values = list(row.values())
+                if not values[-1]:
+                    continue  # no GROUP BY: one row, a count of 0 when nothing matched
+                key = tuple(None if v is None else json.loads(v) for v in values[: len(by)])
+                out[key] = out.get(key, 0) + int(values[-1])
         return out

@@ -128,6 +128,22 @@ class Proposals(ABC):
         with self._read() as conn:
             return [_row(r) for r in conn.execute(sql, params)]
 
+    def pending_proposals(
+        self, workspace: str, *, scopes: Sequence[str] | None = None
+    ) -> tuple[int, datetime | None]:
+        sql = "SELECT count(*) AS n, min(created_at) AS oldest FROM proposals "
+        sql += "WHERE workspace = %s AND state = 'pending'"
+        params: list[object] = [workspace]
+        if scopes is not None:
+            if not scopes:
+                return 0, None
+            sql += " AND scope = ANY(%s)"
+            params.append(list(scopes))
+        with self._read() as conn:
+            row = conn.execute(sql, params).fetchone()
+        assert row is not None
+        return int(row["n"]), row["oldest"]
+
     def decide_proposal(
         self,
         workspace: str,

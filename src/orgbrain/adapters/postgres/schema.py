@@ -291,6 +291,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX proposals_run ON proposals (workspace, run_id, pk);
         """,
     ),
+    (
+        # The loop's counts (``event_counts``) read one kind over a window of time.
+        "0009_event_times",
+        """
+        CREATE INDEX events_ws_kind_at ON events (workspace, kind, at);
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000

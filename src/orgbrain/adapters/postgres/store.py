@@ -255,13 +255,14 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
         """The item's vectors, one row each: its own first, then its passages'."""
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT v.embedding FROM item_vectors v JOIN items i ON i.pk = v.item_pk "
+                "SELECT v.embedding::real[] AS e FROM item_vectors v "
+                "JOIN items i ON i.pk = v.item_pk "
                 "WHERE i.workspace = %s AND i.id = %s ORDER BY v.n",
                 (workspace, item_id),
             ).fetchall()
         if not rows:
             return None
-        return np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows])
+        return np.asarray([r["e"] for r in rows], dtype=np.float32)
 
     def list_items(
         self,

@@ -23,7 +23,7 @@ from ...model import STORAGE_CLASSES
 from ...ports import ScoredId, Vector
 from .db import Connection
 
-__all__ = ["MAX_VECTORS", "vector_rows", "vector_search", "write_vectors"]
+__all__ = ["MAX_VECTORS", "approximate_sql", "vector_rows", "vector_search", "write_vectors"]
 
 MAX_VECTORS = 64
 """The most vectors one item's embedding may hold (its own and its passages')."""
@@ -61,6 +61,33 @@ def write_vectors(
     )
 
 
+def approximate_sql(dim: int, storage_class: str, *, filtered: bool) -> str:
+    """The first read of a search: the ``rows`` nearest vectors through the class's HNSW
+    index, then the workspace (and, ``filtered``, the ``scopes``) filter. The class and
+    dimension are written into the statement (the caller has checked both) so the
+    planner can match that class's partial expression index."""
+    return (
+        f"SELECT item_pk, embedding::vector({dim}) <=> %(q)s AS d FROM item_vectors "
+        f"WHERE {_where(storage_class, filtered)} "
+        f"ORDER BY embedding::vector({dim}) <=> %(q)s LIMIT %(rows)s"
+    )
+
+
+def _exact_sql(dim: int, storage_class: str, *, filtered: bool) -> str:
+    """Every visible row scored, each item by its best: the answer when the first read
+    came up short."""
+    return (
+        f"SELECT item_pk, min(embedding::vector({dim}) <=> %(q)s) AS d FROM item_vectors "
+        f"WHERE {_where(storage_class, filtered)} "
+        "GROUP BY item_pk ORDER BY d, item_pk LIMIT %(limit)s"
+    )
+
+
+def _where(storage_class: str, filtered: bool) -> str:
+    where = f"class = '{storage_class}' AND workspace = %(ws)s"
+    return where + " AND scope = ANY(%(scopes)s)" if filtered else where
+
+
 def vector_search(
     conn: Connection,
     workspace: str,
@@ -77,34 +104,25 @@ def vector_search(
         return []
     if scopes is not None and not scopes:
         return []
-    # The class and dimension are written into the statement (both checked above) so the
-    # planner can match the partial expression index of that class.
-    expr = f"embedding::vector({dim})"
-    where = f"class = '{storage_class}' AND workspace = %(ws)s"
-    params: dict[str, object] = {"ws": workspace, "q": q, "limit": limit}
-    if scopes is not None:
-        where += " AND scope = ANY(%(scopes)s)"
-        params["scopes"] = sorted(scopes)
+    filtered = scopes is not None
     rows_wanted = limit * _ROWS_PER_ITEM
-    params["rows"] = rows_wanted
+    params: dict[str, object] = {"ws": workspace, "q": q, "limit": limit, "rows": rows_wanted}
+    if scopes is not None:
+        params["scopes"] = sorted(scopes)
     with conn.transaction():
         conn.execute(
             "SELECT set_config('hnsw.ef_search', %s, true)",
             (str(min(_EF_MAX, max(40, 2 * rows_wanted))),),
         )
         near = conn.execute(
-            f"SELECT v.item_pk, {expr} <=> %(q)s AS d FROM item_vectors v WHERE {where} "
-            f"ORDER BY {expr} <=> %(q)s LIMIT %(rows)s",
-            params,
+            approximate_sql(dim, storage_class, filtered=filtered), params
         ).fetchall()
         best: dict[int, float] = {}
         for r in near:
             best.setdefault(int(r["item_pk"]), float(r["d"]))
         if len(best) < limit:  # the filters cut into it, or there are only so many
             exact = conn.execute(
-                f"SELECT item_pk, min({expr} <=> %(q)s) AS d FROM item_vectors "
-                f"WHERE {where} GROUP BY item_pk ORDER BY d, item_pk LIMIT %(limit)s",
-                params,
+                _exact_sql(dim, storage_class, filtered=filtered), params
             ).fetchall()
             best = {int(r["item_pk"]): float(r["d"]) for r in exact}
         top = sorted(best.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
