@@ -222,4 +222,5 @@ def test_orgbrain_worker_runs_until_sigterm(tmp_path: Path) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 0
-    assert out.strip() == "2 done, 0 to retry, 0 failed"  # indexing, then its section derived
+    # indexing, then its section derived, then the file audited
+    assert out.strip() == "3 done, 0 to retry, 0 failed"
