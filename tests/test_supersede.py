@@ -6,6 +6,7 @@ real derivation finishes is the derivation tests' business)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -42,6 +43,15 @@ def stored(brain: Brain) -> tuple[dict[str, int], int]:
     """What the brain holds: item counts (edges included) and the jobs asked for."""
     owner = brain.for_workspace(brain.workspace)
     return owner.counts(), len(owner.jobs(limit=1000).jobs)
+
+
+def settled(brain: Brain, timeout: float = 30.0) -> Brain:
+    """``brain`` once its background work (derivation, audit) is done, so counts hold still."""
+    deadline = time.monotonic() + timeout
+    while brain.jobs(state="queued").jobs or brain.jobs(state="running").jobs:
+        assert time.monotonic() < deadline, "background jobs did not finish"
+        time.sleep(0.05)
+    return brain
 
 
 # -- Python -----------------------------------------------------------------------------
@@ -190,7 +200,7 @@ def test_http_notes_take_supersedes_and_wait(served: Served) -> None:
         )
         assert (link["origin"]["actor"], link["origin"]["source"]) == ("human:alice", "supersede")
 
-        before = stored(owner)
+        before = stored(settled(owner))
         for body, status, code in (
             ({"body": NEWER, "supersedes": ["not_nope"]}, 400, "invalid_input"),
             ({"body": NEWER, "scope": "team:pay", "supersedes": [old["id"]]}, 403, "forbidden"),
