@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from orgbrain import Brain, Client
+from orgbrain import Brain, Client, Principal
 from orgbrain.cli import app, cli
 from orgbrain.errors import Conflict, Forbidden, InvalidInput, NotFound
 from orgbrain.keys import MemoryKeyStore, issue_key
@@ -301,6 +302,10 @@ def test_write_back_and_the_inbox_through_the_client(served: Served) -> None:
             "org",
         )
         assert sam.proposal(mine.id) == mine and len(rita.proposals(state=None)) == 2
+        # the same proposal and acknowledgement as the brain itself gives
+        sams_brain = served.brain.for_principal(Principal("acme", "sam", frozenset({"core"})))
+        assert sams_brain.proposal(mine.id) == mine
+        assert sams_brain.writeback_state("run-c") == replace(ack, created=False)
         for who in (sam, bob, rita):
             for text in (PERSONAL, RULE):
                 assert all(h.item.body != text for h in who.search(text).hits)

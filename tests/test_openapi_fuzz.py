@@ -41,6 +41,7 @@ CHECKS = [
 ]
 CALLS = {"n": 0, "5xx": 0}
 STATUSES: Counter[int] = Counter()
+PROPOSALS: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +58,15 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str,
             c.post(f"/v1/files/{fid}/index")
             assert wait_state(c, fid, {"indexed", "failed"})["state"] == "indexed"
             sections = [x["id"] for x in c.get(f"/v1/items/{fid}/sections").json()["sections"]]
+            # A run written back: its pass done, a proposal waiting in this key's inbox.
+            run = {
+                "outcome": "succeeded",
+                "summary": "Alice prefers async standups.",
+                "user_id": "alice",
+            }
+            ack = c.post("/v1/runs/run-1/writeback?wait=true", json=run).json()
+            assert ack["state"] == "done" and ack["counts"] == {"pending": 1}, ack
+            PROPOSALS.extend(p["id"] for p in ack["proposals"])
         yield s, token, [note, fid, *sections]
 
 
@@ -74,6 +84,10 @@ def api_schema(api: tuple[Served, str, list[str]]) -> Any:
         def real(params: dict[str, Any]) -> Any:
             if isinstance(params, dict) and "item_id" in params:
                 return st.sampled_from(ids).map(lambda i: {**params, "item_id": i})
+            if isinstance(params, dict) and "proposal_id" in params and PROPOSALS:
+                return st.sampled_from(PROPOSALS).map(lambda i: {**params, "proposal_id": i})
+            if isinstance(params, dict) and "run_id" in params:
+                return st.just({**params, "run_id": "run-1"})
             return st.just(params)
 
         return st.one_of(strategy, strategy.flatmap(real))

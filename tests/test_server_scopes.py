@@ -7,6 +7,14 @@ through search (every plan), items (every filter, every page size), one item, se
 content and edges, asking for every id of the world. The expected visibility is computed
 here from first principles (same workspace; org, the reader's teams, the reader itself)
 and compared both ways: nothing invisible is ever returned, and everything visible is.
+
+Runs are written back too (the real offline writer and gate), so each world also holds
+write-back proposals: written, pending for a reviewer, pending for their user. Every
+principal, some with the ``review`` permission, lists the inbox and asks for every
+proposal id: it sees exactly the proposals it may decide (its own user's, unless it is an
+agent without ``review``; with ``review``, org's and its teams'), another's is the same 404
+as an unknown id, and no pending proposal reaches search, the item listing or read
+injection for anyone.
 """
 
 from __future__ import annotations
@@ -30,10 +38,26 @@ VOCAB = (
     "listings finance approval owner priya mei launch budget roadmap incident"
 ).split()
 TEAMS = ("eng", "ops", "sales")
+RUN_SENTENCES = (
+    "We decided to freeze deploys on Fridays after the billing incident.",
+    "Priya owns the refunds approval.",
+    "Always page the oncall owner before a launch.",
+    "Beware: the stripe webhook breaks if the oncall rotation changes.",
+    "Mei prefers written roadmap reviews.",
+    "Priya prefers tea.",
+)
 PLANS = ("hybrid", "bm25", "dense")
 EXAMPLES = 50
 
-COUNTS = {"examples": 0, "principals": 0, "requests": 0, "items": 0, "edges": 0}
+COUNTS = {
+    "examples": 0,
+    "principals": 0,
+    "requests": 0,
+    "items": 0,
+    "edges": 0,
+    "proposals": 0,
+    "pending": 0,
+}
 _worlds = itertools.count()
 
 
@@ -48,7 +72,8 @@ def report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     line = (
         f"scope properties: {COUNTS['examples']} examples, {COUNTS['principals']} principals, "
-        f"{COUNTS['items']} items, {COUNTS['edges']} edges, {COUNTS['requests']} read requests"
+        f"{COUNTS['items']} items, {COUNTS['edges']} edges, {COUNTS['proposals']} proposals "
+        f"({COUNTS['pending']} pending), {COUNTS['requests']} read requests"
     )
     plugins = request.config.pluginmanager
     reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
@@ -66,14 +91,28 @@ class User:
     user_id: str
     teams: frozenset[str]
     agent: bool
+    review: bool = False
 
     @property
     def principal(self) -> Principal:
-        return Principal(self.workspace, self.user_id, self.teams, self.agent)
+        return Principal(self.workspace, self.user_id, self.teams, self.agent, self.review)
+
+    @property
+    def perms(self) -> str:
+        return "read,review" if self.review else "read"
 
     def sees(self, workspace: str, scope: str) -> bool:
         allowed = {"org", f"user:{self.user_id}"} | {f"team:{t}" for t in self.teams}
         return workspace == self.workspace and scope in allowed
+
+    def reviews(self, workspace: str, scope: str) -> bool:
+        """Whether a proposal stored at ``scope`` is this reader's to see and decide: its
+        own user's (an agent only with review), and with review org's and its teams'."""
+        if workspace != self.workspace:
+            return False
+        if scope == f"user:{self.user_id}":
+            return self.review or not self.agent
+        return self.review and (scope == "org" or scope in {f"team:{t}" for t in self.teams})
 
 
 @dataclass
@@ -84,8 +123,17 @@ class World:
     edges: list[tuple[int, int]]  # indexes into all items
     queries: list[tuple[str, str, int]]  # query, plan, k
     page_sizes: list[int]
+    runs: list[tuple[int, tuple[str, ...], str]]  # author, sentences, scope
     # Filled in as the world is written: id -> (workspace, scope, class).
     where: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    # id -> (workspace, scope, state, body)
+    proposals: dict[str, tuple[str, str, str, str]] = field(default_factory=dict)
+
+    @property
+    def never_written(self) -> set[str]:
+        """Bodies of pending proposals that no proposal of the world wrote as a note."""
+        written = {b for (_, _, state, b) in self.proposals.values() if state == "written"}
+        return {b for (_, _, s, b) in self.proposals.values() if s == "pending"} - written
 
 
 @st.composite
@@ -96,9 +144,9 @@ def worlds(draw: st.DrawFn) -> World:
     for ws in workspaces:
         for u in range(draw(st.integers(1, 3))):
             teams = draw(st.frozensets(st.sampled_from(TEAMS), max_size=2))
-            users.append(User(ws, f"u{u}", teams, draw(st.booleans())))
+            users.append(User(ws, f"u{u}", teams, draw(st.booleans()), draw(st.booleans())))
     # The same user id in another workspace must see nothing of this one.
-    users.append(User(workspaces[0] + "other", "u0", frozenset(TEAMS), False))
+    users.append(User(workspaces[0] + "other", "u0", frozenset(TEAMS), False, True))
     authors = st.integers(0, len(users) - 2)
 
     def scope_for(author: int) -> str:
@@ -125,7 +173,14 @@ def worlds(draw: st.DrawFn) -> World:
         )
     )
     page_sizes = draw(st.lists(st.integers(1, 7), min_size=1, max_size=2))
-    return World(users, notes, files, edges, queries, page_sizes)
+    runs = []
+    for _ in range(draw(st.integers(0, 3))):
+        a = draw(authors)
+        sentences = draw(st.lists(st.sampled_from(RUN_SENTENCES), min_size=1, max_size=3))
+        teams = sorted(users[a].teams)
+        scope = draw(st.sampled_from(["org", *(f"team:{t}" for t in teams)]))
+        runs.append((a, tuple(sentences), scope))
+    return World(users, notes, files, edges, queries, page_sizes, runs)
 
 
 def _build(s: Served, world: World) -> list[str]:
@@ -160,6 +215,17 @@ def _build(s: Served, world: World) -> list[str]:
             "RELATES_TO", src, dst, "test"
         )
         COUNTS["edges"] += 1
+    n = next(_worlds)
+    for r, (author, sentences, scope) in enumerate(world.runs):
+        u = world.users[author]
+        run = {"run_id": f"run-{n}-{r}", "outcome": "succeeded", "scope": scope}
+        run["summary"] = "I ran the checks. " + " ".join(sentences)
+        s.brain.for_principal(u.principal).write_back(run, wait=True)
+    for ws in {u.workspace for u in world.users}:
+        for p in s.brain.for_workspace(ws).proposals(state=None, limit=500):
+            world.proposals[p.id] = (ws, p.scope, p.state, p.body)
+            if p.item_id is not None:  # written: a note like any other
+                world.where[p.item_id] = (ws, p.scope, "note")
     return ids
 
 
@@ -168,10 +234,43 @@ def _get(c: httpx.Client, path: str, **kw: Any) -> httpx.Response:
     return c.get(path, **kw)
 
 
-def _check_reader(s: Served, world: World, u: User, missing_body: str) -> None:
+def _check_inbox(c: httpx.Client, world: World, u: User, missing: str) -> None:
+    """The reader's inbox is exactly what it may decide; the rest reads as absent."""
+    mine = {i for i, (ws, scope, _, _) in world.proposals.items() if u.reviews(ws, scope)}
+    for state in ("all", "pending"):
+        r = _get(c, "/v1/proposals", params={"state": state, "limit": 500})
+        assert r.status_code == 200, r.text
+        listed = r.json()["proposals"]
+        for p in listed:
+            assert p["workspace"] == u.workspace and u.reviews(p["workspace"], p["scope"])
+        want = {i for i in mine if state == "all" or world.proposals[i][2] == "pending"}
+        assert {p["id"] for p in listed} == want, (u, state)
+    for pid in world.proposals:
+        r = _get(c, f"/v1/proposals/{pid}")
+        if pid in mine:
+            assert r.status_code == 200 and r.json()["id"] == pid
+        else:
+            assert r.status_code == 404 and r.text == missing.replace("MISSING", pid)
+    pending = {f"proposal:{i}" for i, p in world.proposals.items() if p[2] == "pending"}
+    hidden = world.never_written
+    for body in sorted(hidden)[:2]:
+        COUNTS["requests"] += 2
+        hits = c.post("/v1/search", json={"query": body, "k": 8}).json()["hits"]
+        assert all(h["item"]["source_key"] not in pending for h in hits)
+        assert all(h["item"]["body"] not in hidden for h in hits)
+        turn = c.post("/v1/context", json={"message": body}).json()
+        assert all(b not in turn["text"] for b in hidden)
+
+
+def _check_reader(
+    s: Served, world: World, u: User, missing_body: str, missing_proposal: str
+) -> None:
     visible = {i for i, (ws, scope, _) in world.where.items() if u.sees(ws, scope)}
-    token = s.key(u.workspace, u.user_id, "read", sorted(u.teams), u.agent)
+    token = s.key(u.workspace, u.user_id, u.perms, sorted(u.teams), u.agent)
+    pending = {f"proposal:{i}" for i, p in world.proposals.items() if p[2] == "pending"}
+    hidden = world.never_written
     with s.http(token) as c:
+        _check_inbox(c, world, u, missing_proposal)
         # search, every plan drawn
         for query, plan, k in world.queries:
             COUNTS["requests"] += 1
@@ -179,6 +278,7 @@ def _check_reader(s: Served, world: World, u: User, missing_body: str) -> None:
             assert r.status_code == 200, r.text
             for hit in r.json()["hits"]:
                 item = hit["item"]
+                assert item["source_key"] not in pending and item["body"] not in hidden
                 assert item["workspace"] == u.workspace
                 assert u.sees(item["workspace"], item["scope"]), (u, item["scope"])
                 assert item["id"] in visible or item["id"] not in world.where
@@ -197,6 +297,7 @@ def _check_reader(s: Served, world: World, u: User, missing_body: str) -> None:
                     body = page.json()
                     for item in body["items"]:
                         assert u.sees(item["workspace"], item["scope"])
+                        assert item["source_key"] not in pending and item["body"] not in hidden
                     seen += [i["id"] for i in body["items"]]
                     cursor = body["next_cursor"]
                     if cursor is None:
@@ -256,8 +357,12 @@ def test_no_read_endpoint_leaks_across_scopes_or_workspaces(shared: Served, worl
     probe = shared.http(shared.key(world.users[0].workspace, "probe"))
     missing = probe.get("/v1/items/MISSING")
     assert missing.status_code == 404
+    no_proposal = probe.get("/v1/proposals/MISSING")
+    assert no_proposal.status_code == 404
+    COUNTS["proposals"] += len(world.proposals)
+    COUNTS["pending"] += sum(p[2] == "pending" for p in world.proposals.values())
     for u in world.users:
-        _check_reader(shared, world, u, missing.text)
+        _check_reader(shared, world, u, missing.text, no_proposal.text)
         COUNTS["principals"] += 1
     probe.close()
     COUNTS["examples"] += 1
@@ -270,3 +375,4 @@ def test_the_property_ran() -> None:
     # (a broken strategy, say) should not pass quietly.
     assert COUNTS["examples"] >= 1
     assert COUNTS["requests"] > COUNTS["examples"]
+    assert COUNTS["pending"] >= 1  # the inbox was exercised, not only empty

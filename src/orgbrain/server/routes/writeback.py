@@ -44,7 +44,7 @@ _ACK: dict[int | str, dict[str, Any]] = {
     status_code=202,
     response_model=WriteBackAckView,
     summary="Hand a finished run's work products to write-back (one pass per run)",
-    responses={**_ACK, **problem_responses(400, 401, 403, 409, 413, 422, 503)},
+    responses={**_ACK, **problem_responses(400, 401, 403, 404, 409, 413, 422, 503)},
 )
 def write_back(
     request: Request,
