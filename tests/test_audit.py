@@ -610,3 +610,13 @@ def test_a_chat_server_down_mid_pass_retries_and_resumes(
             "Kestrel",
             "Orion",
         ]
+
+
+def test_the_audit_exports_are_real() -> None:
+    import orgbrain.audit as audit
+    from orgbrain.audit import llm, offline, passes, queue, tools
+
+    for module in (audit, llm, offline, passes, queue, tools):
+        assert len(set(module.__all__)) == len(module.__all__), module.__name__
+        assert all(hasattr(module, name) for name in module.__all__), module.__name__
+    assert set(tools.TOOLS) == {"search", "observe_mention", "link", "neighborhood", "read"}
