@@ -28,9 +28,11 @@ from orgbrain.audit import (
     OfflineAuditor,
     audit_key,
     auditor_for,
+    request_audit,
     run_audit,
 )
 from orgbrain.cli import app, cli
+from orgbrain.derive.statements import evidence_range
 from orgbrain.errors import InvalidInput
 from orgbrain.extraction import default_extractor
 from orgbrain.jobs import AuditJobs, DeriveJobs, IndexJobs, RetryPolicy
@@ -146,6 +148,70 @@ def test_a_pass_run_again_writes_and_logs_nothing_twice(tmp_path: Path) -> None:
         assert (again.steps, again.mentions, again.stopped) == (2, 2, "done")
         assert brain.counts()["edges"] == edges and _steps(brain, plan.id) == steps
         assert len(_mentions(brain, intro.id)) == 3
+
+
+def test_the_audit_is_asked_for_once_the_last_section_is_derived(tmp_path: Path) -> None:
+    with _open(tmp_path / "brain") as brain:
+        brain.add_note(ORION, wait="derived")
+        plan = brain.add_file(PLAN, name="plan.md")
+        brain.request_index(plan.id)
+        brain.worker(handlers=[IndexJobs()]).drain()
+        one_at_a_time = brain.worker(handlers=[DeriveJobs(batch=1)])
+        sections = brain.sections(plan.id)
+        assert len(sections) > 1
+        for _ in sections[1:]:
+            assert one_at_a_time.run_once().done == 1  # a section derived, others waiting
+            assert brain.jobs(kind="audit").jobs == ()
+        assert one_at_a_time.run_once().done == 1  # the last one
+        [job] = brain.jobs(kind="audit").jobs
+        assert (job.state, job.subject) == ("queued", plan.id)
+
+
+def test_an_audit_asked_for_early_waits_for_derivation(tmp_path: Path) -> None:
+    with _open(tmp_path / "brain") as brain:
+        plan = brain.add_file(PLAN, name="plan.md")
+        brain.request_index(plan.id)
+        brain.worker(handlers=[IndexJobs()]).drain()
+        job = request_audit(brain._ctx, brain.get(plan.id))
+        assert job is not None
+        auditing = brain.worker(handlers=[AuditJobs()], retry=RetryPolicy(0.05, 0.05))
+        assert auditing.drain().retried == 1
+        waiting = f"waiting for the derivation of {len(brain.sections(plan.id))} section(s)"
+        assert waiting in (brain.job(job.id).last_error or "")
+        assert _steps(brain, plan.id) == []  # nothing audited before derivation
+        brain.worker(handlers=[DeriveJobs()]).drain()
+        time.sleep(0.1)
+        assert auditing.drain().done == 1 and brain.job(job.id).state == "done"
+
+
+def test_a_mention_written_before_a_crash_but_not_logged_is_logged_on_resume(
+    tmp_path: Path,
+) -> None:
+    with _open(tmp_path / "brain") as brain:
+        plan, intro = _indexed_and_derived(brain)
+        at = intro.body.index("Kestrel")
+        span = evidence_range(intro, at, at + len("Kestrel"))
+        assert span is not None
+        # What an attempt cut short between the write and its log line leaves behind.
+        brain.acting_as(AUDIT_ACTOR).observe_mention(
+            intro.id,
+            "project",
+            "Kestrel",
+            "Kestrel",
+            start=span.start,
+            end=span.end,
+            run_id=audit_key(plan),
+        )
+        edges = brain.counts()["edges"]
+        brain.run_jobs()
+        assert brain.counts()["edges"] == edges + 1  # Heron's; Kestrel's was there
+        steps = [s for s in _steps(brain, plan.id) if s["kind"] == "audit"]
+        assert [(s["args"]["value"], s["created"]) for s in steps] == [
+            ("Kestrel", True),
+            ("Heron", True),
+        ]
+        [end] = [s for s in _steps(brain, plan.id) if s["kind"] == "audited"]
+        assert end["mentions"] == 2
 
 
 def test_a_tiny_budget_stops_the_pass_and_says_so(tmp_path: Path) -> None:
@@ -544,3 +610,13 @@ def test_a_chat_server_down_mid_pass_retries_and_resumes(
             "Kestrel",
             "Orion",
         ]
+
+
+def test_the_audit_exports_are_real() -> None:
+    import orgbrain.audit as audit
+    from orgbrain.audit import llm, offline, passes, queue, tools
+
+    for module in (audit, llm, offline, passes, queue, tools):
+        assert len(set(module.__all__)) == len(module.__all__), module.__name__
+        assert all(hasattr(module, name) for name in module.__all__), module.__name__
+    assert set(tools.TOOLS) == {"search", "observe_mention", "link", "neighborhood", "read"}

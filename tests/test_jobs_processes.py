@@ -136,9 +136,11 @@ def test_orgbrain_worker_processes_index_every_file_once(tmp_path: Path) -> None
     reports = [json.loads(out) for out, _ in outputs]
     assert sum(r["failed"] + r["retried"] + r["lost"] for r in reports) == 0
     with Brain.open(folder, embedder=HashEmbedder()) as brain:
-        # Twelve index jobs, then one derive job per section they made: each run once.
+        # Twelve index jobs, one derive job per section they made, one audit per file:
+        # each run once.
         jobs = brain.jobs(limit=1000).jobs
         assert len([j for j in jobs if j.kind == "index"]) == 12
+        assert len([j for j in jobs if j.kind == "audit"]) == 12
         assert {(j.state, j.attempts) for j in jobs} == {("done", 1)}
         assert sum(r["done"] for r in reports) == len(jobs)
         assert all(brain.get(i.id).indexed for i in items)

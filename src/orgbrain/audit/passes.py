@@ -51,7 +51,9 @@ class AuditReport:
 
 
 def load_subject(ctx: BrainContext, file: Item, pass_key: str) -> AuditSubject:
-    """``file``, its sections, and the entities each already mentions (canonically)."""
+    """``file``, its sections, and the entities each already mentions (canonically):
+    mentions made by the pass ``pass_key`` itself left out, so a resumed pass meets them
+    again and replays (or, cut short before its log line, logs) those steps."""
     sections = file_sections(ctx, file)
     edges = {
         s.id: ctx.store.edges_of(ctx.workspace, s.id, ctx.visibility, types=("MENTIONS",))
@@ -63,7 +65,8 @@ def load_subject(ctx: BrainContext, file: Item, pass_key: str) -> AuditSubject:
         pairs = set()
         for e in es:
             entity = entities.get(e.dst)
-            if e.src == section_id and entity is not None and entity.canonical is not None:
+            mine = e.origin.run_id == pass_key
+            if e.src == section_id and not mine and entity and entity.canonical is not None:
                 pairs.add((entity.canonical.type, entity.canonical.value))
         mentioned[section_id] = frozenset(pairs)
     return AuditSubject(file, tuple(sections), mentioned, pass_key)

@@ -1,19 +1,19 @@
 """Asking for an audit pass: one durable job per file and version of its bytes, queued
 once the file's sections are derived, so a file is always derived, then audited.
 
-Derivation asks (``AuditRequests.derived``, called by the ``derive`` job for each
-section it finished, before that job is settled): when none of the file's other
-sections waits in the queue for its derivation, the audit is asked for. The sections
-still being derived by some worker at that moment are waited for by the audit job itself
-(``derivation_pending``). Asking twice gives the one job (its key is the file's id and
-content hash), and a worker that dies before asking leaves its derive job unsettled, so
-the section is derived again and asks then: the request is never lost. The handler is
-``orgbrain.jobs.audit.AuditJobs``.
+Derivation asks (``AuditRequests``, in the ``derive`` job): the job that finishes a
+file's last section not yet derived asks, before it is settled, so a worker that dies
+first leaves that job to be derived again and to ask then. Two workers finishing a
+file's last two sections at once each see the other's still running; each looks again
+once its own is settled, and the later look asks. Asking twice gives the one job (its
+key is the file's id and content hash). The audit job itself checks that no section of
+its file is left to derive (``derivation_pending``) and waits for one that is. The
+handler is ``orgbrain.jobs.audit.AuditJobs``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 from ..context import BrainContext
 from ..derive import derive_key
@@ -75,32 +75,64 @@ def request_audit(ctx: BrainContext, file: Item) -> Job | None:
 
 
 class AuditRequests:
-    """What one batch of derive jobs asks for: ``derived(section)`` after each section
-    it finished. ``running`` are the batch's own derive job keys (claimed, so not
-    queued); each file's other sections are looked up once per batch."""
+    """What one batch of derive jobs asks for. ``derived(section, key, ok)`` after each
+    section's job is done (``ok``: finished, not to be retried), before it is settled;
+    ``settled()`` once the batch is. A file's audit is asked for when no other section
+    of it is left to derive: its other sections' jobs are looked up once per batch,
+    then struck off as this batch finishes them; the file whose last other sections
+    were being derived elsewhere is looked up again after the settle, so of two workers
+    finishing a file's last sections at once the later one asks."""
 
-    def __init__(self, ctx: BrainContext, running: Collection[str]) -> None:
+    def __init__(self, ctx: BrainContext) -> None:
         self.ctx = ctx
-        self.running = set(running)
-        self._waiting: dict[str, bool] = {}
+        self._left: dict[str, set[str]] = {}  # file id -> keys of its unfinished sections
+        self._files: dict[str, Item] = {}
+        self._asked: set[str] = set()
 
-    def derived(self, section: Item) -> Job | None:
+    def derived(self, section: Item, key: str, ok: bool) -> Job | None:
         ctx = self.ctx
         if section.storage_class != "section" or not section.parent_id or ctx.jobs is None:
             return None
         if ctx.settings.audit_steps <= 0:
             return None
-        file = ctx.get_many([section.parent_id]).get(section.parent_id)
-        if file is None or not file.indexed:
+        file = self._file(section.parent_id)
+        if file is None:
             return None
-        waiting = self._waiting.get(file.id)
-        if waiting is None:
-            sections = file_sections(ctx, file)
-            keys = [derive_key(s) for s in sections]
-            found = ctx.jobs.find(ctx.workspace, [k for k in keys if k not in self.running])
-            waiting = any(j.state == "queued" for j in found.values())
-            self._waiting[file.id] = waiting
-        return None if waiting else request_audit(ctx, file)
+        left = self._left.get(file.id)
+        if left is None:
+            left = self._left[file.id] = self._unfinished(file) - {key}
+        if ok:
+            left.discard(key)
+        else:
+            left.add(key)  # retried: it asks when it is done
+        return self._ask(file) if not left else None
+
+    def settled(self) -> list[Job]:
+        """Look again at the files whose last sections were being derived elsewhere."""
+        out = []
+        for file_id, left in self._left.items():
+            file = self._files.get(file_id)
+            if left and file is not None and file_id not in self._asked:
+                if not self._unfinished(file):
+                    job = self._ask(file)
+                    if job is not None:
+                        out.append(job)
+        return out
+
+    def _file(self, file_id: str) -> Item | None:
+        if file_id not in self._files:
+            file = self.ctx.get_many([file_id]).get(file_id)
+            if file is None or not file.indexed:
+                return None
+            self._files[file_id] = file
+        return self._files[file_id]
+
+    def _unfinished(self, file: Item) -> set[str]:
+        return {j.key for j in derivation_pending(self.ctx, file_sections(self.ctx, file))}
+
+    def _ask(self, file: Item) -> Job | None:
+        self._asked.add(file.id)
+        return request_audit(self.ctx, file)
 
 
 def audit_state(ctx: BrainContext, item: Item) -> tuple[str, str | None]:

@@ -30,7 +30,7 @@ from ..graph import link as graph_link
 from ..graph import neighborhood as graph_neighborhood
 from ..graph import normalise_edge_type
 from ..graph import observe_mention as graph_observe_mention
-from ..model import Item, Link, Mention, Neighborhood, SearchResult
+from ..model import Edge, Item, Link, Mention, Neighborhood, SearchResult
 
 __all__ = [
     "AUDIT_STEPS",
@@ -161,7 +161,7 @@ class AuditTools:
             lambda m: {
                 "entity_id": m.entity.id,
                 "edge_id": m.edge.id,
-                "created": m.edge_created,
+                "created": self._made(m.edge, m.edge_created),
                 "entity_created": m.entity_created,
             },
         )
@@ -179,7 +179,12 @@ class AuditTools:
                 raise InvalidInput("a link from the audit has the new file or a section at an end")
             return graph_link(self.ctx, src, dst, t, note=note, run_id=self.subject.pass_key)
 
-        return self._step("link", args, run, lambda r: {"edge_id": r.edge.id, "created": r.created})
+        return self._step(
+            "link",
+            args,
+            run,
+            lambda r: {"edge_id": r.edge.id, "created": self._made(r.edge, r.created)},
+        )
 
     def neighborhood(self, item_id: str, hops: int = 1) -> Neighborhood:
         return self._step(
@@ -235,6 +240,11 @@ class AuditTools:
         record.update(ms=_ms(t0), **summary(result))
         self.ctx.store.log_event(self.ctx.workspace, STEP_EVENT, record)
         return result
+
+    def _made(self, edge: Edge, created: bool) -> bool:
+        """Whether this pass made ``edge``: now, or in an attempt cut short between the
+        write and its log line (the edge carries the pass's key as its run id)."""
+        return created or edge.origin.run_id == self.subject.pass_key
 
     def _around(self, item_id: str, why: str) -> Item:
         if item_id not in self.subject.ids:

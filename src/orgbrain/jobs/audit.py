@@ -4,6 +4,7 @@ whoever asked for the file's indexing."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from ..audit import (
@@ -17,12 +18,16 @@ from ..audit import (
 )
 from ..context import BrainContext
 from ..errors import NotFound, OrgBrainError, Unavailable
+from ..model import Item
 from ..ports import Job
 from .derive import known_entities
 from .index import Asker
 from .worker import Outcome, Settle
 
-__all__ = ["AuditJobs"]
+__all__ = ["DERIVE_GRACE_S", "AuditJobs"]
+
+DERIVE_GRACE_S = 5.0
+"""How long a pass waits for its file's sections being derived right now."""
 
 
 class AuditJobs:
@@ -30,13 +35,29 @@ class AuditJobs:
 
     kind = AUDIT_KIND
 
-    def __init__(self, batch: int = 4, auditor: Auditor | None = None) -> None:
+    def __init__(
+        self, batch: int = 4, auditor: Auditor | None = None, grace_s: float = DERIVE_GRACE_S
+    ) -> None:
         self.batch = batch
         self._auditor = auditor
+        self.grace_s = grace_s
 
     def run(self, ctx: BrainContext, jobs: Sequence[Job], settle: Settle) -> None:
         for job in jobs:
             settle(self._one(Asker.of(job).context(ctx), job))
+
+    def _derivation_left(self, ctx: BrainContext, file: Item) -> list[Job]:
+        """The file's sections still to derive. Ones being derived now are waited for a
+        moment (the job that asked for this audit settles just after asking); queued
+        ones, or a wait that runs out, put the audit back in the queue for later."""
+        deadline = time.monotonic() + self.grace_s
+        while True:
+            pending = derivation_pending(ctx, file_sections(ctx, file))
+            if not pending or any(j.state == "queued" for j in pending):
+                return pending
+            if time.monotonic() > deadline:
+                return pending
+            time.sleep(0.02)
 
     def _one(self, ctx: BrainContext, job: Job) -> Outcome:
         try:
@@ -45,7 +66,7 @@ class AuditJobs:
             return Outcome(job.id, f"{exc.code}: {exc.message}")
         if audit_key(file) != job.key or not file.indexed:
             return Outcome(job.id)  # other bytes since: their own pass audits them
-        pending = derivation_pending(ctx, file_sections(ctx, file))
+        pending = self._derivation_left(ctx, file)
         if pending:
             why = f"waiting for the derivation of {len(pending)} section(s) of {file.id}"
             return Outcome(job.id, f"unavailable: {why}", retry=True)

@@ -81,16 +81,16 @@ class DeriveJobs:
         groups: dict[Asker, list[Job]] = {}
         for job in jobs:
             groups.setdefault(Asker.of(job), []).append(job)
-        running = [j.key for j in jobs]
         for asker, group in groups.items():
             actx = asker.context(ctx)
             known = known_entities(actx)
-            audits = AuditRequests(actx, running)
+            audits = AuditRequests(actx)
             for job in group:
                 outcome, item = self._one(actx, job, extractor, known)
-                if item is not None and not outcome.retry:
-                    audits.derived(item)
+                if item is not None:
+                    audits.derived(item, job.key, ok=not outcome.retry)
                 settle(outcome)
+            audits.settled()
 
     def _one(
         self, ctx: BrainContext, job: Job, extractor: Extractor, known: list[tuple[str, str]]
