@@ -293,10 +293,11 @@ def test_eval_sensitive_from_the_cli(tmp_path: Path) -> None:
     assert both.exit_code != 0 and "not both" in both.output
 
 
-def test_the_exports_are_sorted_and_real() -> None:
+def test_the_exports_are_real() -> None:
     from orgbrain.evals import sensitive as evals_sensitive
     from orgbrain.writeback import sensitive
 
+    # ruff (RUF022) keeps each __all__ sorted; here, every name is there once
     for module in (sensitive, evals_sensitive):
-        assert module.__all__ == sorted(module.__all__), module.__name__
+        assert len(set(module.__all__)) == len(module.__all__), module.__name__
         assert all(hasattr(module, name) for name in module.__all__), module.__name__
