@@ -17,7 +17,13 @@ from .personal import PERSONAL_RULES
 from .rule import Rule
 from .secrets import SECRET_RULES
 
-__all__ = ["RULES", "SENSITIVE_KINDS", "Rule", "Sensitivity", "detect"]
+__all__ = [
+    "RULES",
+    "SENSITIVE_KINDS",
+    "Rule",
+    "Sensitivity",
+    "detect",
+]
 
 SENSITIVE_KINDS = ("secret", "credential", "personal")
 

@@ -116,7 +116,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
         re.compile(
             rf"(?i)(?<![\w.-])[\"']?{_CONFIG_NAME}"
             r"[\"']?\s*(?:=>|:=|[:=])\s*"
-            r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;]+)"
+            r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;]*[^\s,;.)])"
         ),
         _config,
     ),
@@ -129,7 +129,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
             r"(?P<gap>(?:\s+(?!is\b|are\b|was\b)[\w'\u2019()-]+){0,6}?)"
             r"\s*(?P<sep>\b(?:is|are|was)\b|:|=|—|\u2013)\s*"
             r"(?:still\s+|now\s+|currently\s+|just\s+|probably\s+)?"
-            r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;]+(?:[ ,;-]+\d[\d-]*)*)"
+            r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;]*[^\s,;.)](?:[ ,;-]+\d[\d-]*)*)"
         ),
         _stated,
     ),
@@ -139,7 +139,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
         "a password stated in words",
         re.compile(
             r"(?i)(?:\band\b|\bwith\b|,)\s+(?:the\s+)?(?P<what>password|pass|pw|pwd)\s+"
-            r"(?P<v>[^\s,;]+)"
+            r"(?P<v>[^\s,;]*[^\s,;.)])"
         ),
         _after,
     ),
@@ -150,7 +150,7 @@ CREDENTIAL_RULES: tuple[Rule, ...] = (
         re.compile(
             r"(?i)\b(?:log\s?in|sign\s?in|credentials?|creds|login\s+is|user(?:name)?)\b"
             r"[^.\n]{0,40}?(?<![\w.@+-])(?P<user>[\w.@+-]{2,})(?:\s?/\s?|:(?!\s))"
-            r"(?P<v>[^\s/,;]{3,})"
+            r"(?P<v>[^\s/,;]{2,}[^\s/,;.)])"
         ),
         _pair,
     ),

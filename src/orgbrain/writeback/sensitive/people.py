@@ -6,6 +6,7 @@ one ("parental leave is 20 weeks", "salary bands are reviewed in April") is not.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .rule import Rule, sentence_at
 
@@ -57,8 +58,13 @@ def person_near(text: str, start: int, end: int, window: int = 60) -> bool:
     sentence = sentence_at(text, start, end)
     offset = text.find(sentence, max(0, start - len(sentence)))
     lo, hi = start - offset - window, end - offset + window
-    refs = [m.span() for m in _PRONOUN.finditer(sentence)] + _names(sentence)
-    return any(s < hi and e > lo for s, e in refs)
+    return any(s < hi and e > lo for s, e in _people(sentence))
+
+
+@lru_cache(maxsize=64)
+def _people(sentence: str) -> tuple[tuple[int, int], ...]:
+    # Cached: a text with many cues asks about the same sentence once per cue.
+    return (*(m.span() for m in _PRONOUN.finditer(sentence)), *_names(sentence))
 
 
 def _about_a_person(m: re.Match[str]) -> bool:

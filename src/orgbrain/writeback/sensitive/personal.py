@@ -115,7 +115,7 @@ PERSONAL_RULES: tuple[Rule, ...] = (
         PERSONAL,
         "a phone number",
         re.compile(
-            r"(?<![\w+.-])(?P<v>"
+            r"(?<![\w+.-])(?<!\d[ -])(?P<v>"  # not the tail of a longer run of digits
             r"\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}"  # international
             r"|(?:1[ .-])?(?:\(\d{3}\)\s?|\d{3}[ .-])\d{3}[ .-]\d{4}"  # North American
             r"|0\d{2,4}[ -]?\d{3,4}[ -]?\d{3,4}"  # national trunk prefix (UK, EU)

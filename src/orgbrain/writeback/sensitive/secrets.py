@@ -104,7 +104,7 @@ _SHAPES = (
         SECRET,
         "an authorization header",
         re.compile(r"(?i)\b(?:bearer|basic)\s+(?P<v>[A-Za-z0-9._~+/-]{20,}=*)"),
-        lambda m: looks_random(m["v"]),
+        lambda m: looks_random(_whole(m)),
     ),
 )
 
@@ -125,8 +125,14 @@ def _secret_name(name: str) -> bool:
     return not (len(parts) > 1 and parts[-2] in _NOT_SECRET_BEFORE)
 
 
+def _whole(m: re.Match[str]) -> str:
+    # The value with any dots after it: "ob_3f9c..." is an elided example, not a key.
+    tail = m.string[m.end("v") : m.end("v") + 3]
+    return m["v"] + tail[: len(tail) - len(tail.lstrip(".\u2026"))]
+
+
 def _assigned(m: re.Match[str]) -> bool:
-    return _secret_name(m["name"]) and looks_random(m["v"])
+    return _secret_name(m["name"]) and looks_random(_whole(m))
 
 
 _NOT_THE_VALUE = re.compile(r"(?i)\b(?:ids?|names?|format|path|location|prefix|type|length)\b")
@@ -136,10 +142,10 @@ def _stated(m: re.Match[str]) -> bool:
     before = m.string[max(0, m.start() - 12) : m.start()].casefold().split()
     if before and before[-1] in _NOT_SECRET_BEFORE:
         return False
-    return not _NOT_THE_VALUE.search(m["gap"]) and looks_random(m["v"])
+    return not _NOT_THE_VALUE.search(m["gap"]) and looks_random(_whole(m))
 
 
-_VALUE = r"[\"'`]?(?P<v>[^\s\"'`,;]+)"
+_VALUE = r"[\"'`]?(?P<v>[^\s\"'`,;]*[^\s\"'`,;.)])"
 _ASSIGNMENTS = (
     Rule(
         "assigned-secret",
