@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -304,17 +305,23 @@ def test_a_brain_keeps_its_files_in_the_bucket(endpoint: str, tmp_path: Path) ->
             assert section.byte_range is not None
             text = b"".join(brain.read_file(section.id))
             assert text == HANDBOOK[section.byte_range.start : section.byte_range.end]
-        hits = brain.search("who approves refunds", k=3, plan="hybrid").hits
-        assert hits and hits[0].citation.file_id == file.id
-        cited = hits[0].citation
-        if cited.text_key is not None and cited.byte_range is not None:
-            assert b"".join(brain.read_file(cited.item_id)) in HANDBOOK
-        assert file.blob_key is not None and file.blob_key.startswith(
-            f"workspaces/{brain.workspace}/{file.id}/"
-        )
+        hits = brain.search("who approves refunds", k=5, plan="hybrid").hits
+        cited = next(h.citation for h in hits if h.citation.byte_range is not None)
+        assert cited.file_id == file.id and cited.byte_range is not None
+        exact = HANDBOOK[cited.byte_range.start : cited.byte_range.end]
+        assert b"".join(brain.read_file(cited.item_id)) == exact
+        assert file.blob_key is not None
+        assert file.blob_key.startswith(f"workspaces/{brain.workspace}/{file.id}/")
+
+        blobs = S3BlobStore(BUCKET, prefix, endpoint_url=endpoint)
+        assert blobs.read(file.blob_key) == HANDBOOK
+        orphan = f"workspaces/{brain.workspace}/itm_gone/ver_x/raw"  # a crash's leftover
+        blobs.put(orphan, [b"never committed"])
+        assert brain.sweep(timedelta(0)).blobs_removed == 1
+        assert not blobs.exists(orphan) and blobs.exists(file.blob_key)
+        brain.erase(file.id, reason="test")
+        assert list(blobs.keys("workspaces")) == []
     assert not (tmp_path / "brain" / "blobs").exists()
-    blobs = S3BlobStore(BUCKET, prefix, endpoint_url=endpoint)
-    assert blobs.read(file.blob_key) == HANDBOOK
 
 
 def test_a_brain_over_a_missing_bucket_does_not_open(endpoint: str, tmp_path: Path) -> None:
