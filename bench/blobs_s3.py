@@ -219,10 +219,11 @@ def main() -> None:
                     os.environ.setdefault(var, value)
                 clients = run(endpoint, args.bucket, args)
         server = "s3rver 3.7.1 on 127.0.0.1 (its data in a temporary folder)"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     body = (
         f"`python -m bench.blobs_s3 --mib {args.mib} --ranges {args.ranges} "
         f"--rounds {args.rounds}`: {server}; medians of {args.rounds} rounds, the clients "
-        "taking turns.\n\n" + table(clients)
+        f"taking turns; load average at the end {load}.\n\n" + table(clients)
     )
     print(body)
     if not args.no_write:

@@ -2,10 +2,11 @@
 
 The local folder's contract (tests/contract/test_blob_contract.py runs all three), kept
 with what S3 itself promises: a PUT and a CompleteMultipartUpload are atomic, so a reader
-sees a blob whole or not at all. A put streams: up to one part (``part_size``) is held,
-then the blob goes up as a multipart upload, a few parts in flight at once (memory stays
-near ``part_size`` times ``concurrency`` plus one). A put that fails, or that passes its
-size cap, aborts its upload and completes nothing. Reads at an offset are ranged GETs.
+sees a blob whole or not at all. A put streams: a blob that ends within one part
+(``part_size``) goes up in one PUT; a larger one as a multipart upload, a few parts in
+flight at once (memory stays near ``part_size`` times ``concurrency`` plus one). A put
+that fails, or that passes its size cap, aborts its upload and completes nothing. Reads
+at an offset are ranged GETs.
 
 obstore over boto3 by measurement (docs/benchmarks.md, "Blobs on S3"): on the same
 s3rver, 4 KiB ranged reads (a citation) in a quarter of the time, whole reads at twice
@@ -136,15 +137,19 @@ class S3BlobStore:
     def put(self, key: str, chunks: Iterable[bytes], *, max_bytes: int | None = None) -> int:
         import obstore
 
+        _check_key(key)
+        stream = iter(chunks)
+        head, size = self._first_part(stream, max_bytes)
+        if size < self.part_size:  # the whole blob is in hand: one PUT, atomic
+            self._call(f"put {key}", obstore.put, self._store, key, head, use_multipart=False)
+            return size
         writer = obstore.open_writer(
-            self._store,
-            _check_key(key),
-            buffer_size=self.part_size,
-            max_concurrency=self.concurrency,
+            self._store, key, buffer_size=self.part_size, max_concurrency=self.concurrency
         )
-        size = 0
         try:
-            for chunk in chunks:
+            self._call(f"put {key}", writer.write, head)
+            del head
+            for chunk in stream:
                 size += len(chunk)
                 if max_bytes is not None and size > max_bytes:
                     raise TooLarge(f"over the size cap of {max_bytes} bytes")
@@ -152,10 +157,23 @@ class S3BlobStore:
         except BaseException as exc:
             self._abort(key, writer, exc)
             raise
-        # The upload is completed (or, under one part, PUT whole) only here, so a
-        # reader never meets a partial blob.
+        # The upload is completed only here, so a reader never meets a partial blob.
         self._call(f"put {key}", writer.close)
         return size
+
+    def _first_part(self, stream: Iterator[bytes], max_bytes: int | None) -> tuple[bytes, int]:
+        """Up to a part's worth of ``stream``: most blobs (notes, extracted text, small
+        files) end within it and go up in one request."""
+        held: list[bytes] = []
+        size = 0
+        for chunk in stream:
+            size += len(chunk)
+            if max_bytes is not None and size > max_bytes:
+                raise TooLarge(f"over the size cap of {max_bytes} bytes")
+            held.append(chunk)
+            if size >= self.part_size:
+                break
+        return b"".join(held), size
 
     @staticmethod
     def _abort(key: str, writer: Any, exc: BaseException) -> None:
