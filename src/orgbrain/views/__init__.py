@@ -43,6 +43,7 @@ from .memory import (
     StoryView,
     SupersedingView,
 )
+from .passage import PassageView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
 
@@ -81,6 +82,7 @@ __all__ = [
     "MentionView",
     "NeighborhoodView",
     "OriginView",
+    "PassageView",
     "SearchResultView",
     "SectionList",
     "StatementList",
