@@ -4,7 +4,9 @@ Each example builds a fresh world on one shared server: one to three workspaces,
 random teams, notes and files written in random scopes by random authors, and random
 edges between items (some across scopes). Then every principal, human or agent, reads
 through search (every plan), items (every filter, every page size), one item, sections,
-content and edges, asking for every id of the world. The expected visibility is computed
+content and edges, asking for every id of the world; and signs in to the web UI with the
+same key and reads its pages: the items grid (every page), search, every item's page, raw
+bytes and graph, entities, the inbox and the grid's live states. The expected visibility is computed
 here from first principles (same workspace; org, the reader's teams, the reader itself)
 and compared both ways: nothing invisible is ever returned, and everything visible is.
 """
@@ -12,6 +14,7 @@ and compared both ways: nothing invisible is ever returned, and everything visib
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,6 +27,7 @@ from hypothesis import strategies as st
 
 from orgbrain import NoteInput, Principal
 from tests.test_server import Served, serve, wait_state
+from tests.ui_harness import ui_client
 
 VOCAB = (
     "billing refunds deploy freeze friday stripe oncall rotation search index "
@@ -33,7 +37,8 @@ TEAMS = ("eng", "ops", "sales")
 PLANS = ("hybrid", "bm25", "dense")
 EXAMPLES = 50
 
-COUNTS = {"examples": 0, "principals": 0, "requests": 0, "items": 0, "edges": 0}
+COUNTS = {"examples": 0, "principals": 0, "requests": 0, "pages": 0, "items": 0, "edges": 0}
+ROW_ID = re.compile(r'<tr data-id="([^"]+)"')
 _worlds = itertools.count()
 
 
@@ -48,7 +53,8 @@ def report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     line = (
         f"scope properties: {COUNTS['examples']} examples, {COUNTS['principals']} principals, "
-        f"{COUNTS['items']} items, {COUNTS['edges']} edges, {COUNTS['requests']} read requests"
+        f"{COUNTS['items']} items, {COUNTS['edges']} edges, {COUNTS['requests']} read requests, "
+        f"{COUNTS['pages']} UI pages"
     )
     plugins = request.config.pluginmanager
     reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
@@ -242,6 +248,61 @@ def _check_reader(s: Served, world: World, u: User, missing_body: str) -> None:
                             assert u.sees(got.json()["workspace"], got.json()["scope"])
 
 
+def _check_pages(s: Served, world: World, u: User, visible: set[str], missing: str) -> None:
+    """The web UI, signed in with the reader's key: no page holds an id it may not see."""
+    hidden = set(world.where) - visible
+    token = s.key(u.workspace, u.user_id, "read", sorted(u.teams), u.agent)
+    c = ui_client(s.url, token)
+
+    def page(path: str, **kw: Any) -> httpx.Response:
+        COUNTS["pages"] += 1
+        r = c.get(path, **kw)
+        assert r.status_code in (200, 404), (path, r.status_code, r.text[:300])
+        return r
+
+    def no_leak(path: str, text: str, asked: str | None = None) -> None:
+        if asked is not None:  # a 404 names the id that was asked for, as for any id
+            text = text.replace(f"no item {asked}", "")
+        leaked = [i for i in hidden if i in text]
+        assert not leaked, (u, path, leaked)
+
+    try:
+        rows: list[str] = []
+        cursor: str | None = None
+        while True:
+            params = {"order": "oldest", "limit": 10, **({"cursor": cursor} if cursor else {})}
+            r = page("/ui/items", params=params)
+            no_leak("/ui/items", r.text)
+            rows += ROW_ID.findall(r.text)
+            found = re.search(r'href="/ui/items\?[^"]*cursor=([0-9]+)[^"]*" rel="next"', r.text)
+            if found is None:
+                break
+            cursor = found.group(1)
+        mine = {i for i in visible if world.where[i][0] == u.workspace}
+        assert set(rows) == {i for i in mine if world.where[i][2] != "section"}
+        for query, _, _ in world.queries:
+            r = page("/ui/search", params={"q": query})
+            no_leak("/ui/search", r.text)
+        for path in ("/ui/entities", "/ui/inbox"):
+            no_leak(path, page(path).text)
+        states = page("/ui/states.json", params={"ids": ",".join(world.where)}).json()
+        assert set(states["items"]) <= visible
+        for item_id in world.where:
+            paths = [f"/ui/items/{item_id}", f"/ui/items/{item_id}/raw"]
+            for path in [*paths, f"/ui/graph/{item_id}", f"/ui/graph/{item_id}.json"]:
+                r = page(path)
+                if item_id not in visible:
+                    assert r.status_code == 404, (u, path)
+                    if path == paths[0]:
+                        assert r.text == missing.replace("MISSING", item_id)
+                    continue
+                assert r.status_code == 200, (u, path, r.text[:300])
+                if path != paths[1]:
+                    no_leak(path, r.text, item_id)
+    finally:
+        c.close()
+
+
 @pytest.mark.slow
 @settings(
     max_examples=EXAMPLES,
@@ -256,10 +317,16 @@ def test_no_read_endpoint_leaks_across_scopes_or_workspaces(shared: Served, worl
     probe = shared.http(shared.key(world.users[0].workspace, "probe"))
     missing = probe.get("/v1/items/MISSING")
     assert missing.status_code == 404
+    ui_probe = ui_client(shared.url, shared.key(world.users[0].workspace, "probe"))
+    missing_page = ui_probe.get("/ui/items/MISSING")
+    assert missing_page.status_code == 404
     for u in world.users:
         _check_reader(shared, world, u, missing.text)
+        visible = {i for i, (ws, scope, _) in world.where.items() if u.sees(ws, scope)}
+        _check_pages(shared, world, u, visible, missing_page.text)
         COUNTS["principals"] += 1
     probe.close()
+    ui_probe.close()
     COUNTS["examples"] += 1
     assert time.monotonic() - t0 < 60
 
@@ -270,3 +337,4 @@ def test_the_property_ran() -> None:
     # (a broken strategy, say) should not pass quietly.
     assert COUNTS["examples"] >= 1
     assert COUNTS["requests"] > COUNTS["examples"]
+    assert COUNTS["pages"] > COUNTS["principals"]
