@@ -17,31 +17,39 @@ the reader signs in through the sign-in form like a browser. Results go to
 
 from __future__ import annotations
 
-import argparse
-import os
-import re
-import tempfile
-import time
-from datetime import UTC, datetime
+import sys
 from pathlib import Path
 
-import httpx
-import numpy as np
-from numpy.typing import NDArray
+# Run as a file, this folder would be first on sys.path, and its http.py would shadow the
+# standard library's http package; put the repository root there instead.
+_HERE = Path(__file__).resolve().parent
+if __package__ in (None, ""):
+    sys.path[0] = str(_HERE.parent)
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+
+import httpx  # noqa: E402
+import numpy as np  # noqa: E402
+from numpy.typing import NDArray  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from bench._common import append_results, percentile
-from bench._synth import DIM, MODEL, PER_FILE, WORKSPACE, queries, real_vectors
-from orgbrain import Brain, Principal
-from orgbrain.adapters.blobs_local import LocalBlobStore
-from orgbrain.adapters.sqlite import SQLiteStore
-from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
-from orgbrain.ids import new_id
-from orgbrain.keys import issue_key
-from orgbrain.model import ByteRange, Item, Locator, Origin, utcnow
-from orgbrain.server import BackgroundServer, create_app
+from bench._common import append_results, percentile  # noqa: E402
+from bench._synth import DIM, MODEL, PER_FILE, WORKSPACE, queries, real_vectors  # noqa: E402
+from orgbrain import Brain, Principal  # noqa: E402
+from orgbrain.adapters.blobs_local import LocalBlobStore  # noqa: E402
+from orgbrain.adapters.sqlite import SQLiteStore  # noqa: E402
+from orgbrain.adapters.sqlite.keys import SQLiteKeyStore  # noqa: E402
+from orgbrain.ids import new_id  # noqa: E402
+from orgbrain.keys import issue_key  # noqa: E402
+from orgbrain.model import ByteRange, Item, Locator, Origin, utcnow  # noqa: E402
+from orgbrain.server import BackgroundServer, create_app  # noqa: E402
 
 F32 = NDArray[np.float32]
 BUDGET_MS = 300.0

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import RedirectResponse, Response
 
 from ....errors import InvalidInput
+from ....model import Edge
 from ....views import EdgeView, ItemView, StatementView
 from ..access import Viewing, ui_state
 from ..routing import HtmlRoute
@@ -21,6 +22,7 @@ __all__ = ["MAX_MENTIONS", "Snippet", "router", "snippet"]
 router = APIRouter(route_class=HtmlRoute, include_in_schema=False)
 
 MAX_MENTIONS = 50
+MENTION_EDGES_READ = 200
 MAX_STATEMENTS = 200
 SNIPPET_AROUND = 160
 OWNERSHIP = frozenset({"owner", "backup_owner", "contact"})
@@ -103,18 +105,25 @@ def dossier(request: Request, viewer: Viewing, entity_id: str) -> Response:
                 conflicts.append((s, by_id[other]))
     owners = [s for s in current if s.predicate in OWNERSHIP]
     definitions = [s for s in current if s.predicate in DEFINITIONS and s.subject_id == entity.id]
-    edges = [EdgeView.of(e) for e in brain.edges(entity.id, types=["MENTIONS"])]
-    mentioning = brain.get_many(sorted({e.src for e in edges if e.dst == entity.id}))
-    mentions: list[tuple[ItemView, EdgeView, Snippet]] = []
+    # The first mentions only (a person named in thousands of sections has a dossier,
+    # not a dump): the page says when there are more.
+    edges = brain.edges(entity.id, types=["MENTIONS"], limit=MENTION_EDGES_READ)
+    more_mentions = len(edges) >= MENTION_EDGES_READ
+    first: dict[str, Edge] = {}
     for e in edges:
-        item = mentioning.get(e.src)
-        if item is None or len(mentions) >= MAX_MENTIONS:
+        if e.dst == entity.id and e.src not in first and len(first) < MAX_MENTIONS:
+            first[e.src] = e
+    mentioning = brain.get_many(list(first))
+    mentions: list[tuple[ItemView, EdgeView, Snippet]] = []
+    for src, e in first.items():
+        item = mentioning.get(src)
+        if item is None:
             continue
         text = str(e.props.get("text", ""))
         mentions.append(
             (
                 ItemView.of(item, body_chars=0),
-                e,
+                EdgeView.of(e),
                 snippet(item.body, text, e.props.get("start"), e.props.get("end")),
             )
         )
@@ -131,7 +140,7 @@ def dossier(request: Request, viewer: Viewing, entity_id: str) -> Response:
             "owners": owners,
             "definitions": definitions,
             "mentions": mentions,
-            "mention_count": len(mentioning),
+            "more_mentions": more_mentions or len(first) >= MAX_MENTIONS,
             "sources": {i.id: i.label for i in sources.values()},
         },
     )

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Form, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from ....brain import Brain
 from ....errors import InvalidInput
 from ....views import ItemView
 from ...auth import context_of
@@ -27,6 +28,7 @@ StateFilter = Literal["all", "indexed", "unindexed"]
 Order = Literal["oldest", "newest"]
 LIVE_STATES = ("queued", "indexing")
 MAX_STATE_IDS = 200
+MAX_PENDING_COUNTED = 1000
 
 
 @router.get("/ui/items")
@@ -73,7 +75,7 @@ def items_grid(
             "next_cursor": page.next_cursor,
             "first_page": cursor is None,
             "filters": filters,
-            "pending": len(brain.pending()),
+            "pending": _pending(brain),
             "live": any(r.state in LIVE_STATES for r in rows),
             "done": done,
             "max_mb": context_of(request).config.max_file_bytes // (1024 * 1024),
@@ -167,6 +169,13 @@ def index_pending(
     if asked:
         context_of(request).worker.wake()
     return RedirectResponse(_back(back), status_code=303)
+
+
+def _pending(brain: Brain) -> str:
+    """How many files wait for indexing, counted up to ``MAX_PENDING_COUNTED``."""
+    page = brain.items(storage_class="file", indexed=False, limit=MAX_PENDING_COUNTED)
+    n = sum(1 for i in page.items if i.index_error is None)
+    return f"{n}+" if page.next_cursor else str(n)
 
 
 def _back(target: str) -> str:
