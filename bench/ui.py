@@ -237,6 +237,7 @@ def main() -> None:
                 ("review inbox", "/ui/inbox", []),
             ]
             rows = []
+            load_before = os.getloadavg()[0]
             for label, path, params in pages:
                 ms = timed(c, path, args.rounds, params)
                 p50, p95 = percentile(ms, 50), percentile(ms, 95)
@@ -244,13 +245,15 @@ def main() -> None:
                 rows.append(f"| {label} | {p50:.1f} | {p95:.1f} | {max(ms):.1f} | {ok} |")
                 print(rows[-1], flush=True)
             c.close()
+            load = (load_before + os.getloadavg()[0]) / 2
         brain.close()
         keys.close()
     table = "\n".join(
         [
             f"{args.sections:,} sections ({args.sections // PER_FILE:,} files), "
             f"{args.rounds} requests per page, server time from `Server-Timing` "
-            f"(`python bench/ui.py --sections {args.sections}`):",
+            f"(`python bench/ui.py --sections {args.sections}`; load average about "
+            f"{load:.1f} while it ran):",
             "",
             "| page | p50 ms | p95 ms | max ms | p95 under 300 ms |",
             "|---|---|---|---|---|",

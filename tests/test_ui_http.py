@@ -316,3 +316,65 @@ def test_the_search_page_shows_the_verdict_and_why(served: Served) -> None:
     assert r.status_code == 200 and 'data-verdict="none"' in r.text
     assert "The brain has nothing to say." in r.text and "Why:" in r.text
     assert time.monotonic() - t0 < 10
+
+
+def test_serve_prints_the_address_and_a_first_key_to_sign_in_with(tmp_path: Path) -> None:
+    """A newcomer: `orgbrain serve` on a brain with no key prints the UI's address and a
+    key; signing in with it works, and a second start makes no second key."""
+    import json
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from orgbrain.cli import cli
+
+    folder = tmp_path / "brain"
+    assert CliRunner().invoke(cli, ["--brain", str(folder), "init"]).exit_code == 0
+
+    def start() -> tuple[subprocess.Popen[str], dict[str, str]]:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        cmd = [
+            sys.executable,
+            "-c",
+            "from orgbrain.cli.serve import serve; serve(prog_name='orgbrain serve')",
+            *("--brain", str(folder), "--port", str(port), "--json"),
+        ]
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+        )
+        assert proc.stdout is not None
+        line = json.loads(proc.stdout.readline())
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(line["url"] + "/healthz", timeout=1).status_code == 200:
+                    return proc, line
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+
+    proc, line = start()
+    try:
+        assert line["ui"] == line["url"] + "/ui"
+        key = line["first_key"]
+        c = ui_client(line["url"], key)
+        page = c.get("/ui/items")
+        assert page.status_code == 200 and "owner · default" in page.text
+        assert 'action="/ui/files"' in page.text  # it may write
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    proc, line = start()
+    try:
+        assert "first_key" not in line
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert key.split("_")[2] not in err
