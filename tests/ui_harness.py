@@ -84,10 +84,20 @@ def ui_client(url: str, token: str | None = None) -> httpx.Client:
 
 
 def screenshot(page: Any, name: str, tmp: Path) -> Path:
-    folder = Path(os.environ.get("ORGBRAIN_UI_SCREENSHOTS") or tmp)
+    """The whole page as ``<name>.png``; for the docs, cut to 256 colours (a third of the
+    bytes, and the pages are flat colour anyway)."""
+    wanted = os.environ.get("ORGBRAIN_UI_SCREENSHOTS")
+    folder = Path(wanted or tmp)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
+    if wanted:
+        from PIL import Image
+
+        with Image.open(path) as shot:
+            small = shot.convert("RGB").quantize(256)
+        small.save(path, optimize=True)
+    assert path.stat().st_size > 0
     return path
 
 

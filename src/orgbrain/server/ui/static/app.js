@@ -75,7 +75,6 @@
       chain.then(function () {
         if (added) {
           var done = document.createElement("li");
-          done.innerHTML = "";
           var a = document.createElement("a");
           a.href = "/ui/items?order=newest"; a.textContent = "Show them in the grid";
           done.appendChild(a); list.appendChild(done);
