@@ -45,6 +45,7 @@ from .memory import (
     StoryView,
     SupersedingView,
 )
+from .passage import PassageView
 from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
@@ -85,6 +86,7 @@ __all__ = [
     "MentionView",
     "NeighborhoodView",
     "OriginView",
+    "PassageView",
     "ProposalList",
     "ProposalView",
     "SearchResultView",
