@@ -27,6 +27,7 @@ from .proposals import Proposals
 from .rows import ITEM_COLUMNS, item_from_row, item_values, stored_key
 from .schema import migrate, vector_index_sql
 from .statements import Statements
+from .transfer import Transfer
 from .vectors import vector_rows, vector_search, write_vectors
 from .versions import OLD_ROW_COLUMNS, Versions
 
@@ -52,7 +53,7 @@ _OLD = (
 )
 
 
-class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
+class PostgresStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
