@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from ..context import BrainContext
 from ..errors import Conflict, NotFound, Unavailable
 from ..keys import KeyStore
+from ..move_report import MoveOptions, MoveReport
 from ..ports import RECORD_KINDS, BlobStore, Record, RecordKind, Store
-from .report import MoveOptions, MoveReport
 from .verify import verify
 
 __all__ = ["MARK", "House", "Progress", "move", "source_fingerprint"]

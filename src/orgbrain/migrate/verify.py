@@ -12,10 +12,10 @@ from dataclasses import replace
 from ..context import BrainContext
 from ..errors import NotFound
 from ..keys import KeyStore
+from ..move_report import BlobCheck, CountCheck, MoveOptions, ProbeCheck, Verification
 from ..ports import RECORD_KINDS, BlobStore, ItemFilter, RecordKind, Store
 from ..retrieve import Searcher, get_plan
 from ..scopes import Visibility
-from .report import BlobCheck, CountCheck, MoveOptions, ProbeCheck, Verification
 
 __all__ = ["verify"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..errors import InvalidInput
+from .errors import InvalidInput
 
 __all__ = ["BlobCheck", "CountCheck", "MoveOptions", "MoveReport", "ProbeCheck", "Verification"]
 
