@@ -40,7 +40,8 @@ _DONE = "done"
 _BLOB_KINDS: tuple[RecordKind, ...] = ("items", "versions")
 
 Progress = Callable[[str, int, int], None]
-"""Told ``(what, done, total)`` after each page: a record kind, or ``keys``."""
+"""Told ``(what, done, total)`` after each page of a record kind (or of ``keys``): how
+many this run has seen of the source's ``total``; the last call of each has done = total."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +186,7 @@ def _copy_kind(
         added += target.ctx.store.import_records(kind, page.records, mark=(MARK, mark))
         seen += len(page.records)
         if progress is not None:
-            progress(kind, seen, total)
+            progress(kind, total if page.next_after is None else seen, total)
         if page.next_after is None:
             return added
         after = page.next_after
