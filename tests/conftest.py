@@ -116,5 +116,7 @@ def s3rver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         with running_s3rver(tmp_path_factory.mktemp("s3rver"), BUCKET) as endpoint:
             yield endpoint
+            return
     except S3rverMissing as exc:
-        pytest.fail(f"no S3 server for the S3 blob tests: {exc}", pytrace=False)
+        why = str(exc)
+    pytest.fail(f"no S3 server for the S3 blob tests: {why}", pytrace=False)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -38,15 +39,14 @@ _CHUNK = 1 << 16
 _QUERY = ("endpoint", "region")
 
 
+@dataclass(frozen=True, slots=True)
 class S3Location:
     """Where blobs live: a bucket, a prefix in it, and the server (None: AWS itself)."""
 
-    __slots__ = ("bucket", "endpoint", "prefix", "region")
-
-    def __init__(
-        self, bucket: str, prefix: str = "", endpoint: str | None = None, region: str | None = None
-    ) -> None:
-        self.bucket, self.prefix, self.endpoint, self.region = bucket, prefix, endpoint, region
+    bucket: str
+    prefix: str = ""
+    endpoint: str | None = None
+    region: str | None = None
 
     def __str__(self) -> str:
         where = f"s3://{self.bucket}/{self.prefix}".rstrip("/")

@@ -187,15 +187,26 @@ class PostgresJobQueue:
             ]
             if not order:
                 return []
-            locked = {
+            # Lock the first ``limit`` of them that no other claimer holds, in turn order.
+            picked = [
                 int(r["pk"])
                 for r in conn.execute(
                     f"SELECT pk FROM jobs WHERE pk = ANY(%(pks)s) AND {_READY} "
+                    "ORDER BY array_position(%(pks)s, pk) LIMIT %(limit)s "
                     "FOR UPDATE SKIP LOCKED",
                     {**p, "pks": order},
                 )
-            }
-            picked = [pk for pk in order if pk in locked][:limit]
+            ]
+            if not picked:
+                # Other claimers hold every one of those: take any ready job they do not.
+                picked = [
+                    int(r["pk"])
+                    for r in conn.execute(
+                        f"SELECT pk FROM jobs WHERE {_READY} ORDER BY run_after, pk "
+                        "LIMIT %(limit)s FOR UPDATE SKIP LOCKED",
+                        p,
+                    )
+                ]
             if not picked:
                 return []
             rows = conn.execute(

@@ -66,6 +66,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             created_at timestamptz NOT NULL,
             updated_at timestamptz NOT NULL,
             kw_len integer,
+            n_vectors integer NOT NULL DEFAULT 0,
             UNIQUE (workspace, source_key)
         );
         CREATE INDEX items_ws_class ON items (workspace, class, indexed);
@@ -145,7 +146,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             dl integer NOT NULL,
             PRIMARY KEY (item_pk, term)
         );
-        CREATE INDEX kw_postings_term ON kw_postings (workspace, class, term)
+        CREATE INDEX kw_postings_term ON kw_postings (term, workspace, class)
             INCLUDE (item_pk, tf, dl, scope);
         CREATE TABLE kw_stats (
             id bigserial PRIMARY KEY,
