@@ -41,6 +41,7 @@ from .history import HistoryFacade
 from .jobs import JobsFacade
 from .loop import LoopFacade
 from .memory import MemoryFacade
+from .moving import MovingFacade
 from .writeback import WriteBackFacade
 
 __all__ = ["PASSAGE_AROUND", "WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
@@ -60,7 +61,15 @@ def check_wait(wait: object) -> Wait:
     raise InvalidInput(f"wait is ack or derived, not {wait!r}")
 
 
-class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacade, LoopFacade):
+class Brain(
+    JobsFacade,
+    GraphFacade,
+    MemoryFacade,
+    HistoryFacade,
+    WriteBackFacade,
+    LoopFacade,
+    MovingFacade,
+):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.

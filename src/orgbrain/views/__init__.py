@@ -8,9 +8,9 @@ home). A failure crosses as ``ErrorView`` (``{code, message}``); ``OrgBrainError
 turns the code back into its class.
 
 Views are core-level data: they import the model (and ``keys.ApiKey``, the one record that
-lives beside its port, and ``stats.LoopStats``), the error tree and pydantic, and no service
-or transport. An
-item's ``embedding`` is left out unless a caller asks for it (``ItemWithEmbedding``).
+lives beside its port, ``stats.LoopStats`` and ``move_report.MoveReport``), the error tree
+and pydantic, and no service or transport. An item's ``embedding`` is left out unless a
+caller asks for it (``ItemWithEmbedding``).
 """
 
 from ._base import View
@@ -45,6 +45,7 @@ from .memory import (
     StoryView,
     SupersedingView,
 )
+from .moves import BlobCheckView, CountCheckView, MoveReportView, ProbeCheckView
 from .passage import PassageView
 from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
@@ -52,12 +53,14 @@ from .search import CitationView, HitView, SearchResultView
 
 __all__ = [
     "INTERNAL",
+    "BlobCheckView",
     "ByteRangeView",
     "CanonicalView",
     "CitationView",
     "ConflictList",
     "ConflictView",
     "ContextItemView",
+    "CountCheckView",
     "DerivationState",
     "EdgeList",
     "EdgeView",
@@ -84,9 +87,11 @@ __all__ = [
     "LocatorView",
     "LoopStatsView",
     "MentionView",
+    "MoveReportView",
     "NeighborhoodView",
     "OriginView",
     "PassageView",
+    "ProbeCheckView",
     "ProposalList",
     "ProposalView",
     "SearchResultView",

@@ -28,6 +28,7 @@ from .proposals import Proposals
 from .rows import ITEM_COLUMNS, item_from_row, item_values, stored_key
 from .schema import migrate, vector_index_sql
 from .statements import Statements
+from .transfer import Transfer
 from .vectors import vector_rows, vector_search
 from .versions import OLD_ROW_COLUMNS, Versions
 
@@ -54,7 +55,7 @@ _TEXT = ("class", "scope", "label", "body")
 """What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
-class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
+class PostgresStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a

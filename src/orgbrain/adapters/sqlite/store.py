@@ -28,6 +28,7 @@ from .rows import (
 from .schema import migrate
 from .snapshot import watermark
 from .statements import Statements
+from .transfer import Transfer
 from .vectors import VectorIndex
 from .versions import OLD_ROW_COLUMNS, Versions
 
@@ -54,7 +55,7 @@ _UPDATE_ITEM = (
 _OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
 
 
-class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals):
+class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
