@@ -115,6 +115,8 @@ class Searcher:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         limit = max(1, min(k or plan.k_default, plan.k_max))
+        capped = k is not None and k > plan.k_max
+        plan = plan.reading(limit)
         found = self._streams(query, plan, timings, frame)
         plan = found.plan
         t = time.perf_counter()
@@ -140,6 +142,8 @@ class Searcher:
             if c.item is not None
         )
         verdict, reason = decision.verdict, decision.reason
+        if capped:
+            reason = f"{reason}; k {k} capped at {plan.k_max}, the most a search returns"
         ids = {h.item.id for h in hits}
         if any(set(h.conflicts) & ids for h in hits):
             verdict, reason = "conflict", f"{reason}; the best answers disagree"
