@@ -27,7 +27,14 @@ from .locomo import NEXT_TURN
 from .longmemeval_data import QUESTION_TYPES, LmeQuestion
 from .memo import QueryMemo
 from .metrics import mean, percentile
-from .report import EvalReport, PlanScores, default_results_path, write_jsonl
+from .report import (
+    EVIDENCE_DEPTH,
+    EvalReport,
+    PlanScores,
+    default_results_path,
+    gate_view,
+    write_jsonl,
+)
 
 __all__ = ["LME_COLUMNS", "MESSAGE_KIND", "SHIPPED_K", "run_longmemeval", "sessions_ranked"]
 
@@ -124,7 +131,9 @@ def _ask(
     ms = (time.perf_counter() - t0) * 1000.0 + memo.charge_ms()
     tally.latencies.append(ms)
     ranked = sessions_ranked(_keys(result.hits), prefix)
-    shipped_result = brain.search(q.question, k=SHIPPED_K, plan=plan)
+    shipped_result, trace = brain.search_traced(
+        q.question, k=SHIPPED_K, plan=plan, evidence_depth=EVIDENCE_DEPTH
+    )
     shipped = sessions_ranked(_keys(shipped_result.hits), prefix)
     silent = not shipped_result.hits
     row: dict[str, object] = {
@@ -134,6 +143,7 @@ def _ask(
         "answer_sessions": list(q.answer_sessions),
         "silent": silent,
         "reason": shipped_result.reason,
+        "gate": gate_view(trace, shipped_result.reason),
         "latency_ms": ms,
         "ranked": ranked[:50],
         "shipped": shipped,

@@ -52,13 +52,18 @@ class Gate:
 
     A hit matches when it names every proper name of the query (``query_names``) and
     either its cosine to the query is at least ``min_cosine`` or it holds at least
-    ``min_coverage`` of the query's other terms. Rank fusion scores say how a hit compares
-    with the others, not whether any of them is about the question; these signals do.
+    ``min_coverage`` of the query's other terms; or, among the first ``plain_depth``
+    hits, when its cosine alone is at least ``plain_cosine`` (names or not); or when the
+    typed graph says it states what the query asks. A hit that only asks never matches
+    by its text. Rank fusion scores say how a hit compares with the others, not whether
+    any of them is about the question; these signals do.
     """
 
     depth: int = 3
     min_cosine: float = 0.5
     min_coverage: float = 0.67
+    plain_depth: int = 0
+    plain_cosine: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
