@@ -33,9 +33,11 @@ __all__ = [
     "BEIR_COLUMNS",
     "BeirData",
     "BeirDoc",
+    "index_beir",
     "limit_beir",
     "load_beir",
     "run_beir",
+    "score_beir",
 ]
 
 BATCH = 500
@@ -242,6 +244,18 @@ def _run_plan(
     metrics["search_p50_ms"] = percentile(latencies, 50)
     metrics["search_p95_ms"] = percentile(latencies, 95)
     return PlanScores(plan.name, metrics)
+
+
+def index_beir(brain: Brain, data: BeirData, progress: Progress | None = None) -> None:
+    """Write ``data``'s corpus into ``brain`` as ``run_beir`` does: one note per doc, through
+    ``Brain.add_notes`` (for a brain ``run_beir`` does not open itself, e.g. on PostgreSQL)."""
+    _writer([_note(d) for d in data.corpus], progress)(brain)
+
+
+def score_beir(brain: Brain, data: BeirData, plan: SearchPlan, embedder: Embedder) -> PlanScores:
+    """Rank ``data``'s queries in a brain ``index_beir`` filled, as ``run_beir`` does (top
+    100, no floors or gate); ``embedder`` is the brain's."""
+    return _run_plan(brain, QueryMemo(embedder), data, plan, [])
 
 
 def run_beir(
