@@ -10,7 +10,7 @@ from fastapi import APIRouter, Form, Query, Request
 from starlette.responses import RedirectResponse, Response
 
 from ....errors import InvalidInput
-from ....views import ItemView
+from ....views import ItemView, ProposalView
 from ..access import Viewing, checked, ui_state
 from ..routing import HtmlRoute
 
@@ -28,9 +28,11 @@ def inbox(
     done: Annotated[str | None, Query(max_length=300)] = None,
 ) -> Response:
     brain = viewer.brain
-    proposals = brain.proposals(limit=MAX_SHOWN)
+    proposals = [ProposalView.of(p) for p in brain.proposals(limit=MAX_SHOWN)]
     replaced = brain.get_many(sorted({i for p in proposals for i in p.supersedes}))
-    decided = brain.proposals(state=("approved", "rejected"), limit=MAX_SHOWN)
+    decided = [
+        ProposalView.of(p) for p in brain.proposals(state=("approved", "rejected"), limit=MAX_SHOWN)
+    ]
     decided = sorted(decided, key=lambda p: p.decided_at or p.created_at, reverse=True)[:20]
     return ui_state(request).renderer.html(
         "inbox.html",
