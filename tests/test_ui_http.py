@@ -7,16 +7,20 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
-from orgbrain import Principal
+from orgbrain import InvalidInput, Principal
+from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
 from orgbrain.keys import revoke_key
+from orgbrain.server import BackgroundServer, create_app
 from orgbrain.server.ui import Sessions, UiConfig
 from orgbrain.server.ui.pages.auth import safe_next
 from orgbrain.server.ui.pages.entities import snippet
+from orgbrain.settings import Settings
 from tests.test_server import HANDBOOK, Served, serve, wait_state
 from tests.ui_harness import csrf_of, sign_in, ui_client
 
@@ -91,6 +95,59 @@ def test_signing_out_ends_the_session_even_for_a_kept_cookie(served: Served) -> 
     assert r.status_code == 303 and r.headers["location"] == "/ui/login"
     replay = httpx.Client(base_url=served.url, cookies={"ob_session": str(kept)})
     assert replay.get("/ui/items").status_code == 303
+
+
+@contextmanager
+def _ui_server(served: Served, secret: bytes | None) -> Iterator[str]:
+    """Another server over the same brain and key store (its own key-store connection),
+    signing sessions with ``secret``."""
+    keys = SQLiteKeyStore.for_brain(served.folder)
+    try:
+        with BackgroundServer(create_app(served.brain, keys, ui=UiConfig(secret=secret))) as s:
+            yield s.url
+    finally:
+        keys.close()
+
+
+def test_servers_with_one_secret_share_sessions_and_every_one_honours_a_sign_out(
+    served: Served,
+) -> None:
+    secret = b"a shared secret of at least 32 bytes!"
+    token = served.key()
+    with _ui_server(served, secret) as a, _ui_server(served, secret) as b:
+        with _ui_server(served, None) as stranger:
+            signed = ui_client(a, token)
+            cookie = str(signed.cookies.get("ob_session"))
+
+            def reads(url: str) -> int:
+                with httpx.Client(base_url=url, cookies={"ob_session": cookie}) as c:
+                    return c.get("/ui/items").status_code
+
+            # Another process (or this one restarted) with the same secret knows it.
+            assert reads(a) == 200 and reads(b) == 200
+            assert reads(stranger) == 303  # another secret: a forged cookie to it
+            with httpx.Client(base_url=b, cookies={"ob_session": cookie}) as on_b:
+                r = on_b.post("/ui/logout", data={"csrf": _form_csrf(on_b)})
+                assert r.status_code == 303
+            # Signed out on b: a refuses the same cookie, and so does a server started now.
+            assert reads(a) == 303 and reads(b) == 303
+            with _ui_server(served, secret) as later:
+                assert reads(later) == 303
+            # A new session of the same key is unaffected.
+            assert ui_client(a, token).get("/ui/items").status_code == 200
+
+
+def test_a_session_secret_too_short_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="ORGBRAIN_UI_SECRET"):
+        Settings.from_env({"ORGBRAIN_UI_SECRET": "short"})
+    with pytest.raises(InvalidInput, match="32 bytes"):
+        UiConfig(secret=b"short")
+    long = "x" * 40
+    assert UiConfig.from_settings(Settings.from_env({"ORGBRAIN_UI_SECRET": long})).secret == (
+        long.encode()
+    )
+    assert UiConfig.from_settings(Settings.from_env({"ORGBRAIN_UI_SECRET": ""})).secret is None
+    assert long not in repr(Settings.from_env({"ORGBRAIN_UI_SECRET": long}))
 
 
 def test_a_revoked_key_ends_its_sessions_at_once(served: Served) -> None:
@@ -345,8 +402,9 @@ def test_serve_prints_the_address_and_a_first_key_to_sign_in_with(tmp_path: Path
             "from orgbrain.cli.serve import serve; serve(prog_name='orgbrain serve')",
             *("--brain", str(folder), "--port", str(port), "--json"),
         ]
+        env = {**os.environ, "ORGBRAIN_UI_SECRET": "a secret every start of the server shares"}
         proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
         assert proc.stdout is not None
         line = json.loads(proc.stdout.readline())
@@ -368,12 +426,16 @@ def test_serve_prints_the_address_and_a_first_key_to_sign_in_with(tmp_path: Path
         page = c.get("/ui/items")
         assert page.status_code == 200 and "owner · default" in page.text
         assert 'action="/ui/files"' in page.text  # it may write
+        kept = str(c.cookies.get("ob_session"))
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
     proc, line = start()
     try:
         assert "first_key" not in line
+        # ORGBRAIN_UI_SECRET: the restart signed no one out.
+        with httpx.Client(base_url=line["url"], cookies={"ob_session": kept}) as again:
+            assert again.get("/ui/items").status_code == 200
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)

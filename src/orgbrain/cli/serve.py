@@ -106,6 +106,7 @@ def serve(
     /healthz and /readyz."""
     from ..compose import open_key_store
     from ..server import ServerConfig, create_app
+    from ..server.ui import UiConfig
 
     try:
         import uvicorn
@@ -155,6 +156,7 @@ def serve(
                 config=config,
                 extra_mounts={"/mcp": mcp_app},
                 lifespans=[lambda _app: mcp_app.running()],
+                ui=UiConfig.from_settings(settings),
             )
             url = f"http://{host}:{port}"
             if as_json or (state is not None and state.json):

@@ -82,7 +82,10 @@ def _viewer(request: Request) -> Viewer:
     session = ui.sessions.read(request.cookies.get(SESSION_COOKIE))
     if session is None:
         raise SignInNeeded("sign in with an API key")
-    found = context_of(request).keys.find(session.key_id)
+    keys = context_of(request).keys
+    if keys.session_ended(session.id):
+        raise SignInNeeded("this session was signed out: sign in again")
+    found = keys.find(session.key_id)
     if found is None or not found.key.active:
         raise SignInNeeded("this key was revoked: sign in with another")
     key = found.key

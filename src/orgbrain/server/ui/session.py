@@ -2,9 +2,11 @@
 
 Signing in with a key gives a cookie ``<payload>.<mac>`` where the payload is the key's
 id, when the session began and a random nonce, and the mac is HMAC-SHA256 under a secret
-only the server holds; the key's secret never goes in the cookie. Every request looks the
-key up again, so a revoked key ends its sessions at once. Signing out forgets the nonce
-(in this process) as well as deleting the cookie.
+only the server holds (``ORGBRAIN_UI_SECRET``, shared by every server process, or a
+random one per process); the key's secret never goes in the cookie. Every request looks
+the key up again, so a revoked key ends its sessions at once. Signing out records the
+session's id (a digest of its nonce) in the key store (``KeyStore.end_session``), which
+every process over the store consults, as well as deleting the cookie.
 
 CSRF: every form carries a token derived from the session's nonce (HMAC under the same
 secret); the sign-in form, before there is a session, a token derived from a nonce in a
@@ -18,27 +20,53 @@ import base64
 import hashlib
 import hmac
 import secrets
-import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
-__all__ = ["LOGIN_COOKIE", "SESSION_COOKIE", "Session", "Sessions", "UiConfig"]
+from ...errors import InvalidInput
+from ...settings import Settings
+
+__all__ = [
+    "LOGIN_COOKIE",
+    "MIN_SECRET_BYTES",
+    "SESSION_COOKIE",
+    "Session",
+    "Sessions",
+    "UiConfig",
+]
 
 SESSION_COOKIE = "ob_session"
 LOGIN_COOKIE = "ob_login"
+MIN_SECRET_BYTES = 32
 _NONCE = 16
 
 
 @dataclass(frozen=True, slots=True)
 class UiConfig:
     """How the web UI signs sessions. ``secret`` None: a random one per process, so a
-    restart signs everyone out (give one to keep sessions across restarts or servers)."""
+    restart signs everyone out and no other process reads its cookies; give every server
+    process the same one (``ORGBRAIN_UI_SECRET``) to share sessions and keep them across
+    restarts."""
 
-    secret: bytes | None = None
+    secret: bytes | None = field(default=None, repr=False)
     session_s: float = 12 * 3600.0
     """How long a session lasts after signing in."""
     login_s: float = 3600.0
     """How long a sign-in form stays good."""
+
+    def __post_init__(self) -> None:
+        if self.secret is not None and len(self.secret) < MIN_SECRET_BYTES:
+            raise InvalidInput(
+                f"the UI's session secret needs at least {MIN_SECRET_BYTES} bytes "
+                "(python -c 'import secrets; print(secrets.token_hex(32))')"
+            )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> UiConfig:
+        """The secret ``ORGBRAIN_UI_SECRET`` gave (``Settings.ui_secret``), if any."""
+        secret = settings.ui_secret
+        return cls(secret=secret.encode() if secret else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,18 +75,22 @@ class Session:
     started: float
     nonce: str
 
+    @property
+    def id(self) -> str:
+        """The session's id as the key store records a sign-out: a digest of its nonce
+        (the nonce itself stays in the cookie)."""
+        return hashlib.sha256(b"ob-session\0" + self.nonce.encode()).hexdigest()[:32]
+
 
 @dataclass
 class Sessions:
     """Issues and checks session cookies and CSRF tokens under one secret."""
 
     config: UiConfig = field(default_factory=UiConfig)
-    _secret: bytes = b""
-    _ended: dict[str, float] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _secret: bytes = field(default=b"", repr=False)
 
     def __post_init__(self) -> None:
-        self._secret = self.config.secret or secrets.token_bytes(32)
+        self._secret = self.config.secret or secrets.token_bytes(MIN_SECRET_BYTES)
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -69,7 +101,8 @@ class Sessions:
         return session, f"{_b64(payload)}.{_b64(self._mac(b'session', payload))}"
 
     def read(self, cookie: str | None, now: float | None = None) -> Session | None:
-        """The session a cookie value stands for; None when forged, expired or ended."""
+        """The session a cookie value stands for; None when forged or expired (whether it
+        was signed out is the key store's to say: ``KeyStore.session_ended``)."""
         if not cookie or cookie.count(".") != 1 or len(cookie) > 512:
             return None
         raw_payload, raw_mac = cookie.split(".")
@@ -87,19 +120,13 @@ class Sessions:
         now = time.time() if now is None else now
         if not began <= now + 60 or now - began > self.config.session_s:
             return None
-        with self._lock:
-            if nonce in self._ended:
-                return None
+        if len(nonce) != 2 * _NONCE:
+            return None
         return Session(key_id, began, nonce)
 
-    def end(self, session: Session) -> None:
-        """Sign a session out: its cookie is refused from now on, even if kept."""
-        now = time.time()
-        with self._lock:
-            self._ended[session.nonce] = session.started + self.config.session_s
-            for nonce, until in list(self._ended.items()):
-                if until < now:
-                    del self._ended[nonce]
+    def expires(self, session: Session) -> datetime:
+        """When ``session`` ends by itself."""
+        return datetime.fromtimestamp(session.started + self.config.session_s, UTC)
 
     # -- CSRF ---------------------------------------------------------------------------
 

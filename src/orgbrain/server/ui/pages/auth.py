@@ -106,7 +106,10 @@ def logout(
     request: Request, viewer: Viewing, csrf: Annotated[str, Form(max_length=200)] = ""
 ) -> Response:
     checked(request, viewer, csrf)
-    ui_state(request).sessions.end(viewer.session)
+    # In the key store, so every server process over it refuses the session from now on.
+    session = viewer.session
+    until = ui_state(request).sessions.expires(session)
+    context_of(request).keys.end_session(session.id, session.key_id, until)
     response = RedirectResponse("/ui/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/ui")
     return response
