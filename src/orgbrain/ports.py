@@ -32,10 +32,12 @@ __all__ = [
     "Embedder",
     "ItemFilter",
     "Job",
+    "JobBacklog",
     "JobPage",
     "JobQueue",
     "JobRequest",
     "JobState",
+    "JobTiming",
     "Page",
     "Record",
     "RecordKind",
@@ -507,6 +509,26 @@ class JobPage:
     next_cursor: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class JobBacklog:
+    """How many of one kind's jobs are in one state, and when the oldest was asked for."""
+
+    kind: str
+    state: JobState
+    count: int
+    oldest: datetime
+    """The oldest one's ``created_at``."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobTiming:
+    """A done job's kind, when it was asked for and when it was done."""
+
+    kind: str
+    created_at: datetime
+    finished_at: datetime
+
+
 class JobQueue(Protocol):
     """Durable jobs with leases. Every write is durable (fsynced) before it returns, and
     every adapter passes ``tests/contract/test_jobs_contract.py``.
@@ -593,6 +615,24 @@ class JobQueue(Protocol):
 
     def counts(self) -> dict[JobState, int]:
         """How many jobs are in each state, across workspaces."""
+        ...
+
+    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
+        """``workspace``'s queued, running and failed jobs (asked for by ``actor``, None:
+        anyone's) per kind and state: how many, and the oldest one's ``created_at``;
+        sorted by kind, then state. Kinds and states with no job are left out."""
+        ...
+
+    def finished(
+        self,
+        workspace: str,
+        *,
+        actor: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[JobTiming]:
+        """``workspace``'s done jobs (by ``actor``; done at or after ``since``), the most
+        recently asked for first, at most ``limit``."""
         ...
 
 

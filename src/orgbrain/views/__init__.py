@@ -32,7 +32,7 @@ from .items import (
 )
 from .jobs import JobList, JobView, WorkReportView
 from .keys import KeyCreated, KeyList, KeyView
-from .loop import LoopStatsView, SurfaceStatsView
+from .loop import JobLagView, KindLagView, LagSampleView, LoopStatsView, SurfaceStatsView
 from .memory import (
     ConflictList,
     ConflictView,
@@ -78,11 +78,14 @@ __all__ = [
     "ItemRefView",
     "ItemView",
     "ItemWithEmbedding",
+    "JobLagView",
     "JobList",
     "JobView",
     "KeyCreated",
     "KeyList",
     "KeyView",
+    "KindLagView",
+    "LagSampleView",
     "LinkView",
     "LocatorView",
     "LoopStatsView",

@@ -19,7 +19,7 @@ from typing import Any, cast
 from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
-from ...ports import Job, JobPage, JobRequest, JobState
+from ...ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 from .db import DEFAULT_TIMEOUT_S, Database
 from .schema import migrate
 
@@ -327,3 +327,42 @@ class PostgresJobQueue:
             for r in conn.execute("SELECT state, count(*) AS n FROM jobs GROUP BY state"):
                 out[cast(JobState, r["state"])] = int(r["n"])
         return out
+
+    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
+        sql = (
+            "SELECT kind, state, count(*) AS n, min(created_at) AS oldest FROM jobs "
+            "WHERE workspace = %s AND state IN ('queued', 'running', 'failed')"
+        )
+        params: list[object] = [workspace]
+        if actor is not None:
+            sql, params = sql + " AND actor = %s", [*params, actor]
+        with self._db.read() as conn:
+            rows = conn.execute(sql + " GROUP BY kind, state ORDER BY kind, state", params)
+            return [
+                JobBacklog(r["kind"], cast(JobState, r["state"]), int(r["n"]), r["oldest"])
+                for r in rows
+            ]
+
+    def finished(
+        self,
+        workspace: str,
+        *,
+        actor: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[JobTiming]:
+        sql = (
+            "SELECT kind, created_at, finished_at FROM jobs WHERE workspace = %s AND state = 'done'"
+        )
+        params: list[object] = [workspace]
+        if actor is not None:
+            sql, params = sql + " AND actor = %s", [*params, actor]
+        if since is not None:
+            sql, params = sql + " AND finished_at >= %s", [*params, since]
+        with self._db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY pk DESC LIMIT %s", (*params, limit))
+            return [
+                JobTiming(r["kind"], r["created_at"], r["finished_at"])
+                for r in rows
+                if r["finished_at"] is not None
+            ]
