@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -304,8 +305,9 @@ def test_a_move_cut_short_goes_on_where_it_stopped_and_copies_nothing_twice(
     options = MoveOptions(batch=3)
     with Brain.open(old_house.path, embedder=embedder) as old:
         before = answers(old)
-    # First the second upload dies mid-blob, then the store dies after five pages.
-    for pages, put in ((100, 2), (5, 1000)):
+    # First it dies once the first page's blobs are up (its claim stored, the page not),
+    # then the second upload dies mid-blob, then the store dies after five pages.
+    for pages, put in ((1, 1000), (100, 2), (5, 1000)):
         with cut_short(pg_url, bucket, endpoint, embedder, tmp_path, pages=pages, put=put) as new:
             with pytest.raises(Killed):
                 move_house(old_house.path, new, pg_url, embedder, endpoint, options)
@@ -424,7 +426,7 @@ def test_orgbrain_migrate_killed_with_sigkill_then_run_again(
     assert again.returncode == 0, err.decode()
     text = out.decode()
     assert text.startswith("resumed ") and "verified: the two brains agree" in text
-    assert "DIFFERS" not in text and "jobs: 15" in err.decode()
+    assert "DIFFERS" not in text and re.search(r"^jobs: \d+$", err.decode(), re.M)
 
     third = orgbrain(*args, "--json", brain=old_house.path, endpoint=endpoint)
     out, err = third.communicate(timeout=300)
