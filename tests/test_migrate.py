@@ -112,7 +112,7 @@ def old_house(tmp_path: Path, embedder: Embedder) -> OldHouse:
     return OldHouse(path, {"active": active.token, "revoked": revoked.token})
 
 
-def settings_for(path: Path, endpoint: str) -> Settings:
+def settings_for(path: Path, endpoint: str | None) -> Settings:
     return Settings(brain=path, s3_endpoint=endpoint)
 
 
@@ -127,7 +127,7 @@ def move_house(
     new: Brain,
     pg_url: str,
     embedder: Embedder,
-    endpoint: str,
+    endpoint: str | None,
     options: MoveOptions | None = None,
 ) -> MoveReport:
     keys = compose.open_key_store(old)
@@ -440,3 +440,21 @@ def test_orgbrain_migrate_killed_with_sigkill_then_run_again(
     refused = orgbrain("migrate", "--to", "/not/a/url", brain=old_house.path, endpoint=endpoint)
     out, err = refused.communicate(timeout=300)
     assert refused.returncode == 2 and b"postgresql://" in err
+
+
+def test_without_a_bucket_the_blobs_stay_where_they_are(
+    old_house: OldHouse, pg_url: str, embedder: Embedder
+) -> None:
+    with Brain.open(old_house.path, embedder=embedder) as old:
+        before = answers(old)
+    # The new brain's blobs are the old brain folder's: nothing is copied or looked for.
+    stay = Settings(brain=old_house.path)
+    with Brain.open(pg_url, embedder=embedder, settings=stay) as new:
+        report = move_house(
+            old_house.path, new, pg_url, embedder, None, MoveOptions(copy_blobs=False)
+        )
+        assert report.ok and report.copied["blobs"] == 0, report
+        assert report.verification.blobs.named == report.verification.blobs.sized > 0
+        after = answers(new)
+    for key, value in before.items():
+        assert after[key] == value, key
