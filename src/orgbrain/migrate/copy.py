@@ -101,7 +101,7 @@ def move(
     fingerprint = source_fingerprint(source.ctx.store)
     checkpoint, resumed = _resume_point(source, target, fingerprint, opts.copy_blobs)
     if not resumed:  # claim the destination before anything lands in it, blobs included
-        target.ctx.store.import_records(checkpoint.kind, [], mark=(MARK, checkpoint.dump()))
+        target.ctx.store.import_records(RECORD_KINDS[0], [], mark=(MARK, checkpoint.dump()))
     copied: dict[str, int] = dict.fromkeys(RECORD_KINDS, 0)
     blobs = _BlobCopier(source.ctx.blobs, target.ctx.blobs)
     left = RECORD_KINDS[RECORD_KINDS.index(checkpoint.kind) :] if checkpoint.kind != _DONE else ()
