@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from orgbrain.model import ByteRange, Item, Origin, utcnow
 
 from ._common import DATA, ROOT
 
-__all__ = ["DIM", "MODEL", "WORKSPACE", "build", "queries", "real_vectors"]
+__all__ = ["DIM", "MODEL", "WORKSPACE", "batches", "build", "queries", "real_vectors"]
 
 F32 = NDArray[np.float32]
 CACHE = ROOT / "bench" / "out" / "http_sentences.npz"
@@ -72,14 +73,14 @@ def queries() -> list[str]:
 # -- the brain ----------------------------------------------------------------------------
 
 
-def build(folder: Path, n_sections: int, texts: list[str], base: F32) -> float:
-    """Write ``n_sections`` sections (and their files) straight through the store."""
+def batches(
+    n_sections: int, texts: list[str], base: F32, size: int = 2000
+) -> Iterator[list[tuple[Item, F32]]]:
+    """The brain's ``n_sections`` sections and their files, ``size`` at a time (a file
+    follows its sections), the same texts, vectors and scopes on every call (ids differ)."""
     rng = np.random.default_rng(1)
-    t0 = time.perf_counter()
-    store = SQLiteStore(folder / "brain.sqlite")
-    store.bind_embedder(MODEL, DIM)
     origin = Origin("bench:http", "bench", utcnow())
-    batch: list[tuple[Item, F32 | None]] = []
+    batch: list[tuple[Item, F32]] = []
     file_id = ""
     file_vecs: list[F32] = []
     scope_of_file = "org"
@@ -100,12 +101,21 @@ def build(folder: Path, n_sections: int, texts: list[str], base: F32) -> float:
             file_id, scope_of_file, file_vecs = new_id("fil"), scope, []
         file_vecs.append(vec)
         batch.append((_section(file_id, scope_of_file, i, body, origin), vec.astype(np.float32)))
-        if len(batch) >= 2000:
-            store.put_items(batch)
+        if len(batch) >= size:
+            yield batch
             batch = []
     if file_vecs:
         batch.append(_file(file_id, scope_of_file, file_vecs, origin))
     if batch:
+        yield batch
+
+
+def build(folder: Path, n_sections: int, texts: list[str], base: F32) -> float:
+    """Write ``n_sections`` sections (and their files) straight through the store."""
+    t0 = time.perf_counter()
+    store = SQLiteStore(folder / "brain.sqlite")
+    store.bind_embedder(MODEL, DIM)
+    for batch in batches(n_sections, texts, base):
         store.put_items(batch)
     counts = store.counts(WORKSPACE)
     store.close()

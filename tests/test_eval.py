@@ -12,9 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
+from orgbrain import Brain
 from orgbrain.evals import (
     EvalReport,
     PlanScores,
+    index_beir,
     limit_beir,
     load_beir,
     load_locomo,
@@ -27,6 +29,7 @@ from orgbrain.evals import (
     render_table,
     run_beir,
     run_locomo,
+    score_beir,
 )
 from orgbrain.ports import Embedder
 from orgbrain.retrieve import PLANS
@@ -287,3 +290,26 @@ def test_the_eval_opens_its_brain_with_the_environments_keyword_engine(
             engines.append(brain.settings.keyword_engine)
         assert built.cached == (engine == "tantivy")  # the index is the same under either
     assert engines == ["fts5", "tantivy"]
+
+
+def test_a_brain_opened_elsewhere_is_filled_and_scored_as_run_beir_does(
+    tmp_path: Path, embedder: Embedder, pg_url: str
+) -> None:
+    data = load_beir(write_beir(tmp_path / "tiny"), "test")
+    bm25 = PLANS["bm25"]
+    expected = run_beir(data, [bm25], embedder, out=tmp_path / "rows.jsonl").plans[0].metrics
+
+    with Brain.open(tmp_path / "embedded", embedder=embedder) as brain:
+        index_beir(brain, data)
+        assert brain.counts()["note"] == len(data.corpus)
+        embedded = score_beir(brain, data, bm25, embedder)
+    assert embedded.plan == "bm25"
+    for column in ("ndcg@10", "recall@10", "recall@100", "mrr@10"):
+        assert embedded.metrics[column] == pytest.approx(expected[column])
+
+    settings = Settings(brain=tmp_path / "server")
+    with Brain.open(pg_url, embedder=embedder, settings=settings) as brain:
+        index_beir(brain, data)
+        server = score_beir(brain, data, bm25, embedder)
+    # PostgreSQL's BM25 ranks these as the embedded engine does.
+    assert server.metrics["ndcg@10"] == pytest.approx(expected["ndcg@10"], abs=0.01)

@@ -63,6 +63,8 @@ class ItemFilter:
     parent_id: str | None = None
     run_id: str | None = None
     tombstoned: bool = False
+    newest_first: bool = False
+    """List in reverse write order (the cursor then pages backwards)."""
 
 
 @dataclass(frozen=True, slots=True)

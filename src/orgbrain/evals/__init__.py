@@ -5,7 +5,7 @@ Each eval indexes its data into a fresh temporary brain through the public facad
 with one or more search plans over that one index, and returns an :class:`EvalReport`.
 """
 
-from .beir import BeirData, BeirDoc, limit_beir, load_beir, run_beir
+from .beir import BeirData, BeirDoc, index_beir, limit_beir, load_beir, run_beir, score_beir
 from .facts import Fact, FactQuestion, FactSet, load_facts, run_facts
 from .locomo import run_locomo
 from .locomo_data import (
@@ -32,6 +32,7 @@ __all__ = [
     "PlanScores",
     "Question",
     "Turn",
+    "index_beir",
     "limit_beir",
     "load_beir",
     "load_facts",
@@ -48,5 +49,6 @@ __all__ = [
     "run_beir",
     "run_facts",
     "run_locomo",
+    "score_beir",
     "to_json",
 ]

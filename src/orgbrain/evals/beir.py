@@ -20,15 +20,24 @@ from ..writes import MAX_NOTE_CHARS
 from .cache import index_key, indexed_brain
 from .memo import QueryMemo
 from .metrics import mean, mrr_at_k, ndcg_at_k, percentile, recall_at_k
-from .report import EvalReport, PlanScores, default_results_path, write_jsonl
+from .report import (
+    EVIDENCE_DEPTH,
+    EvalReport,
+    PlanScores,
+    default_results_path,
+    gate_view,
+    write_jsonl,
+)
 
 __all__ = [
     "BEIR_COLUMNS",
     "BeirData",
     "BeirDoc",
+    "index_beir",
     "limit_beir",
     "load_beir",
     "run_beir",
+    "score_beir",
 ]
 
 BATCH = 500
@@ -216,7 +225,7 @@ def _run_plan(
         per_query.append(scores)
         latencies.append(ms)
         # Every query here has a relevant document, so silence as shipped is false silence.
-        shipped = brain.search(text, plan=plan)
+        shipped, trace = brain.search_traced(text, plan=plan, evidence_depth=EVIDENCE_DEPTH)
         silent.append(not shipped.hits)
         rows.append(
             {
@@ -225,6 +234,7 @@ def _run_plan(
                 **scores,
                 "silent": not shipped.hits,
                 "reason": shipped.reason,
+                "gate": gate_view(trace, shipped.reason),
                 "latency_ms": ms,
                 "ranked": ranked,
             }
@@ -234,6 +244,18 @@ def _run_plan(
     metrics["search_p50_ms"] = percentile(latencies, 50)
     metrics["search_p95_ms"] = percentile(latencies, 95)
     return PlanScores(plan.name, metrics)
+
+
+def index_beir(brain: Brain, data: BeirData, progress: Progress | None = None) -> None:
+    """Write ``data``'s corpus into ``brain`` as ``run_beir`` does: one note per doc, through
+    ``Brain.add_notes`` (for a brain ``run_beir`` does not open itself, e.g. on PostgreSQL)."""
+    _writer([_note(d) for d in data.corpus], progress)(brain)
+
+
+def score_beir(brain: Brain, data: BeirData, plan: SearchPlan, embedder: Embedder) -> PlanScores:
+    """Rank ``data``'s queries in a brain ``index_beir`` filled, as ``run_beir`` does (top
+    100, no floors or gate); ``embedder`` is the brain's."""
+    return _run_plan(brain, QueryMemo(embedder), data, plan, [])
 
 
 def run_beir(

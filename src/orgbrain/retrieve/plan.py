@@ -12,6 +12,7 @@ from .fuse import Normalise
 
 __all__ = [
     "DEFAULT_PLAN",
+    "K_MAX",
     "PLANS",
     "Fusion",
     "Gate",
@@ -20,6 +21,10 @@ __all__ = [
     "StreamKind",
     "get_plan",
 ]
+
+K_MAX = 100
+"""The most hits one search returns, whatever ``k`` asks: a larger ``k`` is capped here
+and the result's ``reason`` says so. The agent tool keeps its own smaller cap (8)."""
 
 StreamKind = Literal["vector", "keyword"]
 Fusion = Literal["rrf", "convex"]
@@ -47,13 +52,18 @@ class Gate:
 
     A hit matches when it names every proper name of the query (``query_names``) and
     either its cosine to the query is at least ``min_cosine`` or it holds at least
-    ``min_coverage`` of the query's other terms. Rank fusion scores say how a hit compares
-    with the others, not whether any of them is about the question; these signals do.
+    ``min_coverage`` of the query's other terms; or, among the first ``plain_depth``
+    hits, when its cosine alone is at least ``plain_cosine`` (names or not); or when the
+    typed graph says it states what the query asks. A hit that only asks never matches
+    by its text. Rank fusion scores say how a hit compares with the others, not whether
+    any of them is about the question; these signals do.
     """
 
     depth: int = 3
     min_cosine: float = 0.5
     min_coverage: float = 0.67
+    plain_depth: int = 0
+    plain_cosine: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +92,7 @@ class SearchPlan:
     half_life_days: float = 90.0
     freshness_floor: float = 0.25
     k_default: int = 5
-    k_max: int = 8
+    k_max: int = K_MAX
     floor_abs: float = 0.02
     floor_rel: float = 0.6
     body_chars: int = 4000
@@ -98,6 +108,17 @@ class SearchPlan:
     graph_weight: float = 0.0
     route: bool = False
     superseded_factor: float = 0.5
+
+    def reading(self, limit: int) -> SearchPlan:
+        """The plan reading deep enough to fill ``limit`` hits: each stream and the fetched
+        candidates at least ``limit`` deep (the ranking is otherwise the same)."""
+        if self.per_stream >= limit and (self.candidates is None or self.candidates >= limit):
+            return self
+        return replace(
+            self,
+            per_stream=max(self.per_stream, limit),
+            candidates=None if self.candidates is None else max(self.candidates, limit),
+        )
 
     def with_limits(self, *, k_max: int, floors: bool) -> SearchPlan:
         """The same ranking with other output limits (evaluation wants deep, unfloored lists).

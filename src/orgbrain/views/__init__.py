@@ -46,6 +46,7 @@ from .memory import (
     SupersedingView,
 )
 from .moves import BlobCheckView, CountCheckView, MoveReportView, ProbeCheckView
+from .passage import PassageView
 from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
@@ -89,6 +90,7 @@ __all__ = [
     "MoveReportView",
     "NeighborhoodView",
     "OriginView",
+    "PassageView",
     "ProbeCheckView",
     "ProposalList",
     "ProposalView",

@@ -281,10 +281,11 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
         if cursor is not None:
             if not cursor.isdigit() or len(cursor) > 18:
                 raise InvalidInput(f"invalid cursor {cursor!r}")
-            where.append("pk > %s")
+            where.append("pk < %s" if filter.newest_first else "pk > %s")
             params.append(int(cursor))
         vis, vparams = self._visible_sql(visibility)
-        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY pk LIMIT %s"
+        order = "pk DESC" if filter.newest_first else "pk"
+        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY {order} LIMIT %s"
         with self._read() as conn:
             rows = conn.execute(sql, [*params, *vparams, limit + 1]).fetchall()
         more = len(rows) > limit

@@ -293,10 +293,11 @@ class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
                 after = int(cursor)
             except ValueError:
                 raise InvalidInput(f"invalid cursor {cursor!r}") from None
-            where.append("rowid > ?")
+            where.append("rowid < ?" if filter.newest_first else "rowid > ?")
             params.append(after)
         vis, vparams = self._visible_sql(visibility)
-        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY rowid LIMIT ?"
+        order = "rowid DESC" if filter.newest_first else "rowid"
+        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY {order} LIMIT ?"
         rows = self._conn().execute(sql, [*params, *vparams, limit + 1]).fetchall()
         more = len(rows) > limit
         rows = rows[:limit]
