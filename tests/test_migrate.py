@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -111,7 +112,7 @@ def old_house(tmp_path: Path, embedder: Embedder) -> OldHouse:
     return OldHouse(path, {"active": active.token, "revoked": revoked.token})
 
 
-def settings_for(path: Path, endpoint: str) -> Settings:
+def settings_for(path: Path, endpoint: str | None) -> Settings:
     return Settings(brain=path, s3_endpoint=endpoint)
 
 
@@ -126,7 +127,7 @@ def move_house(
     new: Brain,
     pg_url: str,
     embedder: Embedder,
-    endpoint: str,
+    endpoint: str | None,
     options: MoveOptions | None = None,
 ) -> MoveReport:
     keys = compose.open_key_store(old)
@@ -304,8 +305,9 @@ def test_a_move_cut_short_goes_on_where_it_stopped_and_copies_nothing_twice(
     options = MoveOptions(batch=3)
     with Brain.open(old_house.path, embedder=embedder) as old:
         before = answers(old)
-    # First the second upload dies mid-blob, then the store dies after five pages.
-    for pages, put in ((100, 2), (5, 1000)):
+    # First it dies once the first page's blobs are up (its claim stored, the page not),
+    # then the second upload dies mid-blob, then the store dies after five pages.
+    for pages, put in ((1, 1000), (100, 2), (5, 1000)):
         with cut_short(pg_url, bucket, endpoint, embedder, tmp_path, pages=pages, put=put) as new:
             with pytest.raises(Killed):
                 move_house(old_house.path, new, pg_url, embedder, endpoint, options)
@@ -424,7 +426,7 @@ def test_orgbrain_migrate_killed_with_sigkill_then_run_again(
     assert again.returncode == 0, err.decode()
     text = out.decode()
     assert text.startswith("resumed ") and "verified: the two brains agree" in text
-    assert "DIFFERS" not in text and "jobs: 15" in err.decode()
+    assert "DIFFERS" not in text and re.search(r"^jobs: \d+$", err.decode(), re.M)
 
     third = orgbrain(*args, "--json", brain=old_house.path, endpoint=endpoint)
     out, err = third.communicate(timeout=300)
@@ -438,3 +440,21 @@ def test_orgbrain_migrate_killed_with_sigkill_then_run_again(
     refused = orgbrain("migrate", "--to", "/not/a/url", brain=old_house.path, endpoint=endpoint)
     out, err = refused.communicate(timeout=300)
     assert refused.returncode == 2 and b"postgresql://" in err
+
+
+def test_without_a_bucket_the_blobs_stay_where_they_are(
+    old_house: OldHouse, pg_url: str, embedder: Embedder
+) -> None:
+    with Brain.open(old_house.path, embedder=embedder) as old:
+        before = answers(old)
+    # The new brain's blobs are the old brain folder's: nothing is copied or looked for.
+    stay = Settings(brain=old_house.path)
+    with Brain.open(pg_url, embedder=embedder, settings=stay) as new:
+        report = move_house(
+            old_house.path, new, pg_url, embedder, None, MoveOptions(copy_blobs=False)
+        )
+        assert report.ok and report.copied["blobs"] == 0, report
+        assert report.verification.blobs.named == report.verification.blobs.sized > 0
+        after = answers(new)
+    for key, value in before.items():
+        assert after[key] == value, key

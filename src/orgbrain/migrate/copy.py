@@ -6,9 +6,10 @@ events, proposals, jobs; then API keys), a page of ``batch`` records at a time. 
 of items or versions has its blobs copied first (streamed: a blob never sits whole in
 memory), then the page is imported in one transaction of the new store together with
 the checkpoint: the kind and position the next page starts from, under the mark
-``migration``. A move killed at any point starts again from the last checkpoint; the
-page it was in is imported again, and imports leave what is already there as it is, so
-nothing is copied twice. Ids, version numbers, event numbers, times, origins, scopes and
+``migration`` (written first of all, before any blob, so the destination is claimed).
+A move killed at any point starts again from the last checkpoint; the page it was in is
+imported again, and imports leave what is already there as it is, so nothing is copied
+twice. Ids, version numbers, event numbers, times, origins, scopes and
 the stored vectors come over as they were (no embedding is run).
 
 A destination that holds anything (records, keys or blobs) is refused unless its
@@ -99,6 +100,8 @@ def move(
     started = time.monotonic()
     fingerprint = source_fingerprint(source.ctx.store)
     checkpoint, resumed = _resume_point(source, target, fingerprint, opts.copy_blobs)
+    if not resumed:  # claim the destination before anything lands in it, blobs included
+        target.ctx.store.import_records(RECORD_KINDS[0], [], mark=(MARK, checkpoint.dump()))
     copied: dict[str, int] = dict.fromkeys(RECORD_KINDS, 0)
     blobs = _BlobCopier(source.ctx.blobs, target.ctx.blobs)
     left = RECORD_KINDS[RECORD_KINDS.index(checkpoint.kind) :] if checkpoint.kind != _DONE else ()
