@@ -249,7 +249,7 @@ class Searcher:
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
         scored.sort(key=lambda c: -c.score)
-        return _below_successors(scored)
+        return scored if frame.mode == "history" else _below_successors(scored)
 
     def _decide(
         self,
@@ -407,6 +407,9 @@ def _superseded_yield(
     for c in scored:
         assert c.item is not None
         successor = successors.get(c.item.superseded_by or "")
+        if successor is not None and frame.mode == "history":
+            c.superseded_by = successor  # marked, but left in its place
+            continue
         if successor is None or not frame.supersedes(successor):
             continue
         c.superseded_by = successor

@@ -26,7 +26,9 @@ class HitEvidence:
     (``evidence.only_asks``), any other item whose every sentence is a question
     (``evidence.every_sentence_asks``);
     ``graph``: why the typed graph says it answers (it states what the query asks of an
-    entity the query names, ``GraphMatch.support``), None when it does not.
+    entity the query names, ``GraphMatch.support``), None when it does not;
+    ``mentions``: it holds every proper name of the query somewhere, whether or not it
+    speaks of them (a reply addressing them, its speaker's "I"/"you" lines count here).
     """
 
     names: bool
@@ -34,6 +36,7 @@ class HitEvidence:
     cosine: float | None = None
     asks: bool = False
     graph: str | None = None
+    mentions: bool = True
 
     def matches(self, gate: Gate) -> bool:
         if not self.names or self.asks:
@@ -42,10 +45,13 @@ class HitEvidence:
         return close or self.coverage >= gate.min_coverage
 
     def close_alone(self, gate: Gate) -> bool:
-        """Close enough in meaning to speak without naming the query's names (a reply
-        says "I" or "you", not its speaker's name): it does not only ask, and its cosine
-        is at least ``gate.plain_cosine``."""
-        return not self.asks and self.cosine is not None and self.cosine >= gate.plain_cosine
+        """Close enough in meaning to speak though it does not speak *of* the query's
+        names (a speaker says "I" and "you", not their own name): it mentions them
+        (``mentions``), does not only ask, and its cosine is at least
+        ``gate.plain_cosine``."""
+        if not self.mentions or self.asks or self.cosine is None:
+            return False
+        return self.cosine >= gate.plain_cosine
 
 
 def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
@@ -58,7 +64,7 @@ def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
             return True, f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
     for n, e in enumerate(top[: gate.plain_depth], start=1):
         if e.close_alone(gate):
-            return True, f"gate: hit {n} is close without the names (cosine {e.cosine:.2f})"
+            return True, f"gate: hit {n} is close and mentions the names (cosine {e.cosine:.2f})"
     for n, e in enumerate(top, start=1):
         if e.graph is not None:
             return True, f"graph: hit {n} {e.graph}"
