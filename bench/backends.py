@@ -2,7 +2,7 @@
 side in one run: the same synthetic brain on both, then the same measurements on each in
 turn.
 
-    python -m bench.backends [--sizes 100000,1000000] [--parts search,recall,writes,index,scifact]
+    python -m bench.backends [--sizes 100000,1000000] [--parts search,recall,hnsw,...]
 
 Needs the SciFact data (``../shared/data/scifact``: real text for the brain, the queries,
 and the BM25 eval) and the ``pgserver`` wheel (PostgreSQL 16 with pgvector 0.6, started
@@ -17,6 +17,8 @@ in a folder under /tmp with ``bench/_pg.SETTINGS``).
 - **recall**: ``Store.vector_search`` top 50 of the sections under three scope filters,
   against exact float32 search over the same vectors; how many answers came back short,
   and on PostgreSQL how often the HNSW read alone was short (and so answered exactly).
+- **hnsw**: PostgreSQL's HNSW read alone (no exact fallback) at ``hnsw.ef_search`` 200,
+  400 and 1000: recall@50 for a team:eng member and its latency.
 - **writes**: ``add_note`` until durable, into the big brain, 1 and 4 writers.
 - **index**: add a folder of text files and ``index_pending`` on fresh brains, against
   the raw embedder on the same texts.
@@ -45,6 +47,7 @@ import psycopg
 
 from bench import _report as report
 from bench._common import DATA, append_results, peak_rss_mb, scifact_texts
+from bench._hnsw import hnsw_sweep
 from bench._pg import BulkLoader, new_schema, server
 from bench._sides import (
     Side,
@@ -62,7 +65,7 @@ from orgbrain.adapters.embed_minilm import MiniLMEmbedder
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.evals.beir import load_beir
 
-PARTS = ("search", "recall", "writes", "index", "scifact")
+PARTS = ("search", "recall", "hnsw", "writes", "index", "scifact")
 STORAGE = "constant (storage only)"
 
 
@@ -176,6 +179,8 @@ def main() -> None:
                         sides, built.ids, built.scopes, built.vectors, qvecs
                     )
                     print(report.recall_rows({n: out.recall[n]}), flush=True)
+                if "hnsw" in parts:
+                    out.hnsw[n] = hnsw_sweep(url, built.ids, built.scopes, built.vectors, qvecs)
                 if "writes" in parts:
                     storage = ConstantEmbedder()
                     out.writes[n] = [
