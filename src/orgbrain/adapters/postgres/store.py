@@ -162,7 +162,7 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
         )
         values.update(
             updated_at=now,
-            created_at=item.created_at or now,
+            created_at=values["created_at"] or now,
             kw_len=length,
             n_vectors=0 if rows is None else len(rows),
         )
