@@ -10,6 +10,9 @@ two, files of 20 sections whose text blob holds their sections at their byte ran
 org, 10% team:eng, 10% private to another user. On top, through the facade: notes about
 a few owners (derived: entities, statements, a supersession, a conflict), 1000 mentions
 of one person (the heaviest dossier), and three pending proposals in the reader's inbox.
+For the health page, a month of the loop imported through the store's ``import_records``:
+100k search events (a tenth the reader's), gate and review events, and a job per section
+and file (done some seconds after it was asked for; a backlog queued, a few failed).
 The server is the real app (``create_app``, the real MiniLM model) on a loopback port;
 the reader signs in through the sign-in form like a browser. Results go to
 ``docs/benchmarks.md`` under "## Web UI".
@@ -27,11 +30,12 @@ if __package__ in (None, ""):
     sys.path[0] = str(_HERE.parent)
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from datetime import UTC, datetime  # noqa: E402
+from datetime import UTC, datetime, timedelta  # noqa: E402
 
 import httpx  # noqa: E402
 import numpy as np  # noqa: E402
@@ -178,6 +182,99 @@ def enrich(folder: Path, file_id: str) -> tuple[str, str]:
         return priya, billing
 
 
+def activity(folder: Path, n_events: int, n_jobs: int) -> None:
+    """A month of the loop: search, gate and review events and done, queued and failed
+    jobs, a tenth of them the reader's, imported in pages as a move would."""
+    rng = np.random.default_rng(2)
+    now = datetime.now(UTC)
+    month = 30 * 86_400.0
+    store = SQLiteStore(folder / "brain.sqlite")
+    first = 1_000_000  # past the few events the facade logged
+
+    def actor(i: int) -> str:
+        return "human:alice" if i % 10 == 0 else f"human:u{i % 37}"
+
+    def when(i: int, n: int) -> datetime:
+        return now - timedelta(seconds=month * (1 - i / n) + 60)
+
+    try:
+        events: list[dict[str, object]] = []
+        for i in range(n_events):
+            record = {
+                "surface": ("http", "ui", "mcp", "inject")[i % 4],
+                "spoke": bool(rng.random() < 0.7),
+                "k": 5,
+                "latency_ms": int(rng.gamma(2.0, 15.0)),
+                "actor": actor(i),
+            }
+            events.append(_event(first + i, "search", when(i, n_events), actor(i), record))
+        for i in range(n_events // 100):
+            at, who = when(i, n_events // 100), actor(i)
+            gate = {"decision": ("written", "inbox", "skipped")[i % 3], "scope": "org"}
+            events.append(_event(first + n_events + 2 * i, "gate", at, who, gate))
+            review = {"outcome": ("approved", "rejected")[i % 2], "waited_s": 3600.0 * (i % 48)}
+            review["scope"] = "org"
+            events.append(_event(first + n_events + 2 * i + 1, "review", at, who, review))
+        for page in range(0, len(events), 5000):
+            store.import_records("events", events[page : page + 5000])
+        jobs: list[dict[str, object]] = []
+        for i in range(n_jobs):
+            asked = when(i, n_jobs)
+            state = "done" if i < n_jobs - 520 else ("queued" if i < n_jobs - 20 else "failed")
+            took = timedelta(seconds=float(rng.gamma(2.0, 2.0 if i % 20 else 20.0)))
+            kind = "index" if i % 20 == 0 else "derive"
+            jobs.append(
+                {
+                    "id": new_id("job"),
+                    "workspace": WORKSPACE,
+                    "kind": kind,
+                    "key": f"{kind}:bench:{i}",
+                    "subject": None,
+                    "actor": actor(i),
+                    "payload": "{}",
+                    "state": state,
+                    "attempts": 0 if state == "queued" else 1,
+                    "max_attempts": 5,
+                    # A queued one waits for a retry a day away: no worker takes it here.
+                    "run_after": asked if state != "queued" else now + timedelta(days=1),
+                    "lease_owner": None,
+                    "lease_until": None,
+                    "last_error": "corrupt_file: bench" if state == "failed" else None,
+                    "created_at": asked,
+                    "updated_at": asked + took,
+                    "finished_at": asked + took if state != "queued" else None,
+                }
+            )
+        for page in range(0, len(jobs), 5000):
+            store.import_records("jobs", jobs[page : page + 5000])
+    finally:
+        store.close()
+
+
+def _event(
+    seq: int, kind: str, at: datetime, actor: str, record: dict[str, object]
+) -> dict[str, object]:
+    return {
+        "id": seq,
+        "workspace": WORKSPACE,
+        "kind": kind,
+        "at": at,
+        "actor": actor,
+        "subject": None,
+        "record": json.dumps(record),
+    }
+
+
+def sign_in(url: str, token: str) -> httpx.Client:
+    c = httpx.Client(base_url=url, timeout=60)
+    form = c.get("/ui/login").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+    assert csrf
+    r = c.post("/ui/login", data={"key": token, "csrf": csrf.group(1)})
+    assert r.status_code == 303, r.text
+    return c
+
+
 def timed(c: httpx.Client, path: str, rounds: int, params: list[dict[str, str]]) -> list[float]:
     out: list[float] = []
     for i in range(rounds):
@@ -194,6 +291,7 @@ def main() -> None:
     ap.add_argument("--sections", type=int, default=100_000)
     ap.add_argument("--real", type=int, default=3000, help="real sentences to embed")
     ap.add_argument("--rounds", type=int, default=20, help="requests per page")
+    ap.add_argument("--events", type=int, default=100_000, help="search events")
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args()
     from orgbrain.adapters.embed_minilm import MiniLMEmbedder
@@ -208,17 +306,18 @@ def main() -> None:
         t0 = time.perf_counter()
         priya, billing = enrich(folder, file_id)
         print(f"notes, derivation, mentions, proposals in {time.perf_counter() - t0:.1f} s")
+        t0 = time.perf_counter()
+        n_jobs = args.sections + args.sections // PER_FILE
+        activity(folder, args.events, n_jobs)
+        print(f"{args.events} events, {n_jobs} jobs in {time.perf_counter() - t0:.1f} s")
         keys = SQLiteKeyStore.for_brain(folder)
         token = issue_key(keys, WORKSPACE, "alice", "read,write,review", teams=["eng"]).token
+        admin = issue_key(keys, WORKSPACE, "root", "read,admin").token
         brain = Brain.open(folder, embedder=MiniLMEmbedder(), workspace=WORKSPACE)
         app = create_app(brain, keys)
         with BackgroundServer(app) as server:
-            c = httpx.Client(base_url=server.url, timeout=60)
-            form = c.get("/ui/login").text
-            csrf = re.search(r'name="csrf" value="([^"]+)"', form)
-            assert csrf
-            r = c.post("/ui/login", data={"key": token, "csrf": csrf.group(1)})
-            assert r.status_code == 303, r.text
+            c = sign_in(server.url, token)
+            root = sign_in(server.url, admin)
             section = brain.sections(file_id)[3].id
             c.get("/ui/search", params={"q": "warm up the model and the indexes"})
             pages: list[tuple[str, str, list[dict[str, str]]]] = [
@@ -235,22 +334,30 @@ def main() -> None:
                 ("graph, 2 hops", f"/ui/graph/{file_id}", [{"hops": "2"}]),
                 ("graph of a person, 2 hops", f"/ui/graph/{priya}", [{"hops": "2"}]),
                 ("review inbox", "/ui/inbox", []),
+                ("health: a reader's own, 30 days", "/ui/health", []),
+                ("health: a reader's own, ever", "/ui/health", [{"since": "all"}]),
+                ("health: admin, the workspace, 30 days", "/ui/health", []),
+                ("health: admin, the workspace, ever", "/ui/health", [{"since": "all"}]),
             ]
             rows = []
             load_before = os.getloadavg()[0]
             for label, path, params in pages:
-                ms = timed(c, path, args.rounds, params)
+                ms = timed(
+                    root if label.startswith("health: admin") else c, path, args.rounds, params
+                )
                 p50, p95 = percentile(ms, 50), percentile(ms, 95)
                 ok = "yes" if p95 < BUDGET_MS else "**no**"
                 rows.append(f"| {label} | {p50:.1f} | {p95:.1f} | {max(ms):.1f} | {ok} |")
                 print(rows[-1], flush=True)
             c.close()
+            root.close()
             load = (load_before + os.getloadavg()[0]) / 2
         brain.close()
         keys.close()
     table = "\n".join(
         [
             f"{args.sections:,} sections ({args.sections // PER_FILE:,} files), "
+            f"{args.events:,} search events and a job per section and file, "
             f"{args.rounds} requests per page, server time from `Server-Timing` "
             f"(`python bench/ui.py --sections {args.sections}`; load average about "
             f"{load:.1f} while it ran):",

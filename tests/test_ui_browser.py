@@ -41,6 +41,7 @@ GLOSSARY = b"""# Glossary
 PRIVATE = "Alice's performance review with Mei is on Friday the 13th."
 PERSONAL = "Alice prefers async standups."
 ALICE = Principal("acme", "alice")
+VIEWPORT = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(scope="module")
@@ -268,6 +269,47 @@ def test_a_reviewer_approves_an_edited_proposal_and_rejects_another(
     assert page.get_by_text("Nothing waits for you.").is_visible()
 
 
+def test_the_health_page_plots_the_loop(browser: Any, served: Served, shots: Any) -> None:
+    alice = served.brain.for_principal(ALICE)
+    alice.write_back(
+        {
+            "run_id": "run-h",
+            "outcome": "succeeded",
+            "summary": "Alice prefers morning meetings.",
+            "user_id": "alice",
+        },
+        wait=True,
+    )
+    page = signed_in(
+        browser, served, served.key(user="root", perms="read,admin"), viewport=VIEWPORT
+    )
+    page.get_by_role("link", name="Health").click()
+    page.wait_for_url("**/ui/health")
+    assert page.get_by_role("heading", name="Health of the loop").is_visible()
+    assert "the whole workspace acme" in page.locator("[data-lens]").inner_text()
+    for name in (
+        "Searches that spoke or stayed silent, per surface",
+        "Proposals by outcome",
+        "Pending proposals by how long they have waited",
+        "How long each recent job took, from asked for to done",
+    ):
+        plot = page.get_by_role("img", name=name)
+        assert plot.is_visible(), name
+        assert plot.bounding_box()["height"] > 20, name
+    assert int(page.locator('[data-stat="searches"]').inner_text()) >= 1
+    assert int(page.locator('[data-stat="inbox_pending"]').inner_text()) >= 1
+    index = page.locator('tr[data-kind="index"]')
+    assert int(index.locator('[data-stat="done"]').inner_text()) >= 2  # the handbook, glossary
+    assert int(index.locator('[data-stat="failed"]').inner_text()) >= 1  # the broken PDF
+    assert page.locator("#plot-lag circle").count() >= 2
+    assert unlabelled_controls(page) == []
+    shots(page, "health")
+    page.get_by_label("Window").select_option("all")
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url("**/ui/health?since=all")
+    assert "since" not in page.locator("[data-lens]").inner_text()
+
+
 def test_another_users_pages_never_show_a_private_item(browser: Any, served: Served) -> None:
     alice = served.brain.for_principal(ALICE)
     secret = alice.add_note(PRIVATE, scope="user:alice", label="Alice's review")
@@ -332,6 +374,7 @@ def test_pages_work_on_a_narrow_screen_without_any_network(
         f"/ui/graph/{item.id}",
         "/ui/entities",
         "/ui/inbox",
+        "/ui/health",
     ):
         page.goto(served.url + path)
         page.wait_for_load_state("networkidle")

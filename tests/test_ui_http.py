@@ -440,3 +440,52 @@ def test_serve_prints_the_address_and_a_first_key_to_sign_in_with(tmp_path: Path
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     assert key.split("_")[2] not in err
+
+
+# -- the health of the loop ----------------------------------------------------------------
+
+
+def _stat(html: str, name: str) -> str:
+    found = re.search(rf'data-stat="{name}">([^<]*)<', html)
+    assert found, name
+    return found.group(1)
+
+
+def test_the_health_page_plots_the_loop_as_the_key_may_count_it(served: Served) -> None:
+    alice_key = served.key(user="alice", perms="read,write")
+    admin_key = served.key(user="root", perms="read,admin")
+    api = served.http(alice_key)
+    r = api.post("/v1/files", files={"file": ("handbook.md", HANDBOOK)})
+    fid = r.json()["id"]
+    assert api.post(f"/v1/files/{fid}/index").status_code == 202
+    assert wait_state(api, fid, {"indexed"})["state"] == "indexed"
+    for q in ("who owns billing", "zebra crossing"):
+        assert api.post("/v1/search", json={"query": q}).status_code == 200
+    served.http(served.key(user="bob")).post("/v1/search", json={"query": "billing"})
+    alice = served.brain.for_principal(Principal("acme", "alice"))
+    alice.write_back(
+        {"run_id": "r1", "outcome": "succeeded", "summary": SECRET_NOTE, "user_id": "alice"},
+        wait=True,
+    )
+    signed = ui_client(served.url, alice_key)
+    assert signed.get("/ui/search", params={"q": "refunds"}).status_code == 200
+    mine = signed.get("/ui/health")
+    assert mine.status_code == 200, mine.text
+    page = mine.text
+    assert 'data-lens="reader"' in page and 'aria-current="page"' in page
+    assert _stat(page, "searches") == "3"  # hers, not bob's
+    assert '<tr data-surface="http"><th scope="row">http</th><td>2</td>' in page
+    assert '<tr data-surface="ui"><th scope="row">ui</th><td>1</td>' in page
+    assert int(_stat(page, "inbox_pending")) == len(alice.proposals())
+    lag = re.search(r'<tr data-kind="index">(.*?)</tr>', page, re.S)
+    assert lag and 'data-stat="done">1<' in lag.group(1)
+    # Four plots, drawn here: inline SVG with a title and a description, no script.
+    assert page.count('role="img"') == 4 and page.count("<title id=") == 4
+    assert "<script>" not in page and "plot-kind-index" in page
+    assert SECRET_NOTE not in page  # counts only, never a body
+    everyone = ui_client(served.url, admin_key).get("/ui/health?since=all").text
+    assert 'data-lens="workspace"' in everyone and _stat(everyone, "searches") == "4"
+    other = ui_client(served.url, served.key(workspace="globex")).get("/ui/health").text
+    assert _stat(other, "searches") == "0" and 'data-kind="index"' not in other
+    assert "Nothing to plot yet." in other
+    assert ui_client(served.url, alice_key).get("/ui/health?since=1y").status_code == 422

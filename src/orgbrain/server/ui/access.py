@@ -93,7 +93,8 @@ def _viewer(request: Request) -> Viewer:
         raise SignInNeeded("this key cannot read")
     request.state.key_id = key.id  # for the access log: who, never what they sent
     request.state.workspace = key.workspace
-    brain = context_of(request).brain.for_principal(key.principal)
+    # Its searches count as the web UI's (docs/loop.md, "Surfaces").
+    brain = context_of(request).brain.for_principal(key.principal).via("ui")
     return Viewer(key, brain, session, ui.sessions.csrf(session))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import auth, entities, graph, inbox, item, items, search
+from . import auth, entities, graph, health, inbox, item, items, search
 
 __all__ = ["PAGES"]
 
@@ -17,4 +17,5 @@ PAGES: tuple[APIRouter, ...] = (
     entities.router,
     graph.router,
     inbox.router,
+    health.router,
 )
