@@ -13,7 +13,9 @@ their silence (higher is better).
 
 Prints a markdown table, best first among the settings whose false silence is at most
 ``--target`` on every set (ordered by the mean silence of the unanswerable questions);
-``--all`` prints every setting.
+``--all`` prints every setting; ``--frontier`` the curve itself: the settings that no
+other beats on both the worst false silence and the mean silence of the unanswerable
+questions, from the most talkative to the quietest.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def main() -> None:
     ap.add_argument("--plan", default="tuned-z")
     ap.add_argument("--target", type=float, default=0.05)
     ap.add_argument("--all", action="store_true")
-    ap.add_argument("--mark", default="", help="depth,cosine,coverage,plain_depth,plain_cosine")
+    ap.add_argument("--frontier", action="store_true")
     args = ap.parse_args()
     sets = {}
     for spec in args.sets:
@@ -114,8 +116,18 @@ def main() -> None:
         worst = max(fs for fs, _ in cells.values() if fs is not None)
         quiet = [ns for _, ns in cells.values() if ns is not None]
         results.append((g, cells, worst, sum(quiet) / len(quiet) if quiet else 0.0))
-    shown = results if args.all else [r for r in results if r[2] <= args.target]
-    shown.sort(key=lambda r: (-r[3], r[2]))
+    if args.frontier:
+        shown = [
+            r
+            for r in results
+            if not any(
+                o[2] <= r[2] and o[3] >= r[3] and (o[2], o[3]) != (r[2], r[3]) for o in results
+            )
+        ]
+        shown.sort(key=lambda r: (r[2], r[3]))
+    else:
+        shown = results if args.all else [r for r in results if r[2] <= args.target]
+        shown.sort(key=lambda r: (-r[3], r[2]))
     for g, cells, _, _ in shown:
         out = [_label(g)]
         for fs, ns in cells.values():

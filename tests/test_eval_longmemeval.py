@@ -85,6 +85,19 @@ def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
         load_longmemeval(bad)
 
 
+def test_a_session_repeated_in_a_history_is_kept_once(tmp_path: Path) -> None:
+    path = write_lme(tmp_path / "lme.json")
+    data = json.loads(path.read_text())
+    q = data[0]
+    q["haystack_session_ids"].append(q["haystack_session_ids"][0])
+    q["haystack_dates"].append("2023/09/01 (Fri) 10:00")
+    q["haystack_sessions"].append(q["haystack_sessions"][0])
+    path.write_text(json.dumps(data))
+    first = load_longmemeval(path)[0]
+    assert first.repeated == 1 and len(first.sessions) == 6
+    assert first.sessions[0].date_text.startswith("2023/01/01")  # the first one is kept
+
+
 def test_longmemeval_end_to_end(tmp_path: Path, embedder: Embedder) -> None:
     questions = load_longmemeval(write_lme(tmp_path / "lme.json"))
     assert [q.abstention for q in questions] == [False, False, True]

@@ -220,6 +220,7 @@ def run_longmemeval(
         "questions": len(questions),
         "questions_abstention": len(questions) - len(answerable),
         "questions_without_answer_sessions": sum(1 for q in answerable if not q.answer_sessions),
+        "sessions_repeated_skipped": sum(q.repeated for q in questions),
         "turns": turns,
         "index_s": index_s,
         "index_turns_per_s": turns / index_s if index_s > 0 else 0.0,

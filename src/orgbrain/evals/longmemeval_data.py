@@ -75,6 +75,9 @@ class LmeQuestion:
     answer: str
     answer_sessions: tuple[str, ...]
     sessions: tuple[Session, ...]
+    repeated: int = 0
+    """Sessions whose id came again in the history (same id, another date): only the
+    first is kept, since a session id names one session for scoring."""
 
     @property
     def abstention(self) -> bool:
@@ -113,10 +116,10 @@ def _question(raw: object, n: int) -> LmeQuestion:
         len(ids) == len(sessions_raw) == len(dates)
     ):
         raise InvalidInput(f"question {n}: session ids, dates and sessions differ in length")
-    sessions = tuple(
-        Session(str(sid), str(date), parse_lme_date(str(date)), _turns(turns))
-        for sid, date, turns in zip(ids, dates, sessions_raw, strict=True)
-    )
+    kept: dict[str, Session] = {}
+    for sid, date, turns in zip(ids, dates, sessions_raw, strict=True):
+        if str(sid) not in kept:
+            kept[str(sid)] = Session(str(sid), str(date), parse_lme_date(str(date)), _turns(turns))
     return LmeQuestion(
         question_id=str(raw["question_id"]),
         question_type=str(raw.get("question_type", "")),
@@ -124,7 +127,8 @@ def _question(raw: object, n: int) -> LmeQuestion:
         date_text=str(raw.get("question_date", "")),
         answer=str(raw.get("answer", "")),
         answer_sessions=tuple(str(s) for s in raw.get("answer_session_ids") or ()),
-        sessions=sessions,
+        sessions=tuple(kept.values()),
+        repeated=len(ids) - len(kept),
     )
 
 
