@@ -327,6 +327,9 @@ def migrate(
     recorded in one ``migrations`` table of the current schema.
     """
     lock = "SELECT pg_advisory_xact_lock(hashtext('orgbrain-migrate:' || current_schema()))"
+    # A migration runs once, at start, on a connection of its own: the store's statement
+    # timeout is for requests, not for building an index over a grown table.
+    conn.execute("SET statement_timeout = 0")
     with conn.transaction():
         conn.execute(lock)
         conn.execute(
