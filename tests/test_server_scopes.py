@@ -6,7 +6,9 @@ edges between items (some across scopes). Then every principal, human or agent, 
 through search (every plan), items (every filter, every page size), one item, sections,
 content and edges, asking for every id of the world; and signs in to the web UI with the
 same key and reads its pages: the items grid (every page), search, every item's page, raw
-bytes and graph, entities, the inbox and the grid's live states. The expected visibility is computed
+bytes and graph, entities, the inbox, the health page (its counts are the reader's
+own: its searches, the proposals its key may review, the jobs it asked for) and the
+grid's live states. The expected visibility is computed
 here from first principles (same workspace; org, the reader's teams, the reader itself)
 and compared both ways: nothing invisible is ever returned, and everything visible is.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +65,7 @@ COUNTS = {
     "edges": 0,
     "proposals": 0,
     "pending": 0,
+    "health": 0,
 }
 ROW_ID = re.compile(r'<tr data-id="([^"]+)"')
 _worlds = itertools.count()
@@ -387,6 +391,7 @@ def _check_pages(s: Served, world: World, u: User, visible: set[str], missing: s
             no_leak("/ui/search", r.text)
         for path in ("/ui/entities", "/ui/inbox"):
             no_leak(path, page(path).text)
+        _check_health(s, world, u, page, no_leak)
         states = page("/ui/states.json", params={"ids": ",".join(world.where)}).json()
         assert set(states["items"]) <= visible
         for item_id in world.where:
@@ -403,6 +408,43 @@ def _check_pages(s: Served, world: World, u: User, visible: set[str], missing: s
                     no_leak(path, r.text, item_id)
     finally:
         c.close()
+
+
+STAT = re.compile(r'data-stat="([a-z_]+)">([^<]*)<')
+KIND_ROW = re.compile(r'<tr data-kind="([a-z_-]+)">(.*?)</tr>', re.S)
+
+
+def _own_jobs(s: Served, u: User) -> Counter[str]:
+    """How many jobs of each kind the reader's key asked for, as the owner lists them."""
+    actor = f"{'agent' if u.agent else 'human'}:{u.user_id}"
+    jobs = s.brain.for_workspace(u.workspace).jobs(limit=1000).jobs
+    return Counter(j.kind for j in jobs if j.actor == actor)
+
+
+def _check_health(s: Served, world: World, u: User, page: Any, no_leak: Any) -> None:
+    """The health page counts the reader's own: its searches, the proposals its key may
+    review (a read key: its own user's, unless an agent), and the jobs it asked for."""
+    before = _own_jobs(s, u)
+    r = page("/ui/health", params={"since": "all"})
+    after = _own_jobs(s, u)
+    assert r.status_code == 200, r.text[:300]
+    no_leak("/ui/health", r.text)
+    assert 'data-lens="reader"' in r.text
+    stats = dict(STAT.findall(r.text.split('id="lag-h"')[0]))
+    key_user = User(u.workspace, u.user_id, u.teams, u.agent, review=False)
+    pending = [
+        p for p in world.proposals.values() if p[2] == "pending" and key_user.reviews(p[0], p[1])
+    ]
+    assert int(stats["inbox_pending"]) == len(pending), (u, stats)
+    assert int(stats["searches"]) == s.brain.for_principal(key_user.principal).stats().searches
+    shown: Counter[str] = Counter()
+    for kind, row in KIND_ROW.findall(r.text):
+        counts = dict(STAT.findall(row))
+        shown[kind] = sum(int(counts[k]) for k in ("queued", "running", "failed", "done"))
+    for kind in set(shown) | set(after):
+        # Jobs are only ever added (derivation asks for audits as it goes).
+        assert before[kind] <= shown[kind] <= after[kind], (u, kind, before, shown, after)
+    COUNTS["health"] += 1
 
 
 @pytest.mark.slow
@@ -445,3 +487,4 @@ def test_the_property_ran() -> None:
     assert COUNTS["requests"] > COUNTS["examples"]
     assert COUNTS["pending"] >= 1  # the inbox was exercised, not only empty
     assert COUNTS["pages"] > COUNTS["principals"]
+    assert COUNTS["health"] == COUNTS["principals"]

@@ -299,6 +299,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX events_ws_kind_at ON events (workspace, kind, at);
         """,
     ),
+    (
+        # A reader's own counts (stats, the web UI's health page) read only its events.
+        "0010_event_actors",
+        """
+        CREATE INDEX events_ws_kind_actor_at ON events (workspace, kind, actor, at);
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000
