@@ -134,3 +134,20 @@ def test_the_command(tmp_path: Path, embedder: Embedder, monkeypatch: pytest.Mon
     report = json.loads(result.stdout)
     assert report["info"]["questions"] == 1
     assert report["plans"]["bm25"]["recall_all@10"] == 1.0
+
+
+def test_the_rows_replay_the_verdict_exactly(tmp_path: Path, embedder: Embedder) -> None:
+    """Each row keeps the gate's view of its first hits; replaying the plan's own gate
+    over the rows (bench/verdict_curve.py) gives the eval's silence."""
+    from bench.verdict_curve import load_rows, silences
+
+    questions = load_longmemeval(write_lme(tmp_path / "lme.json"))
+    out = tmp_path / "rows.jsonl"
+    plan = PLANS["tuned-z-strict"]
+    report = run_longmemeval(questions, (plan,), embedder, out=out)
+    rows = load_rows(out, plan.name)
+    assert len(rows) == 3 and all(len(r.evidence) <= 5 for r in rows)
+    assert plan.gate is not None
+    false_silence, quiet = silences(rows, plan.gate)
+    m = report.plans[0].metrics
+    assert false_silence == m["false_silence"] and quiet == m["abs_silent"]

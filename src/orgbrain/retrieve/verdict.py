@@ -27,8 +27,10 @@ class HitEvidence:
     (``evidence.every_sentence_asks``);
     ``graph``: why the typed graph says it answers (it states what the query asks of an
     entity the query names, ``GraphMatch.support``), None when it does not;
-    ``mentions``: it holds every proper name of the query somewhere, whether or not it
-    speaks of them (a reply addressing them, its speaker's "I"/"you" lines count here).
+    ``mentions``: it holds one of the query's proper names somewhere (true when the query
+    has none), whether or not it speaks of it (a reply addressing them, its speaker's
+    "I"/"you" lines count here; a question naming two events held in two sessions is
+    answered by hits that each name one).
     """
 
     names: bool
