@@ -372,3 +372,17 @@ def test_a_requests_deadline_cancels_its_statements_in_the_servers_threads(pg_ur
         assert outcome and "took too long" in outcome[0][0] and outcome[0][1] < 3
     finally:
         db.close()
+
+
+def test_the_store_setting_takes_only_a_postgresql_url_and_never_prints_its_password() -> None:
+    from orgbrain.compose import describe_store
+    from orgbrain.errors import InvalidInput
+
+    url = "postgresql://ann:s3cret@db.internal:5433/brain?sslmode=require"
+    assert Settings.from_env({"ORGBRAIN_STORE": url}).store == url
+    assert Settings.from_env({"ORGBRAIN_STORE": ""}).store is None  # empty: embedded
+    assert Settings.from_env({}, store="postgres://h/db").store == "postgres://h/db"
+    with pytest.raises(InvalidInput, match="postgresql:// URL"):
+        Settings.from_env({"ORGBRAIN_STORE": "/srv/brain"})
+    shown = describe_store(url)
+    assert "s3cret" not in shown and shown.startswith("postgresql://ann@db.internal:5433/brain")
