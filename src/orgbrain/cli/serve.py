@@ -66,10 +66,11 @@ def configure_logging(level: str) -> None:
 )
 @click.option(
     "--index-threads",
-    type=click.IntRange(1, 16),
+    type=click.IntRange(0, 16),
     default=1,
     show_default=True,
-    help="Threads indexing files in the background.",
+    help="Threads indexing files in the background (0: none; `orgbrain worker` processes "
+    "over the same store run the queue).",
 )
 @click.option(
     "--blobs",
