@@ -7,11 +7,13 @@ are isolated and the server is started once.
 from __future__ import annotations
 
 import shutil
+import signal
 import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from urllib.parse import quote
 
 import psycopg
@@ -39,6 +41,9 @@ def pg_server() -> Iterator[str]:
 
         server = pgserver.get_server(home / "data", cleanup_mode="stop")
     url = server.get_uri()
+    # A run stopped with SIGTERM (a timeout) unwinds like Ctrl-C, so the server stops too
+    # instead of outliving the run.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     with psycopg.connect(url, autocommit=True) as conn:
         # Database-wide, once: every test schema finds the vector type in public.
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
@@ -49,6 +54,11 @@ def pg_server() -> Iterator[str]:
             warnings.simplefilter("ignore")
             server.cleanup()
         shutil.rmtree(home, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 @pytest.fixture

@@ -297,6 +297,30 @@ def test_inspect_shows_the_audit_steps(tmp_path: Path, monkeypatch: pytest.Monke
     assert data["audit_steps"][0]["produced"]["args"]["value"] == "Kestrel"
 
 
+def test_the_cli_audits_what_it_added_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An embedded CLI has no background worker: `add --index` does the audit itself,
+    # so `inspect` shows it done rather than queued for a worker that never comes.
+    folder = tmp_path / "brain"
+    doc = tmp_path / "plan.md"
+    doc.write_text("# Plan\n\nProject Kestrel ships in May; Mina owns Project Kestrel.\n")
+
+    def open_brain(settings: Settings) -> Brain:
+        return Brain.open(settings.brain, settings=settings, embedder=HashEmbedder())
+
+    monkeypatch.setattr(app, "open_brain", open_brain)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--brain", str(folder), "init"]).exit_code == 0
+    added = runner.invoke(cli, ["--brain", str(folder), "add", str(doc), "--index", "--json"])
+    assert added.exit_code == 0, added.output
+    file_id = json.loads(added.stdout)["added"][0]["item"]["id"]
+    shown = runner.invoke(cli, ["--brain", str(folder), "inspect", file_id, "--json"])
+    assert json.loads(shown.stdout)["audit"] == "done"
+    with _open(folder) as brain:
+        assert not brain.jobs(state="queued").jobs
+
+
 # -- the LLM auditor against a local server that speaks the protocol --------------------------
 
 

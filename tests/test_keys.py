@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,24 @@ def test_store_contract(make_store: StoreFactory) -> None:
     assert make_store().workspaces() == ["acme", "globex"]
     with pytest.raises(InvalidInput):
         store.add(a.key, "x")
+
+
+def test_a_signed_out_session_is_known_to_every_opening_until_it_expires(
+    make_store: StoreFactory,
+) -> None:
+    store = make_store()
+    key = issue_key(store, "acme", "alice", "read").key
+    now = datetime.now(UTC)
+    assert not store.session_ended("s1")
+    store.end_session("s1", key.id, now + timedelta(hours=12))
+    store.end_session("s1", key.id, now + timedelta(hours=12))  # again: no harm
+    other = make_store()
+    assert other.session_ended("s1") and not other.session_ended("s2")
+    # One that would have expired by now is forgotten at the next sign-out.
+    other.end_session("old", key.id, now - timedelta(seconds=1))
+    other.end_session("s2", key.id, now + timedelta(hours=1))
+    assert not make_store().session_ended("old")
+    assert make_store().session_ended("s1") and make_store().session_ended("s2")
 
 
 def test_keys_share_the_brains_file_and_migration_table(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ and spans go through the OpenTelemetry API (read back with the SDK's in-memory e
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 
 from orgbrain import Brain, Client
 from orgbrain.adapters.blobs_local import LocalBlobStore
@@ -350,6 +352,21 @@ def test_get_stats_over_http_and_the_client(tmp_path: Path) -> None:
 # -- spans --------------------------------------------------------------------------------
 
 
+class _OwnIds(IdGenerator):
+    """Span and trace ids from a generator of its own: the SDK's default draws from the
+    global ``random``, which, once installed for the process, a server thread would touch
+    under a later test's Hypothesis strategies (a flaky "random inside strategies")."""
+
+    def __init__(self) -> None:
+        self._random = random.Random()
+
+    def generate_span_id(self) -> int:
+        return self._random.getrandbits(64) or 1
+
+    def generate_trace_id(self) -> int:
+        return self._random.getrandbits(128) or 1
+
+
 @pytest.fixture(scope="module")
 def exporter() -> InMemorySpanExporter:
     """The SDK with an in-memory exporter, installed once for the process (the global
@@ -357,7 +374,7 @@ def exporter() -> InMemorySpanExporter:
     memory = InMemorySpanExporter()
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
+        provider = TracerProvider(id_generator=_OwnIds())
         trace.set_tracer_provider(provider)
     assert isinstance(trace.get_tracer_provider(), TracerProvider)
     provider.add_span_processor(SimpleSpanProcessor(memory))

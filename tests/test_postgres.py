@@ -138,6 +138,11 @@ def test_the_cli_runs_on_the_store_its_option_names(
         assert result.exit_code == 0, (result.output, result.exception)
         return result.stdout
 
+    assert "brain ready at postgresql://" in run("init")
+    (tmp_path / "handbook.md").write_bytes(HANDBOOK)
+    added = json.loads(run("add", "--index", str(tmp_path / "handbook.md"), "--json"))
+    assert len(added["added"]) == 1 and not added["failed"]
+    assert json.loads(run("items", "--json"))["items"][0]["indexed"] is True
     run("note", "Invoices are archived for ten years.")
     hits = json.loads(run("search", "how long are invoices kept", "--json"))["hits"]
     assert "ten years" in hits[0]["item"]["body"]
@@ -152,7 +157,7 @@ def test_the_cli_runs_on_the_store_its_option_names(
         cli, ["--brain", str(tmp_path / "b"), "items", "--json"], env={"ORGBRAIN_STORE": pg_url}
     )
     assert env_run.exit_code == 0, env_run.output
-    assert len(json.loads(env_run.stdout)["items"]) == 1
+    assert len(json.loads(env_run.stdout)["items"]) == 2  # the file and the note
     assert not (tmp_path / "b" / "brain.sqlite").exists()
 
 
@@ -332,3 +337,57 @@ def test_a_closed_store_and_an_unreachable_one_are_unavailable(pg_url: str, tmp_
     nowhere = f"postgresql://nobody@/postgres?host={tmp_path}&connect_timeout=2"
     with pytest.raises(Unavailable):
         PostgresStore(nowhere)
+
+
+def test_a_requests_deadline_cancels_its_statements_in_the_servers_threads(pg_url: str) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from orgbrain.errors import OrgBrainError
+    from orgbrain.server.app import DeadlineMiddleware
+    from orgbrain.server.problems import error_response
+
+    db = Database(pg_url, timeout_s=30)
+    db.open()
+    outcome: list[tuple[str, float]] = []
+    app = FastAPI()
+    # As the real server does: on a busy machine the statement, bounded by what is left
+    # of the deadline, can be cancelled before the middleware's own timer answers.
+    app.add_exception_handler(OrgBrainError, lambda _r, exc: error_response(exc))  # type: ignore[arg-type]
+
+    @app.get("/slow")
+    def slow() -> dict[str, str]:  # a sync route: run in a worker thread
+        started = time.monotonic()
+        try:
+            with db.read() as conn:
+                conn.execute("SELECT pg_sleep(5)")
+        except Unavailable as exc:
+            outcome.append((str(exc), time.monotonic() - started))
+            raise
+        return {}
+
+    app.add_middleware(DeadlineMiddleware, seconds=0.5)
+    try:
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert client.get("/slow").status_code == 503
+            for _ in range(100):  # the route's thread ends on its own, soon after
+                if outcome:
+                    break
+                time.sleep(0.05)
+        assert outcome and "took too long" in outcome[0][0] and outcome[0][1] < 3
+    finally:
+        db.close()
+
+
+def test_the_store_setting_takes_only_a_postgresql_url_and_never_prints_its_password() -> None:
+    from orgbrain.compose import describe_store
+    from orgbrain.errors import InvalidInput
+
+    url = "postgresql://ann:s3cret@db.internal:5433/brain?sslmode=require"
+    assert Settings.from_env({"ORGBRAIN_STORE": url}).store == url
+    assert Settings.from_env({"ORGBRAIN_STORE": ""}).store is None  # empty: embedded
+    assert Settings.from_env({}, store="postgres://h/db").store == "postgres://h/db"
+    with pytest.raises(InvalidInput, match="postgresql:// URL"):
+        Settings.from_env({"ORGBRAIN_STORE": "/srv/brain"})
+    shown = describe_store(url)
+    assert "s3cret" not in shown and shown.startswith("postgresql://ann@db.internal:5433/brain")

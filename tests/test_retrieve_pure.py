@@ -213,3 +213,27 @@ def test_a_line_said_about_its_listener_is_theirs() -> None:
     assert spoken_to(line) == "That charity race sounds great, Mel! You must be proud of yourself."
     assert spoken_to("Caroline: Thanks, Mel! I ran it with my sister.") is None
     assert spoken_to("No speaker here, you see.") is None
+
+
+def test_the_gate_speaks_on_text_then_closeness_alone_then_the_graph() -> None:
+    from orgbrain.retrieve import Gate, HitEvidence, membership
+
+    gate = Gate(depth=3, min_cosine=0.45, min_coverage=0.67, plain_depth=1, plain_cosine=0.55)
+    unnamed_close = HitEvidence(names=False, coverage=0.2, cosine=0.6, mentions=True)
+    named_far = HitEvidence(names=True, coverage=0.2, cosine=0.3)
+    # Close enough alone, but only as the first hit: second place is not enough.
+    assert membership([unnamed_close, named_far], gate)[0]
+    assert not membership([named_far, unnamed_close], gate)[0]
+    # A hit that only asks never speaks by its text, however close.
+    asking = HitEvidence(names=True, coverage=1.0, cosine=0.9, asks=True)
+    assert not membership([asking], gate)[0]
+    # The graph's word speaks for a hit that the text signals would not.
+    said, why = membership([named_far, HitEvidence(False, 0.0, 0.1, graph="states x owns")], gate)
+    assert said and why == "graph: hit 2 states x owns"
+    # A hit that does not even mention the names is not close enough alone.
+    elsewhere = HitEvidence(names=False, coverage=0.2, cosine=0.9, mentions=False)
+    assert not membership([elsewhere], gate)[0]
+    # Off by default: the plain tier needs plain_depth.
+    assert not membership([unnamed_close], Gate())[0]
+    named = HitEvidence(names=True, coverage=0.0, cosine=0.46)
+    assert membership([named], gate)[0] and not membership([named], Gate())[0]

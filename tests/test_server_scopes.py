@@ -4,7 +4,11 @@ Each example builds a fresh world on one shared server: one to three workspaces,
 random teams, notes and files written in random scopes by random authors, and random
 edges between items (some across scopes). Then every principal, human or agent, reads
 through search (every plan), items (every filter, every page size), one item, sections,
-content and edges, asking for every id of the world. The expected visibility is computed
+content and edges, asking for every id of the world; and signs in to the web UI with the
+same key and reads its pages: the items grid (every page), search, every item's page, raw
+bytes and graph, entities, the inbox, the health page (its counts are the reader's
+own: its searches, the proposals its key may review, the jobs it asked for) and the
+grid's live states. The expected visibility is computed
 here from first principles (same workspace; org, the reader's teams, the reader itself)
 and compared both ways: nothing invisible is ever returned, and everything visible is.
 
@@ -20,7 +24,9 @@ injection for anyone.
 from __future__ import annotations
 
 import itertools
+import re
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +38,7 @@ from hypothesis import strategies as st
 
 from orgbrain import NoteInput, Principal
 from tests.test_server import Served, serve, wait_state
+from tests.ui_harness import ui_client
 
 VOCAB = (
     "billing refunds deploy freeze friday stripe oncall rotation search index "
@@ -53,11 +60,14 @@ COUNTS = {
     "examples": 0,
     "principals": 0,
     "requests": 0,
+    "pages": 0,
     "items": 0,
     "edges": 0,
     "proposals": 0,
     "pending": 0,
+    "health": 0,
 }
+ROW_ID = re.compile(r'<tr data-id="([^"]+)"')
 _worlds = itertools.count()
 
 
@@ -73,7 +83,8 @@ def report_counts(request: pytest.FixtureRequest) -> Iterator[None]:
     line = (
         f"scope properties: {COUNTS['examples']} examples, {COUNTS['principals']} principals, "
         f"{COUNTS['items']} items, {COUNTS['edges']} edges, {COUNTS['proposals']} proposals "
-        f"({COUNTS['pending']} pending), {COUNTS['requests']} read requests"
+        f"({COUNTS['pending']} pending), {COUNTS['requests']} read requests, "
+        f"{COUNTS['pages']} UI pages"
     )
     plugins = request.config.pluginmanager
     reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
@@ -343,6 +354,99 @@ def _check_reader(
                             assert u.sees(got.json()["workspace"], got.json()["scope"])
 
 
+def _check_pages(s: Served, world: World, u: User, visible: set[str], missing: str) -> None:
+    """The web UI, signed in with the reader's key: no page holds an id it may not see."""
+    hidden = set(world.where) - visible
+    token = s.key(u.workspace, u.user_id, "read", sorted(u.teams), u.agent)
+    c = ui_client(s.url, token)
+
+    def page(path: str, **kw: Any) -> httpx.Response:
+        COUNTS["pages"] += 1
+        r = c.get(path, **kw)
+        assert r.status_code in (200, 404), (path, r.status_code, r.text[:300])
+        return r
+
+    def no_leak(path: str, text: str, asked: str | None = None) -> None:
+        if asked is not None:  # a 404 names the id that was asked for, as for any id
+            text = text.replace(f"no item {asked}", "")
+        leaked = [i for i in hidden if i in text]
+        assert not leaked, (u, path, leaked)
+
+    try:
+        rows: list[str] = []
+        cursor: str | None = None
+        while True:
+            params = {"order": "oldest", "limit": 10, **({"cursor": cursor} if cursor else {})}
+            r = page("/ui/items", params=params)
+            no_leak("/ui/items", r.text)
+            rows += ROW_ID.findall(r.text)
+            found = re.search(r'href="/ui/items\?[^"]*cursor=([0-9]+)[^"]*" rel="next"', r.text)
+            if found is None:
+                break
+            cursor = found.group(1)
+        mine = {i for i in visible if world.where[i][0] == u.workspace}
+        assert set(rows) == {i for i in mine if world.where[i][2] != "section"}
+        for query, _, _ in world.queries:
+            r = page("/ui/search", params={"q": query})
+            no_leak("/ui/search", r.text)
+        for path in ("/ui/entities", "/ui/inbox"):
+            no_leak(path, page(path).text)
+        _check_health(s, world, u, page, no_leak)
+        states = page("/ui/states.json", params={"ids": ",".join(world.where)}).json()
+        assert set(states["items"]) <= visible
+        for item_id in world.where:
+            paths = [f"/ui/items/{item_id}", f"/ui/items/{item_id}/raw"]
+            for path in [*paths, f"/ui/graph/{item_id}", f"/ui/graph/{item_id}.json"]:
+                r = page(path)
+                if item_id not in visible:
+                    assert r.status_code == 404, (u, path)
+                    if path == paths[0]:
+                        assert r.text == missing.replace("MISSING", item_id)
+                    continue
+                assert r.status_code == 200, (u, path, r.text[:300])
+                if path != paths[1]:
+                    no_leak(path, r.text, item_id)
+    finally:
+        c.close()
+
+
+STAT = re.compile(r'data-stat="([a-z_]+)">([^<]*)<')
+KIND_ROW = re.compile(r'<tr data-kind="([a-z_-]+)">(.*?)</tr>', re.S)
+
+
+def _own_jobs(s: Served, u: User) -> Counter[str]:
+    """How many jobs of each kind the reader's key asked for, as the owner lists them."""
+    actor = f"{'agent' if u.agent else 'human'}:{u.user_id}"
+    jobs = s.brain.for_workspace(u.workspace).jobs(limit=1000).jobs
+    return Counter(j.kind for j in jobs if j.actor == actor)
+
+
+def _check_health(s: Served, world: World, u: User, page: Any, no_leak: Any) -> None:
+    """The health page counts the reader's own: its searches, the proposals its key may
+    review (a read key: its own user's, unless an agent), and the jobs it asked for."""
+    before = _own_jobs(s, u)
+    r = page("/ui/health", params={"since": "all"})
+    after = _own_jobs(s, u)
+    assert r.status_code == 200, r.text[:300]
+    no_leak("/ui/health", r.text)
+    assert 'data-lens="reader"' in r.text
+    stats = dict(STAT.findall(r.text.split('id="lag-h"')[0]))
+    key_user = User(u.workspace, u.user_id, u.teams, u.agent, review=False)
+    pending = [
+        p for p in world.proposals.values() if p[2] == "pending" and key_user.reviews(p[0], p[1])
+    ]
+    assert int(stats["inbox_pending"]) == len(pending), (u, stats)
+    assert int(stats["searches"]) == s.brain.for_principal(key_user.principal).stats().searches
+    shown: Counter[str] = Counter()
+    for kind, row in KIND_ROW.findall(r.text):
+        counts = dict(STAT.findall(row))
+        shown[kind] = sum(int(counts[k]) for k in ("queued", "running", "failed", "done"))
+    for kind in set(shown) | set(after):
+        # Jobs are only ever added (derivation asks for audits as it goes).
+        assert before[kind] <= shown[kind] <= after[kind], (u, kind, before, shown, after)
+    COUNTS["health"] += 1
+
+
 @pytest.mark.slow
 @settings(
     max_examples=EXAMPLES,
@@ -361,10 +465,16 @@ def test_no_read_endpoint_leaks_across_scopes_or_workspaces(shared: Served, worl
     assert no_proposal.status_code == 404
     COUNTS["proposals"] += len(world.proposals)
     COUNTS["pending"] += sum(p[2] == "pending" for p in world.proposals.values())
+    ui_probe = ui_client(shared.url, shared.key(world.users[0].workspace, "probe"))
+    missing_page = ui_probe.get("/ui/items/MISSING")
+    assert missing_page.status_code == 404
     for u in world.users:
         _check_reader(shared, world, u, missing.text, no_proposal.text)
+        visible = {i for i, (ws, scope, _) in world.where.items() if u.sees(ws, scope)}
+        _check_pages(shared, world, u, visible, missing_page.text)
         COUNTS["principals"] += 1
     probe.close()
+    ui_probe.close()
     COUNTS["examples"] += 1
     assert time.monotonic() - t0 < 60
 
@@ -376,3 +486,5 @@ def test_the_property_ran() -> None:
     assert COUNTS["examples"] >= 1
     assert COUNTS["requests"] > COUNTS["examples"]
     assert COUNTS["pending"] >= 1  # the inbox was exercised, not only empty
+    assert COUNTS["pages"] > COUNTS["principals"]
+    assert COUNTS["health"] == COUNTS["principals"]

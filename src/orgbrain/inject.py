@@ -50,6 +50,9 @@ class InjectPolicy:
     token_budget: int = 1400
     body_chars: int = 4000
     query_log_chars: int = 1000
+    min_share: float = 0.6
+    """Hits scoring under this share of the best are left out: a search gives the k hits
+    its caller asked for, but an injection nobody asked for keeps only the close ones."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,10 +142,11 @@ def build_turn(
         scores = tuple(round(h.score, 6) for h in result.hits)
         top, verdict, reason = result.top_score, result.verdict, result.reason
         taken = {c.item.id for c in candidates}
+        best = result.hits[0].score if result.hits else 0.0
         candidates += [
             Candidate(h.item, "search", h.score, _status(h))
             for h in result.hits
-            if h.item.id not in taken
+            if h.item.id not in taken and h.score >= p.min_share * best
         ]
     else:
         reason = "empty message: no search"

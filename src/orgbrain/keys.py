@@ -17,7 +17,7 @@ import secrets
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal, Protocol, get_args
 
 from .errors import Forbidden, InvalidInput, NotFound, Unauthenticated
@@ -117,6 +117,16 @@ class KeyStore(Protocol):
 
     def workspaces(self) -> list[str]:
         """Every workspace that has (or had) a key."""
+        ...
+
+    def end_session(self, session_id: str, key_id: str, until: datetime) -> None:
+        """Record that the web UI's session ``session_id`` (of ``key_id``) was signed out:
+        ``session_ended`` says so to every process over this store until ``until`` (when
+        the session would have expired anyway; then it may be forgotten). Idempotent."""
+        ...
+
+    def session_ended(self, session_id: str) -> bool:
+        """Whether ``session_id`` was signed out (and has not expired since)."""
         ...
 
     def close(self) -> None: ...
@@ -246,6 +256,7 @@ class MemoryKeyStore:
 
     def __init__(self) -> None:
         self._keys: dict[str, StoredKey] = {}
+        self._ended: dict[str, datetime] = {}
         self._lock = threading.Lock()
 
     def add(self, key: ApiKey, secret_hash: str) -> ApiKey:
@@ -277,6 +288,18 @@ class MemoryKeyStore:
     def workspaces(self) -> list[str]:
         with self._lock:
             return sorted({s.key.workspace for s in self._keys.values()})
+
+    def end_session(self, session_id: str, key_id: str, until: datetime) -> None:
+        now = datetime.now(UTC)
+        with self._lock:
+            for sid, when in list(self._ended.items()):
+                if when < now:
+                    del self._ended[sid]
+            self._ended.setdefault(session_id, until if until.tzinfo else until.replace(tzinfo=UTC))
+
+    def session_ended(self, session_id: str) -> bool:
+        with self._lock:
+            return session_id in self._ended
 
     def close(self) -> None:
         pass

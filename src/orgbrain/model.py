@@ -35,6 +35,7 @@ __all__ = [
     "Mention",
     "Neighborhood",
     "Origin",
+    "Passage",
     "Proposal",
     "ProposalState",
     "Provenance",
@@ -212,6 +213,22 @@ class Citation:
             # into an (inclusive) HTTP Range and gets one byte too many.
             parts.append(f"bytes [{self.byte_range.start}, {self.byte_range.end})")
         return " · ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A cited text in its place: the text just before it, the cited text itself (a
+    section's exact byte range), and the text just after, from the same text blob.
+    ``at_start`` / ``at_end``: nothing more of the file lies before / after."""
+
+    item_id: str
+    before: str
+    text: str
+    after: str
+    byte_range: ByteRange | None
+    locator: Locator
+    at_start: bool = True
+    at_end: bool = True
 
 
 @dataclass(frozen=True, slots=True)

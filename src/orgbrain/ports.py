@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,15 +27,21 @@ from .model import (
 from .scopes import Visibility
 
 __all__ = [
+    "RECORD_KINDS",
     "BlobStore",
     "Embedder",
     "ItemFilter",
     "Job",
+    "JobBacklog",
     "JobPage",
     "JobQueue",
     "JobRequest",
     "JobState",
+    "JobTiming",
     "Page",
+    "Record",
+    "RecordKind",
+    "RecordPage",
     "Reranker",
     "ScoredId",
     "Store",
@@ -59,12 +65,35 @@ class ItemFilter:
     parent_id: str | None = None
     run_id: str | None = None
     tombstoned: bool = False
+    newest_first: bool = False
+    """List in reverse write order (the cursor then pages backwards)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
     items: tuple[Item, ...]
     next_cursor: str | None
+
+
+RecordKind = Literal[
+    "items", "versions", "edges", "statements", "evidence", "events", "proposals", "jobs"
+]
+"""What a store holds, kind by kind, as a move to another store carries it
+(``Store.export_records``); in the order a move copies them."""
+RECORD_KINDS: tuple[RecordKind, ...] = get_args(RecordKind)
+
+Record = Mapping[str, object]
+"""One stored row as a move carries it between stores of any kind: its columns by name
+(times as aware datetimes, flags as booleans, JSON columns as their text), an event's
+sequence number as ``id``, and an item's stored vectors as ``vectors`` (rows of float32,
+its own first; None when it has none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordPage:
+    records: tuple[Record, ...]
+    next_after: int | None
+    """Where the next page starts (pass it as ``after``); None when this was the last."""
 
 
 @runtime_checkable
@@ -410,6 +439,32 @@ class Store(Protocol):
         """Record the note a written or approved proposal became (once)."""
         ...
 
+    # -- moving house (orgbrain migrate) ------------------------------------------------
+
+    def export_records(self, kind: RecordKind, *, after: int = 0, limit: int = 500) -> RecordPage:
+        """Up to ``limit`` records of ``kind``, every workspace's, forgotten ones too, in
+        the order they are stored, from just past position ``after`` (0: the first)."""
+        ...
+
+    def import_records(
+        self, kind: RecordKind, records: Sequence[Record], *, mark: tuple[str, str] | None = None
+    ) -> int:
+        """Store exported records exactly as they were (ids, numbers, times, origins,
+        scopes, vectors), in one transaction, with the keyword and vector indexes that
+        follow from them; a record already here (its id, or its numbered place) is left
+        as it is, so importing a page again adds nothing. With ``mark`` (name, value),
+        record that value under the name in the same transaction (``mark``). Returns how
+        many records were new."""
+        ...
+
+    def count_records(self, kind: RecordKind) -> dict[str, int]:
+        """How many records of ``kind`` each workspace holds (forgotten ones too)."""
+        ...
+
+    def mark(self, name: str) -> str | None:
+        """The value last recorded under ``name`` by ``import_records``, or None."""
+        ...
+
 
 # -- durable jobs -------------------------------------------------------------------------
 
@@ -452,6 +507,26 @@ JobRequest = tuple[str, Mapping[str, object], str | None]
 class JobPage:
     jobs: tuple[Job, ...]
     next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class JobBacklog:
+    """How many of one kind's jobs are in one state, and when the oldest was asked for."""
+
+    kind: str
+    state: JobState
+    count: int
+    oldest: datetime
+    """The oldest one's ``created_at``."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobTiming:
+    """A done job's kind, when it was asked for and when it was done."""
+
+    kind: str
+    created_at: datetime
+    finished_at: datetime
 
 
 class JobQueue(Protocol):
@@ -540,6 +615,24 @@ class JobQueue(Protocol):
 
     def counts(self) -> dict[JobState, int]:
         """How many jobs are in each state, across workspaces."""
+        ...
+
+    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
+        """``workspace``'s queued, running and failed jobs (asked for by ``actor``, None:
+        anyone's) per kind and state: how many, and the oldest one's ``created_at``;
+        sorted by kind, then state. Kinds and states with no job are left out."""
+        ...
+
+    def finished(
+        self,
+        workspace: str,
+        *,
+        actor: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[JobTiming]:
+        """``workspace``'s done jobs (by ``actor``; done at or after ``since``), the most
+        recently asked for first, at most ``limit``."""
         ...
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InvalidInput
@@ -73,6 +73,10 @@ class Settings:
     # bounds it further).
     store: str | None = None
     store_timeout_s: float = 30.0
+    # What the web UI signs its session cookies with (``ORGBRAIN_UI_SECRET``, at least 32
+    # characters): give every server process the same one so they share sessions and a
+    # restart signs no one out; None: a random one per process (docs/ui.md).
+    ui_secret: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -118,6 +122,7 @@ class Settings:
             ("blobs", "ORGBRAIN_BLOBS"),
             ("s3_endpoint", "ORGBRAIN_S3_ENDPOINT"),
             ("store", "ORGBRAIN_STORE"),
+            ("ui_secret", "ORGBRAIN_UI_SECRET"),
         ):
             if var in e:
                 values[key] = e[var]
@@ -128,6 +133,14 @@ class Settings:
         if store is not None and not is_store_url(store):
             raise InvalidInput(
                 f"ORGBRAIN_STORE must be a postgresql:// URL, not {str(store)[:40]!r}"
+            )
+        secret = values.get("ui_secret")
+        if secret == "":
+            values["ui_secret"] = None
+        elif secret is not None and len(str(secret).encode()) < 32:
+            raise InvalidInput(
+                "ORGBRAIN_UI_SECRET must be at least 32 characters "
+                "(python -c 'import secrets; print(secrets.token_hex(32))')"
             )
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))

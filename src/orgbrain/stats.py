@@ -1,10 +1,13 @@
-"""The loop, measured: how often the brain spoke, and what write-back and review did.
+"""The loop, measured: how often the brain spoke, what write-back and review did, and how
+far background work lags.
 
 Everything is counted from the store's event log (``search``, ``gate``, ``review`` and
 ``writeback`` events; docs/loop.md lists their fields) and the proposals table (the
 inbox as it stands now), through two ``Store`` methods: ``event_counts`` and
 ``pending_proposals``. ``loop_stats`` is pure over them; the facade decides the lens
 (the whole workspace, or one reader's own searches and the proposals it may review).
+The lag of background work (``JobLag``) comes from the job queue's ``backlog`` and
+``finished``; ``kind_lags`` is pure over them too.
 """
 
 from __future__ import annotations
@@ -17,18 +20,23 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from .errors import InvalidInput
-from .ports import Store
+from .ports import JobBacklog, JobTiming, Store
 
 __all__ = [
     "DEFAULT_SINCE",
     "GATE_DECISIONS",
+    "KIND_ORDER",
     "REVIEW_OUTCOMES",
+    "JobLag",
+    "KindLag",
     "Lens",
     "LoopStats",
     "SurfaceStats",
+    "kind_lags",
     "loop_stats",
     "parse_since",
     "percentile",
+    "window_start",
 ]
 
 Lens = Literal["workspace", "reader"]
@@ -207,3 +215,109 @@ def parse_since(text: str | None) -> datetime | timedelta | None:
             f"since is 'all', a duration like 7d, 24h or 30m, or a date, not {text!r}"
         ) from None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def window_start(at: datetime, since: datetime | timedelta | None) -> datetime | None:
+    """The start of a window ending at ``at``: a time (without a zone, UTC), how long back,
+    or None (ever). ``InvalidInput`` when it is in the future."""
+    start = at - since if isinstance(since, timedelta) else since
+    if start is not None and start.tzinfo is None:
+        start = start.replace(tzinfo=UTC)  # a time without a zone is UTC
+    if start is not None and start > at:
+        raise InvalidInput("since is in the future")
+    return start
+
+
+# -- background work's lag ----------------------------------------------------------------
+
+KIND_ORDER = ("index", "derive", "audit", "writeback")
+"""The order kinds are shown in (others follow, by name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindLag:
+    """One kind of job: what waits now, and how long the recent done ones took."""
+
+    kind: str
+    queued: int = 0
+    running: int = 0
+    failed: int = 0
+    oldest_queued_s: float | None = None
+    """How long the oldest queued job has waited since it was asked for."""
+    oldest_running_s: float | None = None
+    """How long ago the oldest running job was asked for."""
+    done: int = 0
+    """Done jobs measured (of the sample, in the window)."""
+    p50_s: float | None = None
+    """Median seconds from asked for to done."""
+    p95_s: float | None = None
+    max_s: float | None = None
+    recent: tuple[tuple[datetime, float], ...] = ()
+    """(done at, seconds it took) of each measured job, oldest done first: for a plot."""
+
+    @property
+    def waiting(self) -> int:
+        return self.queued + self.running
+
+
+@dataclass(frozen=True, slots=True)
+class JobLag:
+    workspace: str
+    lens: Lens
+    at: datetime
+    since: datetime | None
+    kinds: tuple[KindLag, ...]
+    sample: int
+    """The most done jobs read (the most recently asked for)."""
+    sampled: int
+    """How many were read: ``sample`` when the window held more."""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the window held more done jobs than were measured."""
+        return self.sampled >= self.sample
+
+
+def kind_lags(
+    backlog: Sequence[JobBacklog], finished: Sequence[JobTiming], at: datetime
+) -> tuple[KindLag, ...]:
+    """Per kind, from the queue's answers (pure)."""
+    kinds = {b.kind for b in backlog} | {t.kind for t in finished}
+    out = []
+    for kind in sorted(kinds, key=lambda k: (k not in KIND_ORDER, _rank(k), k)):
+        mine = {b.state: b for b in backlog if b.kind == kind}
+        queued, running = mine.get("queued"), mine.get("running")
+        done = sorted(
+            (
+                (t.finished_at, max(0.0, (t.finished_at - t.created_at).total_seconds()))
+                for t in finished
+                if t.kind == kind
+            ),
+        )
+        took: dict[float, int] = {}
+        for _, seconds in done:
+            took[seconds] = took.get(seconds, 0) + 1
+        out.append(
+            KindLag(
+                kind=kind,
+                queued=queued.count if queued else 0,
+                running=running.count if running else 0,
+                failed=mine["failed"].count if "failed" in mine else 0,
+                oldest_queued_s=_age(at, queued),
+                oldest_running_s=_age(at, running),
+                done=len(done),
+                p50_s=percentile(took, 0.5),
+                p95_s=percentile(took, 0.95),
+                max_s=max(took) if took else None,
+                recent=tuple(done),
+            )
+        )
+    return tuple(out)
+
+
+def _rank(kind: str) -> int:
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+
+
+def _age(at: datetime, b: JobBacklog | None) -> float | None:
+    return None if b is None else max(0.0, (at - b.oldest).total_seconds())

@@ -16,7 +16,7 @@ from orgbrain.adapters.jobs_memory import MemoryJobQueue
 from orgbrain.adapters.postgres import PostgresJobQueue
 from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
 from orgbrain.errors import InvalidInput, Unavailable
-from orgbrain.ports import Job, JobQueue
+from orgbrain.ports import Job, JobBacklog, JobQueue
 
 
 class Clock:
@@ -311,6 +311,60 @@ def test_find_by_keys_and_counts(q: JobQueue) -> None:
     q.claim("w-1", ["test"])
     counts = q.counts()
     assert counts == {"queued": 2, "running": 1, "done": 0, "failed": 0}
+
+
+def test_backlog_counts_what_waits_per_kind_with_its_oldest(q: JobQueue, clock: Clock) -> None:
+    t0 = clock.now
+    put(q, "a")
+    clock.advance(10)
+    put(q, "b")
+    q.enqueue("w1", "index", "i1", {}, actor="human:bob")
+    put(q, "c", ws="w2")
+    clock.advance(5)
+    [claimed] = q.claim("w-1", ["index"])
+    assert q.backlog("w1") == [
+        JobBacklog("index", "running", 1, t0 + timedelta(seconds=10)),
+        JobBacklog("test", "queued", 2, t0),
+    ]
+    assert q.backlog("w1", actor="human:bob") == [
+        JobBacklog("index", "running", 1, t0 + timedelta(seconds=10))
+    ]
+    assert q.backlog("w1", actor="human:nobody") == [] and q.backlog("w3") == []
+    assert q.fail(claimed.id, "w-1", "corrupt_file: no text")
+    [a] = q.claim("w-1", ["test"])
+    assert q.complete(a.id, "w-1")  # done jobs are not a backlog
+    assert q.backlog("w1") == [
+        JobBacklog("index", "failed", 1, t0 + timedelta(seconds=10)),
+        JobBacklog("test", "queued", 1, t0 + timedelta(seconds=10)),
+    ]
+
+
+def test_finished_gives_done_jobs_times_newest_asked_first(q: JobQueue, clock: Clock) -> None:
+    t0 = clock.now
+    for key in ("a", "b", "c"):
+        put(q, key)
+        clock.advance(1)
+    q.enqueue("w1", "index", "i1", {}, actor="human:bob")
+    put(q, "other", ws="w2")
+    clock.advance(60)
+    for job in q.claim("w-1", ["test", "index"], limit=10):
+        if job.key != "b":
+            assert q.complete(job.id, "w-1")
+        clock.advance(30)
+    done = q.finished("w1")
+    assert [(t.kind, t.created_at) for t in done] == [
+        ("index", t0 + timedelta(seconds=3)),
+        ("test", t0 + timedelta(seconds=2)),
+        ("test", t0),
+    ]
+    assert all(t.finished_at > t.created_at for t in done)
+    assert q.finished("w1", limit=1) == done[:1]
+    assert q.finished("w1", actor="human:bob") == done[:1]
+    later = q.finished("w1", since=done[1].finished_at)
+    assert {t.created_at for t in later} == {
+        t.created_at for t in done if t.finished_at >= done[1].finished_at
+    }
+    assert q.finished("w3") == []
 
 
 def test_a_closed_queue_says_so(make_queue: QueueFactory) -> None:

@@ -224,6 +224,15 @@ def test_list_items_paginates_with_a_cursor(make_store: StoreFactory) -> None:
             break
         cursor = page.next_cursor
     assert seen == ids
+    backwards: list[str] = []
+    cursor = None
+    while True:
+        page = s.list_items("w1", ItemFilter(newest_first=True), ALL, limit=3, cursor=cursor)
+        backwards += [x.id for x in page.items]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert backwards == ids[::-1]
 
 
 def test_reopen_keeps_everything(make_store: StoreFactory) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from ..errors import InvalidInput, Unavailable
 from ..ids import new_id
 from ..model import utcnow
-from ..ports import Job, JobPage, JobRequest, JobState
+from ..ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 
 __all__ = ["MemoryJobQueue"]
 
@@ -287,4 +287,40 @@ class MemoryJobQueue:
             self._check()
             for job in self._jobs:
                 out[job.state] += 1
+        return out
+
+    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
+        found: dict[tuple[str, JobState], tuple[int, datetime]] = {}
+        with self._lock:
+            self._check()
+            for job in self._jobs:
+                if job.workspace != workspace or job.state == "done":
+                    continue
+                if actor is not None and job.actor != actor:
+                    continue
+                n, oldest = found.get((job.kind, job.state), (0, job.created_at))
+                found[(job.kind, job.state)] = (n + 1, min(oldest, job.created_at))
+        return [JobBacklog(k, s, n, oldest) for (k, s), (n, oldest) in sorted(found.items())]
+
+    def finished(
+        self,
+        workspace: str,
+        *,
+        actor: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[JobTiming]:
+        out: list[JobTiming] = []
+        with self._lock:
+            self._check()
+            for job in reversed(self._jobs):
+                if len(out) >= limit:
+                    break
+                if job.workspace != workspace or job.state != "done" or job.finished_at is None:
+                    continue
+                if actor is not None and job.actor != actor:
+                    continue
+                if since is not None and job.finished_at < since:
+                    continue
+                out.append(JobTiming(job.kind, job.created_at, job.finished_at))
         return out

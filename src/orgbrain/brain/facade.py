@@ -21,7 +21,7 @@ from ..context import BrainContext
 from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
 from ..ids import new_id
 from ..indexer import Embedded, Indexer, IndexReport
-from ..model import STORAGE_CLASSES, Forgotten, Item, SearchResult, StorageClass
+from ..model import STORAGE_CLASSES, Forgotten, Item, Passage, SearchResult, StorageClass
 from ..ports import Embedder, ItemFilter, Page
 from ..retrieve import (
     Mode,
@@ -41,14 +41,17 @@ from .history import HistoryFacade
 from .jobs import JobsFacade
 from .loop import LoopFacade
 from .memory import MemoryFacade
+from .moving import MovingFacade
 from .writeback import WriteBackFacade
 
-__all__ = ["WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
+__all__ = ["PASSAGE_AROUND", "WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
 
 Wait = Literal["ack", "derived"]
 """How long a write blocks: until it is durable (``ack``), or until its derivation is
 done too (``derived``)."""
 WAITS: tuple[Wait, ...] = ("ack", "derived")
+PASSAGE_AROUND = 600
+"""How many bytes of a file's text a passage shows on each side of a cited range."""
 
 
 def check_wait(wait: object) -> Wait:
@@ -58,7 +61,15 @@ def check_wait(wait: object) -> Wait:
     raise InvalidInput(f"wait is ack or derived, not {wait!r}")
 
 
-class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacade, LoopFacade):
+class Brain(
+    JobsFacade,
+    GraphFacade,
+    MemoryFacade,
+    HistoryFacade,
+    WriteBackFacade,
+    LoopFacade,
+    MovingFacade,
+):
     """One workspace's memory, seen by one reader.
 
     ``Brain.open(path)`` is the embedded default: a local owner who sees everything.
@@ -367,9 +378,11 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
         name: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        newest_first: bool = False,
     ) -> Page:
-        """Visible items, oldest first, a page at a time; ``storage_classes`` lists only
-        those classes (e.g. files and notes, without the sections cut from the files)."""
+        """Visible items, oldest first (``newest_first``: the latest first), a page at a
+        time; ``storage_classes`` lists only those classes (e.g. files and notes, without
+        the sections cut from the files)."""
         for c in (storage_class, *(storage_classes or ())):
             if c is not None and c not in STORAGE_CLASSES:
                 raise InvalidInput(f"unknown storage class {c!r}")
@@ -385,6 +398,7 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
                 kind=kind,
                 indexed=indexed,
                 name_contains=name,
+                newest_first=newest_first,
             ),
             self.visibility,
             limit=limit,
@@ -484,6 +498,37 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
             target.text_key, target.byte_range.start, target.byte_range.end
         )
 
+    def passage(self, item_id: str, *, around: int = PASSAGE_AROUND) -> Passage:
+        """A visible item's text in its place: a section's exact byte range with up to
+        ``around`` bytes of the file's text on each side (what a citation points at, shown
+        where it stands); a file's opening text; a note's or entity's body."""
+        if not 0 <= around <= 64 * 1024:
+            raise InvalidInput("around is 0 to 65536 bytes")
+        item = self.get(item_id)
+        if item.storage_class == "section" and item.text_key and item.byte_range:
+            r = item.byte_range
+            lo = max(0, r.start - around)
+            data = b"".join(self._ctx.blobs.stream(item.text_key, lo, r.end + around))
+            cut, tail = r.start - lo, r.end - lo
+            at_start, at_end = lo == 0, len(data) < tail + around
+            return Passage(
+                item.id,
+                _edge(data[:cut], trim_start=not at_start),
+                data[cut:tail].decode("utf-8", "replace"),
+                _edge(data[tail:], trim_end=not at_end),
+                r,
+                item.locator,
+                at_start=at_start,
+                at_end=at_end,
+            )
+        if item.storage_class == "file" and item.text_key:
+            want = 4 * around
+            head = b"".join(self._ctx.blobs.stream(item.text_key, 0, want))
+            at_end = len(head) < want
+            text = _edge(head, trim_end=not at_end)
+            return Passage(item.id, "", text, "", None, item.locator, at_end=at_end)
+        return Passage(item.id, "", item.body, "", item.byte_range, item.locator)
+
     def _section_of(self, file: Item, section: int | str) -> Item:
         sections = self.sections(file.id)
         if isinstance(section, int) or (section.isascii() and section.isdigit()):
@@ -510,3 +555,14 @@ class Brain(JobsFacade, GraphFacade, MemoryFacade, HistoryFacade, WriteBackFacad
         """``forget``, and delete the raw bytes and extracted text, blanking the row: only
         the audit record (who, when, why) is left."""
         return forgetting.forget(self._ctx, item_id, reason, erase=True)
+
+
+def _edge(data: bytes, *, trim_start: bool = False, trim_end: bool = False) -> str:
+    """Text cut out of the middle of a file: a character split by the cut is dropped, and
+    so is the partial line at a cut, when the piece holds a whole line besides."""
+    text = data.decode("utf-8", "ignore")
+    if trim_start and "\n" in text[:-1]:
+        text = text[text.index("\n") + 1 :]
+    if trim_end and "\n" in text[1:]:
+        text = text[: text.rindex("\n", 1) + 1]
+    return text

@@ -21,10 +21,15 @@ class GraphFacade:
 
     _ctx: BrainContext
 
-    def edges(self, item_id: str, *, types: Sequence[str] | None = None) -> list[Edge]:
-        """A visible item's edges (at most ``MAX_EDGES``), each shown only when both its
-        ends are visible: checked in the store query and again here."""
-        return graph.visible_edges(self._ctx, item_id, types=types, limit=MAX_EDGES)
+    def edges(
+        self, item_id: str, *, types: Sequence[str] | None = None, limit: int = MAX_EDGES
+    ) -> list[Edge]:
+        """A visible item's first edges (at most ``limit``, itself at most ``MAX_EDGES``),
+        each shown only when both its ends are visible: checked in the store query and
+        again here."""
+        return graph.visible_edges(
+            self._ctx, item_id, types=types, limit=max(0, min(limit, MAX_EDGES))
+        )
 
     def observe_mention(
         self,

@@ -1,13 +1,13 @@
-"""The facade's measure of the loop: ``Brain.stats``."""
+"""The facade's measure of the loop: ``Brain.stats`` and ``Brain.job_lag``."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from .. import writeback
 from ..context import BrainContext
-from ..errors import InvalidInput
-from ..stats import LoopStats, loop_stats
+from ..jobs.lag import LAG_SAMPLE, job_lag
+from ..stats import JobLag, LoopStats, loop_stats, window_start
 
 __all__ = ["LoopFacade"]
 
@@ -27,11 +27,7 @@ class LoopFacade:
         could not read is counted for it; an admin key over HTTP counts the workspace."""
         ctx = self._ctx
         at = ctx.clock()
-        start = at - since if isinstance(since, timedelta) else since
-        if start is not None and start.tzinfo is None:
-            start = start.replace(tzinfo=UTC)  # a time without a zone is UTC
-        if start is not None and start > at:
-            raise InvalidInput("since is in the future")
+        start = window_start(at, since)
         if ctx.principal is None:
             return loop_stats(ctx.store, ctx.workspace, lens="workspace", at=at, since=start)
         return loop_stats(
@@ -43,3 +39,16 @@ class LoopFacade:
             actor=ctx.actor,
             scopes=writeback.reviewable(ctx),
         )
+
+    def job_lag(
+        self, *, since: datetime | timedelta | None = None, sample: int = LAG_SAMPLE
+    ) -> JobLag:
+        """How far background work lags, per kind of job (index, derive, audit,
+        writeback): how many are queued, running and failed now and how long the oldest
+        has waited, and how long the ``sample`` most recently asked-for jobs done since
+        ``since`` took from being asked for to done (median, 95th percentile, each one).
+
+        The local owner measures the whole workspace; a principal, the jobs it asked for
+        (as ``jobs()`` lists them)."""
+        at = self._ctx.clock()
+        return job_lag(self._ctx, at=at, since=window_start(at, since), sample=sample)

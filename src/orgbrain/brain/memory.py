@@ -12,7 +12,7 @@ from ..context import BrainContext
 from ..derive import derive_key, derive_state, request_derive
 from ..errors import InvalidInput
 from ..graph import normalise_value
-from ..jobs import wait_derived
+from ..jobs import audited_within, wait_derived
 from ..model import Disagreement, Item, Statement, StatementType, Story, Superseding
 from ..ports import ItemFilter, Job
 
@@ -47,6 +47,11 @@ class MemoryFacade:
     def wait_derived(self, items: Sequence[Item], timeout: float = DERIVE_WAIT_S) -> None:
         """Block until the items' derivation is done, working on it in this thread."""
         wait_derived(self._ctx, items, timeout)
+
+    def audited_within(self, files: Sequence[Item], timeout: float) -> bool:
+        """Work on the files' audit passes in this thread until done: False when one goes
+        on past ``timeout`` seconds (it stays queued for a worker)."""
+        return audited_within(self._ctx, files, timeout)
 
     def story(self, item_id: str) -> Story:
         """A visible item's write story: acknowledgement, derivation steps, statements,

@@ -6,7 +6,21 @@ registered here, on the one group defined in ``app``.
 
 from __future__ import annotations
 
-from . import add, agent, demo, history, items, jobs, keys, memory, search, serve, stats, writeback
+from . import (
+    add,
+    agent,
+    demo,
+    history,
+    items,
+    jobs,
+    keys,
+    memory,
+    migrate,
+    search,
+    serve,
+    stats,
+    writeback,
+)
 from . import eval as eval_commands
 from .app import cli
 
@@ -26,6 +40,7 @@ for _command in (
     *memory.COMMANDS,
     *writeback.COMMANDS,
     *stats.COMMANDS,
+    *migrate.COMMANDS,
 ):
     cli.add_command(_command)
 

@@ -70,6 +70,7 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
         small = brain.search("yo")
         say(f"\n[bold]5. small talk[/bold] 'yo' → {len(small.hits)} hits ({small.reason})")
         say(f"\nTry: orgbrain --brain {path} search \"what does 'the migration' mean?\"")
+        say(f"Or in a browser: orgbrain serve --brain {path}, then open the address it prints")
         if as_json:
             echo_json(
                 {

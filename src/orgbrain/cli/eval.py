@@ -136,6 +136,37 @@ def beir(
     _emit(report, _wants_json(ctx, as_json))
 
 
+@eval_group.command("longmemeval")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@plan_option
+@click.option("--limit-questions", type=click.IntRange(min=1), help="Only the first N questions.")
+@out_option
+@cache_option
+@json_flag
+@click.pass_context
+def longmemeval(
+    ctx: click.Context,
+    file: Path,
+    plans: tuple[SearchPlan, ...],
+    limit_questions: int | None,
+    out: Path | None,
+    cache: Path | None,
+    as_json: bool,
+) -> None:
+    """Store each LongMemEval question's history (every turn a note) in its own brain;
+    report session recall_any/all@5/@10 per question type, and silence."""
+    from ..evals.longmemeval import run_longmemeval
+    from ..evals.longmemeval_data import load_longmemeval
+
+    questions = load_longmemeval(file)[:limit_questions]
+    _progress(f"{len(questions)} questions; loading the embedder")
+    embedder = embedder_factory(_settings(ctx))
+    report = run_longmemeval(
+        questions, plans, embedder, source=str(file), out=out, cache=cache, progress=_progress
+    )
+    _emit(report, _wants_json(ctx, as_json))
+
+
 @eval_group.command("locomo")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @plan_option

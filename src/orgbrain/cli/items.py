@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from .. import compose
 from ..errors import InvalidInput
 from ..model import STORAGE_CLASSES, StorageClass
 from ..views import ForgottenView, ItemPage, ItemView
@@ -32,7 +33,8 @@ DEFAULT_CLASSES: tuple[StorageClass, ...] = ("file", "note")
 def init(state: CliState) -> None:
     """Create the brain folder (or open the one there); safe to run again."""
     brain = state.brain(create=True)
-    where = state.settings.brain.resolve()
+    store = state.settings.store
+    where = state.settings.brain.resolve() if store is None else compose.describe_store(store)
     if state.json:
         echo_json({"brain": where, "workspace": brain.workspace, "counts": brain.counts()})
     else:

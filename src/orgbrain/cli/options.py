@@ -102,8 +102,9 @@ def resolve_wait(wait: str | None, no_wait: bool, default: Wait) -> Wait:
 
 
 def report_derivation(brain: Brain, items: Sequence[Item], what: str) -> None:
-    """Wait for the items' derivation (``settings.derive_wait_s``); when it is not done by
-    then, say so on stderr: the write stands, and its derivation waits in the queue."""
+    """Wait for the items' derivation (``settings.derive_wait_s``), then for the files'
+    audit passes (as long again); when either is not done by then, say so on stderr: the
+    write stands, and the rest waits in the queue."""
     if not items:
         return
     timeout = brain.settings.derive_wait_s
@@ -111,5 +112,14 @@ def report_derivation(brain: Brain, items: Sequence[Item], what: str) -> None:
         click.echo(
             f"warning: {what} written, but its derivation was not done within {timeout:g} s; "
             "it waits in the queue (`orgbrain jobs` shows it, `orgbrain worker` runs it)",
+            err=True,
+        )
+        return
+    # An embedded brain has no background worker: the files' audit passes run here too.
+    files = [brain.get(i.id) for i in items if i.storage_class == "file"]
+    if files and not brain.audited_within(files, timeout):
+        click.echo(
+            f"warning: {what} derived, but its audit pass was not done within {timeout:g} s; "
+            "it waits in the queue (`orgbrain worker` runs it)",
             err=True,
         )

@@ -17,7 +17,12 @@ __all__ = ["COMMANDS", "search"]
 
 @click.command()
 @click.argument("query", nargs=-1, required=True)
-@click.option("-k", "k", type=int, help="At most this many hits (the plan caps it).")
+@click.option(
+    "-k",
+    "k",
+    type=int,
+    help="At most this many hits (default 5, at most 100: more is capped, and said).",
+)
 @click.option(
     "--plan",
     default=None,

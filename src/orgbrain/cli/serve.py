@@ -10,11 +10,15 @@ from pathlib import Path
 import click
 
 from ..errors import Unavailable
+from ..keys import issue_key
 from ..settings import Settings
 from . import app as cli_app
 from .app import CliState
 
-__all__ = ["COMMANDS", "configure_logging", "serve"]
+__all__ = ["COMMANDS", "FIRST_USER", "configure_logging", "serve"]
+
+FIRST_USER = "owner"
+"""Who the first key, made by a ``serve`` that finds none, is for."""
 
 
 def configure_logging(level: str) -> None:
@@ -62,10 +66,11 @@ def configure_logging(level: str) -> None:
 )
 @click.option(
     "--index-threads",
-    type=click.IntRange(1, 16),
+    type=click.IntRange(0, 16),
     default=1,
     show_default=True,
-    help="Threads indexing files in the background.",
+    help="Threads indexing files in the background (0: none; `orgbrain worker` processes "
+    "over the same store run the queue).",
 )
 @click.option(
     "--blobs",
@@ -77,6 +82,12 @@ def configure_logging(level: str) -> None:
 @click.option("--log-level", default="info", show_default=True, help="debug, info, warning...")
 @click.option(
     "--json", "as_json", is_flag=True, help="Announce the address as one JSON line on stdout."
+)
+@click.option(
+    "--first-key/--no-first-key",
+    default=True,
+    show_default=True,
+    help="With no API key in the brain yet, make one for its owner and print it once.",
 )
 @click.pass_context
 def serve(
@@ -90,10 +101,13 @@ def serve(
     blobs: str | None,
     log_level: str,
     as_json: bool,
+    first_key: bool,
 ) -> None:
-    """Serve the HTTP API: /v1 (API keys), /openapi.json, /healthz, /readyz."""
+    """Serve the web UI (/ui), the HTTP API (/v1, API keys), MCP (/mcp), /openapi.json,
+    /healthz and /readyz."""
     from ..compose import open_key_store
     from ..server import ServerConfig, create_app
+    from ..server.ui import UiConfig
 
     try:
         import uvicorn
@@ -115,12 +129,22 @@ def serve(
     try:
         keys = open_key_store(settings.brain, store=settings.store)
         try:
+            token = None
             if not keys.list_keys():
-                click.echo(
-                    "no API keys yet: orgbrain keys create --workspace default "
-                    "--principal user:<you> --perm read,write,admin",
-                    err=True,
-                )
+                if first_key:
+                    token = issue_key(
+                        keys,
+                        settings.workspace,
+                        FIRST_USER,
+                        "read,write,review,admin",
+                        label="the first key, printed by orgbrain serve",
+                    ).token
+                else:
+                    click.echo(
+                        "no API keys yet: orgbrain keys create --workspace default "
+                        "--principal user:<you> --perm read,write,review,admin",
+                        err=True,
+                    )
             config = ServerConfig.from_settings(
                 settings, deadline_s=deadline, index_threads=index_threads
             )
@@ -133,12 +157,21 @@ def serve(
                 config=config,
                 extra_mounts={"/mcp": mcp_app},
                 lifespans=[lambda _app: mcp_app.running()],
+                ui=UiConfig.from_settings(settings),
             )
             url = f"http://{host}:{port}"
             if as_json or (state is not None and state.json):
-                click.echo(json.dumps({"url": url, "brain": _where(settings)}))
+                line = {"url": url, "ui": f"{url}/ui", "brain": _where(settings)}
+                click.echo(json.dumps(line | ({"first_key": token} if token else {})))
             else:
                 click.echo(f"orgbrain serving {_where(settings)} on {url}", err=True)
+                click.echo(f"  open {url}/ui and sign in with an API key", err=True)
+                if token:
+                    click.echo(
+                        f"  the first key (user:{FIRST_USER}, read,write,review,admin; shown "
+                        f"once, only its hash is kept):\n  {token}",
+                        err=True,
+                    )
             uvicorn.run(
                 app, host=host, port=port, log_config=None, access_log=False, log_level=log_level
             )

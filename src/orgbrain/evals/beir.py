@@ -20,7 +20,14 @@ from ..writes import MAX_NOTE_CHARS
 from .cache import index_key, indexed_brain
 from .memo import QueryMemo
 from .metrics import mean, mrr_at_k, ndcg_at_k, percentile, recall_at_k
-from .report import EvalReport, PlanScores, default_results_path, write_jsonl
+from .report import (
+    EVIDENCE_DEPTH,
+    EvalReport,
+    PlanScores,
+    default_results_path,
+    gate_view,
+    write_jsonl,
+)
 
 __all__ = [
     "BEIR_COLUMNS",
@@ -218,7 +225,7 @@ def _run_plan(
         per_query.append(scores)
         latencies.append(ms)
         # Every query here has a relevant document, so silence as shipped is false silence.
-        shipped = brain.search(text, plan=plan)
+        shipped, trace = brain.search_traced(text, plan=plan, evidence_depth=EVIDENCE_DEPTH)
         silent.append(not shipped.hits)
         rows.append(
             {
@@ -227,6 +234,7 @@ def _run_plan(
                 **scores,
                 "silent": not shipped.hits,
                 "reason": shipped.reason,
+                "gate": gate_view(trace, shipped.reason),
                 "latency_ms": ms,
                 "ranked": ranked,
             }

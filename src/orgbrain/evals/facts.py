@@ -39,7 +39,14 @@ from ..retrieve import SearchPlan
 from .cache import index_key, indexed_brain
 from .memo import QueryMemo
 from .metrics import mean, percentile
-from .report import EvalReport, PlanScores, default_results_path, write_jsonl
+from .report import (
+    EVIDENCE_DEPTH,
+    EvalReport,
+    PlanScores,
+    default_results_path,
+    gate_view,
+    write_jsonl,
+)
 
 __all__ = ["FACTS_COLUMNS", "Fact", "FactQuestion", "FactSet", "load_facts", "run_facts"]
 
@@ -186,7 +193,7 @@ def _run_plan(
     deep = plan.with_limits(k_max=DEPTH, floors=False)
     for q in data.questions:
         t0 = time.perf_counter()
-        shipped = brain.search(q.question, plan=plan)
+        shipped, trace = brain.search_traced(q.question, plan=plan, evidence_depth=EVIDENCE_DEPTH)
         tally.latencies.append((time.perf_counter() - t0) * 1000.0)
         ranked = _fact_ids(brain.search(q.question, k=DEPTH, plan=deep).hits)
         hits = _fact_ids(shipped.hits)
@@ -206,6 +213,7 @@ def _run_plan(
                 "hits": hits,
                 "silent": not hits,
                 "reason": shipped.reason,
+                "gate": gate_view(trace, shipped.reason),
                 "ranked": ranked,
             }
         )

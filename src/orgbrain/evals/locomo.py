@@ -1,11 +1,11 @@
 """LoCoMo memory eval: every conversation turn a note, every question a search.
 
 Evidence recall@k is the share of a question's evidence turns in the top k of the deep,
-unfloored ranking. Silence is measured with the plan as shipped (its floors, its gate, its
-default k): category 5 questions (adversarial: the answer is not in the conversation)
-should get none; silence on categories 1-4 is the floors' and the gate's cost, and
-``recall_shipped`` the share of evidence turns among the hits a user really gets. Each
-row also keeps what the gate saw (``evidence``: names, terms, cosine, asks per top hit),
+unfloored ranking. Silence is measured with the plan as shipped (its floors, its gate),
+asked for 10 hits: category 5 questions (adversarial: the answer is not in the
+conversation) should get none; silence on categories 1-4 is the floors' and the gate's
+cost, and ``recall@10_shipped`` the share of evidence turns among the hits a user really
+gets. Each row also keeps what the gate saw (``evidence``: names, terms, cosine, asks per top hit),
 so other gate settings can be replayed from the JSONL without searching again.
 """
 
@@ -32,19 +32,27 @@ from .locomo_data import (
 )
 from .memo import QueryMemo
 from .metrics import mean, percentile, recall_at_k
-from .report import EvalReport, PlanScores, default_results_path, write_jsonl
+from .report import (
+    EVIDENCE_DEPTH,
+    EvalReport,
+    PlanScores,
+    default_results_path,
+    gate_view,
+    write_jsonl,
+)
 
 __all__ = ["LOCOMO_COLUMNS", "NEXT_TURN", "run_locomo"]
 
 DEPTH = 50
+SHIPPED_K = 10
+"""How many hits the shipped search asks for (``recall@10_shipped``)."""
 BATCH = 500
-EVIDENCE_DEPTH = 5
 NEXT_TURN = "FOLLOWED_BY"
 LOCOMO_COLUMNS = (
     "recall@5",
     "recall@10",
     *(f"recall@10:{CATEGORIES[c]}" for c in ANSWERABLE),
-    "recall_shipped",
+    "recall@10_shipped",
     "false_silence",
     "cat5_silent",
     "search_p50_ms",
@@ -111,7 +119,7 @@ class _Tally:
         for k in (10, 5):
             for c in ANSWERABLE:
                 put(f"recall@{k}:{CATEGORIES[c]}", recall([c], k))
-        put("recall_shipped", self.shipped)
+        put("recall@10_shipped", self.shipped)
         put("false_silence", silence(ANSWERABLE))
         for c in ANSWERABLE:
             put(f"false_silence:{CATEGORIES[c]}", silence([c]))
@@ -140,13 +148,9 @@ class _Asker:
         ms = (time.perf_counter() - t0) * 1000.0 + self.memo.charge_ms()
         ranked = self._dia_ids(result.hits)
         shipped, trace = self.brain.search_traced(
-            q.question, plan=plan, evidence_depth=EVIDENCE_DEPTH
+            q.question, k=SHIPPED_K, plan=plan, evidence_depth=EVIDENCE_DEPTH
         )
-        gate = {
-            "floored": trace.floored,
-            "evidence": [[e.names, e.coverage, e.cosine, e.asks] for e in trace.evidence],
-            "reason": shipped.reason,
-        }
+        gate = gate_view(trace, shipped.reason)
         return ranked, ms, self._dia_ids(shipped.hits), gate
 
     def _dia_ids(self, hits: Sequence[Hit]) -> list[str]:
@@ -199,8 +203,8 @@ def _run_plan(
         scored = bool(q.evidence) and q.category in ANSWERABLE
         r5 = recall_at_k(ranked, q.evidence, 5) if scored else None
         r10 = recall_at_k(ranked, q.evidence, 10) if scored else None
-        # Whatever the plan shipped (at most its default k): silence finds nothing.
-        rs = recall_at_k(shipped, q.evidence, max(1, len(shipped))) if scored else None
+        # Whatever the plan shipped for k=10 (floors may cut): silence finds nothing.
+        rs = recall_at_k(shipped, q.evidence, SHIPPED_K) if scored else None
         tally.add(q, r5, r10, silent, shipped=rs)
         rows.append(
             {
@@ -211,7 +215,7 @@ def _run_plan(
                 "evidence": list(q.evidence),
                 "recall@5": r5,
                 "recall@10": r10,
-                "recall_shipped": rs,
+                "recall@10_shipped": rs,
                 "silent": silent,
                 "gate": gate,
                 "latency_ms": ms,

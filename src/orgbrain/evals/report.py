@@ -8,10 +8,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..retrieve import Trace
+
 __all__ = [
     "EvalReport",
     "PlanScores",
     "default_results_path",
+    "gate_view",
     "render_table",
     "render_text",
     "to_json",
@@ -56,6 +59,24 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, object]]) -> int:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
     return n
+
+
+EVIDENCE_DEPTH = 5
+"""How many of a shipped search's first hits the rows keep the gate's view of."""
+
+
+def gate_view(trace: Trace, reason: str) -> dict[str, object]:
+    """What the verdict saw for one shipped search, for a row: whether the floors alone
+    said nothing, and per first hit ``[names, coverage, cosine, asks, graph, mentions]``
+    (graph: the graph's reason or null), so that other gates can be replayed over the rows
+    (``bench/verdict_curve.py``) without searching again."""
+    return {
+        "floored": trace.floored,
+        "evidence": [
+            [e.names, e.coverage, e.cosine, e.asks, e.graph, e.mentions] for e in trace.evidence
+        ],
+        "reason": reason,
+    }
 
 
 def _cell(key: str, value: float) -> str:

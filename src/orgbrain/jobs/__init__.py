@@ -10,7 +10,7 @@ each is a ``JobHandler`` in ``default_handlers``.
 from __future__ import annotations
 
 from .access import JOB_STATES, get_job, list_jobs, visible_job
-from .audit import AuditJobs
+from .audit import AuditJobs, audited_within
 from .derive import DeriveJobs, wait_derived
 from .index import (
     INDEX_KIND,
@@ -40,6 +40,7 @@ __all__ = [
     "WorkReport",
     "Worker",
     "WriteBackJobs",
+    "audited_within",
     "default_handlers",
     "get_job",
     "index_key",

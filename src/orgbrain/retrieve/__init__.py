@@ -3,7 +3,7 @@
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, Mode, TimeFrame, asked_type, graph_stream, route, time_frame
-from .plan import DEFAULT_PLAN, PLANS, Gate, SearchPlan, Stream, get_plan
+from .plan import DEFAULT_PLAN, K_MAX, PLANS, Gate, SearchPlan, Stream, get_plan
 from .search import Searcher, Trace, citation_for
 from .searchlog import (
     INJECT,
@@ -20,6 +20,7 @@ __all__ = [
     "CURRENT",
     "DEFAULT_PLAN",
     "INJECT",
+    "K_MAX",
     "PLANS",
     "SEARCH_EVENT",
     "SURFACES",

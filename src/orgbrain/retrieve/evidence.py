@@ -144,6 +144,7 @@ def hit_evidence(
                 coverage=coverage(content, stems) if content else 0.0,
                 cosine=cosines.get(item.id),
                 asks=asks,
+                mentions=not names or coverage(names, stems) > 0,
             )
         )
     return out

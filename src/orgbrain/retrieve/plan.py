@@ -12,6 +12,7 @@ from .fuse import Normalise
 
 __all__ = [
     "DEFAULT_PLAN",
+    "K_MAX",
     "PLANS",
     "Fusion",
     "Gate",
@@ -20,6 +21,10 @@ __all__ = [
     "StreamKind",
     "get_plan",
 ]
+
+K_MAX = 100
+"""The most hits one search returns, whatever ``k`` asks: a larger ``k`` is capped here
+and the result's ``reason`` says so. The agent tool keeps its own smaller cap (8)."""
 
 StreamKind = Literal["vector", "keyword"]
 Fusion = Literal["rrf", "convex"]
@@ -47,13 +52,19 @@ class Gate:
 
     A hit matches when it names every proper name of the query (``query_names``) and
     either its cosine to the query is at least ``min_cosine`` or it holds at least
-    ``min_coverage`` of the query's other terms. Rank fusion scores say how a hit compares
-    with the others, not whether any of them is about the question; these signals do.
+    ``min_coverage`` of the query's other terms; or, among the first ``plain_depth``
+    hits, when it mentions one of the names (if not speaking of it: a speaker's "I" and
+    "you") and its cosine is at least ``plain_cosine``; or when the
+    typed graph says it states what the query asks. A hit that only asks never matches
+    by its text. Rank fusion scores say how a hit compares with the others, not whether
+    any of them is about the question; these signals do.
     """
 
     depth: int = 3
     min_cosine: float = 0.5
     min_coverage: float = 0.67
+    plain_depth: int = 0
+    plain_cosine: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +93,7 @@ class SearchPlan:
     half_life_days: float = 90.0
     freshness_floor: float = 0.25
     k_default: int = 5
-    k_max: int = 8
+    k_max: int = K_MAX
     floor_abs: float = 0.02
     floor_rel: float = 0.6
     body_chars: int = 4000
@@ -98,6 +109,17 @@ class SearchPlan:
     graph_weight: float = 0.0
     route: bool = False
     superseded_factor: float = 0.5
+
+    def reading(self, limit: int) -> SearchPlan:
+        """The plan reading deep enough to fill ``limit`` hits: each stream and the fetched
+        candidates at least ``limit`` deep (the ranking is otherwise the same)."""
+        if self.per_stream >= limit and (self.candidates is None or self.candidates >= limit):
+            return self
+        return replace(
+            self,
+            per_stream=max(self.per_stream, limit),
+            candidates=None if self.candidates is None else max(self.candidates, limit),
+        )
 
     def with_limits(self, *, k_max: int, floors: bool) -> SearchPlan:
         """The same ranking with other output limits (evaluation wants deep, unfloored lists).
@@ -129,9 +151,14 @@ class SearchPlan:
 # One kind of stream can give a hit at most 1/61 (rank 1, k 60): its floor is half the
 # two-kind floor, so that a top hit of the one kind can clear it.
 _ONE_KIND_FLOOR = 0.01
-# Tuned on LoCoMo dev (docs/eval.md, "Floors"): about one answerable question in ten
-# falls silent.
-_GATE = Gate(depth=3, min_cosine=0.5, min_coverage=0.67)
+# One verdict for every kind of data (docs/eval.md, issue 17): the point of the trade-off
+# curve, measured on four dev sets at once (SciFact train, LoCoMo dev, the organisation
+# facts, LongMemEval), that keeps false silence under 5% on each with a margin, and among
+# those keeps the most unanswerable questions silent (bench/verdict_curve.py).
+_GATE = Gate(depth=5, min_cosine=0.4, min_coverage=0.5, plain_depth=1, plain_cosine=0.5)
+# The gate before issue 17 (docs/eval.md, stop 9): the quiet end of the curve, twice as
+# silent on questions without an answer, at three times the false silence.
+_STRICT_GATE = Gate(depth=3, min_cosine=0.5, min_coverage=0.67)
 _CONVEX = SearchPlan("convex", fusion="convex", keyword_share=0.5, per_stream=100)
 
 _CONVEX_Z = replace(_CONVEX, name="convex-z", normalise="zscore", per_stream=500, candidates=100)
@@ -151,15 +178,23 @@ PLANS: dict[str, SearchPlan] = {
     "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
     "tuned-z-flat": replace(_CONVEX_Z, name="tuned-z-flat", neighbour_weight=0.3, gate=_GATE),
     # The default: the above plus the typed graph (a stream of its own, and the router).
+    # The gate decides whether it speaks; when it does, it gives the k hits asked for
+    # (no relative floor trims the list: floor_rel 0).
     "tuned-z": replace(
         _CONVEX_Z,
         name="tuned-z",
+        floor_rel=0.0,
         neighbour_weight=0.3,
         gate=_GATE,
         graph_weight=1.0,
         route=True,
     ),
 }
+# The default's ranking with the strict gate and the 60% floor, for a caller that would
+# rather say nothing than something beside the point (``--plan tuned-z-strict``).
+PLANS["tuned-z-strict"] = replace(
+    PLANS["tuned-z"], name="tuned-z-strict", floor_rel=0.6, gate=_STRICT_GATE
+)
 
 
 def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:

@@ -115,6 +115,8 @@ class Searcher:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         limit = max(1, min(k or plan.k_default, plan.k_max))
+        capped = k is not None and k > plan.k_max
+        plan = plan.reading(limit)
         found = self._streams(query, plan, timings, frame)
         plan = found.plan
         t = time.perf_counter()
@@ -140,6 +142,8 @@ class Searcher:
             if c.item is not None
         )
         verdict, reason = decision.verdict, decision.reason
+        if capped:
+            reason = f"{reason}; k {k} capped at {plan.k_max}, the most a search returns"
         ids = {h.item.id for h in hits}
         if any(set(h.conflicts) & ids for h in hits):
             verdict, reason = "conflict", f"{reason}; the best answers disagree"
@@ -245,7 +249,7 @@ class Searcher:
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
         scored.sort(key=lambda c: -c.score)
-        return _below_successors(scored)
+        return scored if frame.mode == "history" else _below_successors(scored)
 
     def _decide(
         self,
@@ -266,13 +270,17 @@ class Searcher:
             k=limit,
         )
         shown = [c.item for c in scored[:depth] if c.item is not None]
-        evidence = hit_evidence(query, found.terms, shown, found.cosines)
+        support = found.graph.support
+        evidence = [
+            replace(e, graph=support.get(item.id))
+            for e, item in zip(
+                hit_evidence(query, found.terms, shown, found.cosines), shown, strict=True
+            )
+        ]
         keep, verdict, reason = floored.keep, floored.verdict, floored.reason
         if plan.gate is not None and keep > 0:
             t = time.perf_counter()
             speak, why = membership(evidence, plan.gate)
-            if not speak:
-                speak, why = _graph_says(scored[: plan.gate.depth], found.graph, why)
             timings["gate"] = _ms(t)
             if speak:
                 reason = f"{reason}; {why}"
@@ -383,16 +391,6 @@ def _cite(
     )
 
 
-def _graph_says(top: list[Candidate], graph: GraphMatch, why: str) -> tuple[bool, str]:
-    """The graph's word for speaking when the text signals alone would not: one of the
-    top hits states what the query asks of an entity it names (``GraphMatch.support``)."""
-    for n, c in enumerate(top, start=1):
-        reason = graph.support.get(c.item_id)
-        if reason is not None:
-            return True, f"graph: hit {n} {reason}"
-    return False, why
-
-
 def _superseded_yield(
     scored: list[Candidate],
     successors: dict[str, Item],
@@ -409,6 +407,9 @@ def _superseded_yield(
     for c in scored:
         assert c.item is not None
         successor = successors.get(c.item.superseded_by or "")
+        if successor is not None and frame.mode == "history":
+            c.superseded_by = successor  # marked, but left in its place
+            continue
         if successor is None or not frame.supersedes(successor):
             continue
         c.superseded_by = successor

@@ -24,19 +24,36 @@ class HitEvidence:
     ``asks``: it only asks, so it is no evidence: a turn whose every sentence of more than
     three words is a question or that holds the query's terms only in questions
     (``evidence.only_asks``), any other item whose every sentence is a question
-    (``evidence.every_sentence_asks``).
+    (``evidence.every_sentence_asks``);
+    ``graph``: why the typed graph says it answers (it states what the query asks of an
+    entity the query names, ``GraphMatch.support``), None when it does not;
+    ``mentions``: it holds one of the query's proper names somewhere (true when the query
+    has none), whether or not it speaks of it (a reply addressing them, its speaker's
+    "I"/"you" lines count here; a question naming two events held in two sessions is
+    answered by hits that each name one).
     """
 
     names: bool
     coverage: float
     cosine: float | None = None
     asks: bool = False
+    graph: str | None = None
+    mentions: bool = True
 
     def matches(self, gate: Gate) -> bool:
         if not self.names or self.asks:
             return False
         close = self.cosine is not None and self.cosine >= gate.min_cosine
         return close or self.coverage >= gate.min_coverage
+
+    def close_alone(self, gate: Gate) -> bool:
+        """Close enough in meaning to speak though it does not speak *of* the query's
+        names (a speaker says "I" and "you", not their own name): it mentions them
+        (``mentions``), does not only ask, and its cosine is at least
+        ``gate.plain_cosine``."""
+        if not self.mentions or self.asks or self.cosine is None:
+            return False
+        return self.cosine >= gate.plain_cosine
 
 
 def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
@@ -47,6 +64,12 @@ def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
         if e.matches(gate):
             cos = "-" if e.cosine is None else f"{e.cosine:.2f}"
             return True, f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
+    for n, e in enumerate(top[: gate.plain_depth], start=1):
+        if e.close_alone(gate):
+            return True, f"gate: hit {n} is close and mentions the names (cosine {e.cosine:.2f})"
+    for n, e in enumerate(top, start=1):
+        if e.graph is not None:
+            return True, f"graph: hit {n} {e.graph}"
     if not top:
         return False, "gate: no hits"
     unnamed = sum(1 for e in top if not e.names)

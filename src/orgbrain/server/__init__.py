@@ -8,6 +8,7 @@ from __future__ import annotations
 
 try:
     import fastapi  # noqa: F401
+    import jinja2  # noqa: F401
     import python_multipart  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(

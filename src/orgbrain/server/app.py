@@ -42,6 +42,7 @@ from ..keys import KeyStore
 from .auth import ServerConfig, ServerContext
 from .problems import Problem, error_response, install_problem_handlers, problem_response
 from .routes import ROUTERS
+from .ui import UiConfig, install_ui
 from .worker import WorkerPool
 
 __all__ = ["BackgroundServer", "Lifespan", "create_app"]
@@ -65,6 +66,7 @@ def create_app(
     config: ServerConfig | None = None,
     extra_mounts: Mapping[str, ASGIApp] | None = None,
     lifespans: Sequence[Lifespan] = (),
+    ui: UiConfig | None = None,
 ) -> FastAPI:
     """The API over ``brain`` (the shared, unscoped brain) with keys from ``keys``.
 
@@ -72,6 +74,7 @@ def create_app(
     API; ``lifespans`` are entered, in order, after the job workers start. The context
     (brain, keys, worker, config) is ``app.state.orgbrain``; a mounted transport
     authenticates with ``orgbrain.server.auth.caller_for(ctx, authorization, permission)``.
+    The web UI is served under ``/ui`` (``ui`` says how it signs its sessions).
     """
     cfg = config or ServerConfig()
     workers = WorkerPool(brain, threads=cfg.index_threads, lease_s=cfg.job_lease_s)
@@ -108,6 +111,7 @@ def create_app(
     install_problem_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    install_ui(app, ui)
     mounts = dict(extra_mounts or {})
     for prefix, sub in mounts.items():
         app.mount(prefix, sub)
@@ -245,7 +249,7 @@ class DeadlineMiddleware:
 class BodyLimitMiddleware:
     """Cap request bodies (JSON) at ``max_bytes``; uploads have their own, larger cap."""
 
-    UPLOAD_PATH = "/v1/files"
+    UPLOAD_PATHS = ("/v1/files", "/ui/files")
 
     def __init__(self, app: ASGIApp, *, max_bytes: int, exempt: tuple[str, ...] = ()) -> None:
         self.app = app
@@ -255,7 +259,7 @@ class BodyLimitMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
             scope["type"] != "http"
-            or scope.get("path") == self.UPLOAD_PATH
+            or scope.get("path") in self.UPLOAD_PATHS
             or _exempt(scope, self.exempt)
         ):
             await self.app(scope, receive, send)

@@ -118,7 +118,13 @@ class SearchIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     query: Text = Field(min_length=1, max_length=20_000)
-    k: int | None = Field(default=None, ge=1, le=1000, description="Hits wanted (max 8)")
+    k: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Hits wanted (default 5); at most 100 are returned: a larger k is capped "
+        "and reason says so",
+    )
     kind: Text | None = Field(default=None, max_length=200, description="Only this kind")
     plan: Text | None = Field(
         default=None,

@@ -34,7 +34,7 @@ class WorkerPool:
         retry: RetryPolicy | None = None,
     ) -> None:
         self._brain = brain
-        self._threads_wanted = max(1, threads)
+        self._threads_wanted = max(0, threads)  # 0: the queue is left to `orgbrain worker`
         self._lease_s = lease_s
         self._poll_s = poll_s
         self._retry = retry
@@ -63,7 +63,10 @@ class WorkerPool:
 
     @property
     def alive(self) -> bool:
-        """Every worker thread is running (a stopped or dead one makes the server unready)."""
+        """Every worker thread wanted is running (a stopped or dead one makes the server
+        unready); a pool of none, whose jobs ``orgbrain worker`` processes run, is alive."""
+        if self._threads_wanted == 0:
+            return True
         return bool(self._threads) and all(t.is_alive() for t in self._threads)
 
     def wake(self) -> None:

@@ -8,9 +8,9 @@ home). A failure crosses as ``ErrorView`` (``{code, message}``); ``OrgBrainError
 turns the code back into its class.
 
 Views are core-level data: they import the model (and ``keys.ApiKey``, the one record that
-lives beside its port, and ``stats.LoopStats``), the error tree and pydantic, and no service
-or transport. An
-item's ``embedding`` is left out unless a caller asks for it (``ItemWithEmbedding``).
+lives beside its port, ``stats.LoopStats`` and ``move_report.MoveReport``), the error tree
+and pydantic, and no service or transport. An item's ``embedding`` is left out unless a
+caller asks for it (``ItemWithEmbedding``).
 """
 
 from ._base import View
@@ -32,7 +32,7 @@ from .items import (
 )
 from .jobs import JobList, JobView, WorkReportView
 from .keys import KeyCreated, KeyList, KeyView
-from .loop import LoopStatsView, SurfaceStatsView
+from .loop import JobLagView, KindLagView, LagSampleView, LoopStatsView, SurfaceStatsView
 from .memory import (
     ConflictList,
     ConflictView,
@@ -45,18 +45,22 @@ from .memory import (
     StoryView,
     SupersedingView,
 )
+from .moves import BlobCheckView, CountCheckView, MoveReportView, ProbeCheckView
+from .passage import PassageView
 from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
 from .search import CitationView, HitView, SearchResultView
 
 __all__ = [
     "INTERNAL",
+    "BlobCheckView",
     "ByteRangeView",
     "CanonicalView",
     "CitationView",
     "ConflictList",
     "ConflictView",
     "ContextItemView",
+    "CountCheckView",
     "DerivationState",
     "EdgeList",
     "EdgeView",
@@ -74,17 +78,23 @@ __all__ = [
     "ItemRefView",
     "ItemView",
     "ItemWithEmbedding",
+    "JobLagView",
     "JobList",
     "JobView",
     "KeyCreated",
     "KeyList",
     "KeyView",
+    "KindLagView",
+    "LagSampleView",
     "LinkView",
     "LocatorView",
     "LoopStatsView",
     "MentionView",
+    "MoveReportView",
     "NeighborhoodView",
     "OriginView",
+    "PassageView",
+    "ProbeCheckView",
     "ProposalList",
     "ProposalView",
     "SearchResultView",

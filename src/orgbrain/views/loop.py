@@ -1,5 +1,6 @@
 """The loop's stats as every surface shows them (``GET /v1/stats``, ``orgbrain stats
---json``, ``Client.stats``)."""
+--json``, ``Client.stats``, the web UI's health page), and the lag of background work
+(``Brain.job_lag``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ from datetime import datetime
 
 from pydantic import Field
 
-from ..stats import GATE_DECISIONS, REVIEW_OUTCOMES, Lens, LoopStats, SurfaceStats
+from ..stats import (
+    GATE_DECISIONS,
+    REVIEW_OUTCOMES,
+    JobLag,
+    KindLag,
+    Lens,
+    LoopStats,
+    SurfaceStats,
+)
 from ._base import View
 
-__all__ = ["LoopStatsView", "SurfaceStatsView"]
+__all__ = ["JobLagView", "KindLagView", "LagSampleView", "LoopStatsView", "SurfaceStatsView"]
 
 
 class SurfaceStatsView(View):
@@ -97,4 +106,95 @@ class LoopStatsView(View):
             review_wait_p50_s=self.review_wait_p50_s,
             inbox_pending=self.inbox_pending,
             inbox_oldest=self.inbox_oldest,
+        )
+
+
+class LagSampleView(View):
+    done_at: datetime
+    seconds: float = Field(description="From asked for to done")
+
+
+class KindLagView(View):
+    kind: str = Field(description="index, derive, audit or writeback")
+    queued: int = Field(description="Waiting for a worker now")
+    running: int
+    failed: int = Field(description="Failed for good (a retry asks again)")
+    oldest_queued_s: float | None = Field(
+        description="How long the oldest queued job has waited since it was asked for"
+    )
+    oldest_running_s: float | None = Field(
+        description="How long ago the oldest running job was asked for"
+    )
+    done: int = Field(description="Done jobs measured")
+    p50_s: float | None = Field(description="Median seconds from asked for to done")
+    p95_s: float | None
+    max_s: float | None
+    recent: list[LagSampleView] = Field(description="Each measured job, oldest done first")
+
+    @classmethod
+    def of(cls, k: KindLag) -> KindLagView:
+        return cls(
+            kind=k.kind,
+            queued=k.queued,
+            running=k.running,
+            failed=k.failed,
+            oldest_queued_s=k.oldest_queued_s,
+            oldest_running_s=k.oldest_running_s,
+            done=k.done,
+            p50_s=k.p50_s,
+            p95_s=k.p95_s,
+            max_s=k.max_s,
+            recent=[LagSampleView(done_at=at, seconds=s) for at, s in k.recent],
+        )
+
+    def to_model(self) -> KindLag:
+        return KindLag(
+            kind=self.kind,
+            queued=self.queued,
+            running=self.running,
+            failed=self.failed,
+            oldest_queued_s=self.oldest_queued_s,
+            oldest_running_s=self.oldest_running_s,
+            done=self.done,
+            p50_s=self.p50_s,
+            p95_s=self.p95_s,
+            max_s=self.max_s,
+            recent=tuple((r.done_at, r.seconds) for r in self.recent),
+        )
+
+
+class JobLagView(View):
+    """How far background work lags: what waits now, and how long recent jobs took."""
+
+    workspace: str
+    lens: Lens = Field(
+        description="workspace: every job in it; reader: the jobs this key asked for"
+    )
+    at: datetime
+    since: datetime | None = Field(description="Done jobs since; null: ever")
+    kinds: list[KindLagView] = Field(description="index, derive, audit, writeback, others")
+    sample: int = Field(description="The most done jobs measured (the most recently asked for)")
+    sampled: int = Field(description="How many were measured")
+
+    @classmethod
+    def of(cls, lag: JobLag) -> JobLagView:
+        return cls(
+            workspace=lag.workspace,
+            lens=lag.lens,
+            at=lag.at,
+            since=lag.since,
+            kinds=[KindLagView.of(k) for k in lag.kinds],
+            sample=lag.sample,
+            sampled=lag.sampled,
+        )
+
+    def to_model(self) -> JobLag:
+        return JobLag(
+            workspace=self.workspace,
+            lens=self.lens,
+            at=self.at,
+            since=self.since,
+            kinds=tuple(k.to_model() for k in self.kinds),
+            sample=self.sample,
+            sampled=self.sampled,
         )

@@ -45,7 +45,7 @@ def is_postgres_url(value: object) -> bool:
 def _options(url: str, timeout_s: float) -> str:
     """The connection string with UTC and the statement timeout added to its options."""
     params = conninfo_to_dict(url)
-    ours = f"-c timezone=UTC -c statement_timeout={max(1, int(timeout_s * 1000))}"
+    ours = f"-c timezone=UTC -c jit=off -c statement_timeout={max(1, int(timeout_s * 1000))}"
     given = str(params.get("options") or "").strip()
     params["options"] = f"{given} {ours}".strip()
     return make_conninfo("", **params)

@@ -19,7 +19,7 @@ from typing import Any, cast
 from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
-from ...ports import Job, JobPage, JobRequest, JobState
+from ...ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 from .db import DEFAULT_TIMEOUT_S, Database
 from .schema import migrate
 
@@ -187,15 +187,26 @@ class PostgresJobQueue:
             ]
             if not order:
                 return []
-            locked = {
+            # Lock the first ``limit`` of them that no other claimer holds, in turn order.
+            picked = [
                 int(r["pk"])
                 for r in conn.execute(
                     f"SELECT pk FROM jobs WHERE pk = ANY(%(pks)s) AND {_READY} "
+                    "ORDER BY array_position(%(pks)s, pk) LIMIT %(limit)s "
                     "FOR UPDATE SKIP LOCKED",
                     {**p, "pks": order},
                 )
-            }
-            picked = [pk for pk in order if pk in locked][:limit]
+            ]
+            if not picked:
+                # Other claimers hold every one of those: take any ready job they do not.
+                picked = [
+                    int(r["pk"])
+                    for r in conn.execute(
+                        f"SELECT pk FROM jobs WHERE {_READY} ORDER BY run_after, pk "
+                        "LIMIT %(limit)s FOR UPDATE SKIP LOCKED",
+                        p,
+                    )
+                ]
             if not picked:
                 return []
             rows = conn.execute(
@@ -316,3 +327,42 @@ class PostgresJobQueue:
             for r in conn.execute("SELECT state, count(*) AS n FROM jobs GROUP BY state"):
                 out[cast(JobState, r["state"])] = int(r["n"])
         return out
+
+    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
+        sql = (
+            "SELECT kind, state, count(*) AS n, min(created_at) AS oldest FROM jobs "
+            "WHERE workspace = %s AND state IN ('queued', 'running', 'failed')"
+        )
+        params: list[object] = [workspace]
+        if actor is not None:
+            sql, params = sql + " AND actor = %s", [*params, actor]
+        with self._db.read() as conn:
+            rows = conn.execute(sql + " GROUP BY kind, state ORDER BY kind, state", params)
+            return [
+                JobBacklog(r["kind"], cast(JobState, r["state"]), int(r["n"]), r["oldest"])
+                for r in rows
+            ]
+
+    def finished(
+        self,
+        workspace: str,
+        *,
+        actor: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[JobTiming]:
+        sql = (
+            "SELECT kind, created_at, finished_at FROM jobs WHERE workspace = %s AND state = 'done'"
+        )
+        params: list[object] = [workspace]
+        if actor is not None:
+            sql, params = sql + " AND actor = %s", [*params, actor]
+        if since is not None:
+            sql, params = sql + " AND finished_at >= %s", [*params, since]
+        with self._db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY pk DESC LIMIT %s", (*params, limit))
+            return [
+                JobTiming(r["kind"], r["created_at"], r["finished_at"])
+                for r in rows
+                if r["finished_at"] is not None
+            ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ...errors import InvalidInput, NotFound
@@ -32,6 +32,19 @@ KEY_MIGRATIONS: tuple[tuple[str, str], ...] = (
             revoked_at timestamptz
         );
         CREATE INDEX api_keys_workspace ON api_keys (workspace, created_at);
+        """,
+    ),
+    (
+        # The web UI's signed-out sessions (docs/ui.md): every server over this database
+        # refuses them; a row is forgotten once its session would have expired anyway.
+        "keys_0002_ended_sessions",
+        """
+        CREATE TABLE ended_sessions (
+            id text PRIMARY KEY,
+            key_id text NOT NULL,
+            until timestamptz NOT NULL
+        );
+        CREATE INDEX ended_sessions_until ON ended_sessions (until);
         """,
     ),
 )
@@ -102,6 +115,22 @@ class PostgresKeyStore:
         with self._db.read() as conn:
             rows = conn.execute("SELECT DISTINCT workspace FROM api_keys").fetchall()
         return sorted(r["workspace"] for r in rows)
+
+    def end_session(self, session_id: str, key_id: str, until: datetime) -> None:
+        with self._db.tx() as conn:
+            conn.execute("DELETE FROM ended_sessions WHERE until < now()")
+            conn.execute(
+                "INSERT INTO ended_sessions (id, key_id, until) VALUES (%s, %s, %s) "
+                "ON CONFLICT (id) DO NOTHING",
+                (session_id, key_id, until if until.tzinfo else until.replace(tzinfo=UTC)),
+            )
+
+    def session_ended(self, session_id: str) -> bool:
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM ended_sessions WHERE id = %s", (session_id,)
+            ).fetchone()
+        return row is not None
 
     def close(self) -> None:
         self._db.close()

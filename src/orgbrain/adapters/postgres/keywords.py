@@ -26,7 +26,7 @@ import tantivy
 from ...ports import ScoredId
 from .db import Connection
 
-__all__ = ["StatDeltas", "add_postings", "analyze", "flush_stats", "keyword_search"]
+__all__ = ["StatDeltas", "analyze", "document_terms", "flush_stats", "keyword_search"]
 
 K1 = 1.2
 B = 0.75
@@ -60,39 +60,11 @@ def analyze(text: str) -> list[str]:
     return list(_analyzer().analyze(text))
 
 
-def add_postings(
-    conn: Connection,
-    item_pk: int,
-    workspace: str,
-    cls: str,
-    scope: str,
-    label: str,
-    body: str,
-    deltas: StatDeltas,
-) -> int:
-    """Index one answerable item's text; return its length in terms (``items.kw_len``)."""
+def document_terms(label: str, body: str) -> tuple[Counter[str], int]:
+    """An item's terms with their frequencies, and its length in terms (``items.kw_len``):
+    label and body as one text, as FTS5 and tantivy score a row."""
     terms = Counter(analyze(f"{label}\n{body}"))
-    length = sum(terms.values())
-    if terms:
-        with conn.cursor().copy(
-            "COPY kw_postings (item_pk, term, workspace, class, scope, tf, dl) FROM STDIN"
-        ) as copy:
-            for term, tf in terms.items():
-                copy.write_row((item_pk, term, workspace, cls, scope, tf, length))
-    d = deltas.setdefault((workspace, cls), [0, 0])
-    d[0] += 1
-    d[1] += length
-    return length
-
-
-def drop_postings(
-    conn: Connection, item_pk: int, workspace: str, cls: str, length: int, deltas: StatDeltas
-) -> None:
-    """Take one item out of the keyword index (it had ``length`` terms)."""
-    conn.execute("DELETE FROM kw_postings WHERE item_pk = %s", (item_pk,))
-    d = deltas.setdefault((workspace, cls), [0, 0])
-    d[0] -= 1
-    d[1] -= length
+    return terms, sum(terms.values())
 
 
 def flush_stats(conn: Connection, deltas: StatDeltas) -> None:

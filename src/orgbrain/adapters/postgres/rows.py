@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ...model import ByteRange, Canonical, Edge, Item, Locator, Origin, StorageClass
@@ -19,6 +19,7 @@ __all__ = [
     "item_values",
     "shown_key",
     "stored_key",
+    "utc",
 ]
 
 ITEM_COLUMNS = (
@@ -64,6 +65,12 @@ ITEM_COLUMNS = (
 Row = Mapping[str, Any]
 
 
+def utc(value: datetime | None) -> datetime | None:
+    """A time as ``timestamptz`` keeps it: one without a zone is taken as UTC (the session's
+    zone), so comparing it with what the row gives back compares instants."""
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
 def item_values(item: Item) -> dict[str, Any]:
     br = item.byte_range
     loc = item.locator
@@ -81,8 +88,8 @@ def item_values(item: Item) -> dict[str, Any]:
         "origin_actor": item.origin.actor,
         "origin_source": item.origin.source,
         "origin_run": item.origin.run_id,
-        "origin_at": item.origin.at,
-        "occurred_at": item.occurred_at,
+        "origin_at": utc(item.origin.at),
+        "occurred_at": utc(item.occurred_at),
         "blob_key": item.blob_key,
         "text_key": item.text_key,
         "byte_start": None if br is None else br.start,
@@ -102,9 +109,9 @@ def item_values(item: Item) -> dict[str, Any]:
         "index_error": item.index_error,
         "supersedes": item.supersedes,
         "superseded_by": item.superseded_by,
-        "tombstoned_at": item.tombstoned_at,
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
+        "tombstoned_at": utc(item.tombstoned_at),
+        "created_at": utc(item.created_at),
+        "updated_at": utc(item.updated_at),
     }
 
 

@@ -66,6 +66,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             created_at timestamptz NOT NULL,
             updated_at timestamptz NOT NULL,
             kw_len integer,
+            n_vectors integer NOT NULL DEFAULT 0,
             UNIQUE (workspace, source_key)
         );
         CREATE INDEX items_ws_class ON items (workspace, class, indexed);
@@ -145,7 +146,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             dl integer NOT NULL,
             PRIMARY KEY (item_pk, term)
         );
-        CREATE INDEX kw_postings_term ON kw_postings (workspace, class, term)
+        CREATE INDEX kw_postings_term ON kw_postings (term, workspace, class)
             INCLUDE (item_pk, tf, dl, scope);
         CREATE TABLE kw_stats (
             id bigserial PRIMARY KEY,
@@ -298,6 +299,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX events_ws_kind_at ON events (workspace, kind, at);
         """,
     ),
+    (
+        # A reader's own counts (stats, the web UI's health page) read only its events.
+        "0010_event_actors",
+        """
+        CREATE INDEX events_ws_kind_actor_at ON events (workspace, kind, actor, at);
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000
@@ -326,6 +334,9 @@ def migrate(
     recorded in one ``migrations`` table of the current schema.
     """
     lock = "SELECT pg_advisory_xact_lock(hashtext('orgbrain-migrate:' || current_schema()))"
+    # A migration runs once, at start, on a connection of its own: the store's statement
+    # timeout is for requests, not for building an index over a grown table.
+    conn.execute("SET statement_timeout = 0")
     with conn.transaction():
         conn.execute(lock)
         conn.execute(

@@ -23,36 +23,39 @@ from ...scopes import Visibility
 from . import keywords
 from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
+from .pending import Pending
 from .proposals import Proposals
 from .rows import ITEM_COLUMNS, item_from_row, item_values, stored_key
 from .schema import migrate, vector_index_sql
 from .statements import Statements
-from .vectors import vector_rows, vector_search, write_vectors
+from .transfer import Transfer
+from .vectors import vector_rows, vector_search
 from .versions import OLD_ROW_COLUMNS, Versions
 
 __all__ = ["PostgresStore"]
 
+_WRITTEN = (*ITEM_COLUMNS, "kw_len", "n_vectors")
 _INSERT_ITEM = (
-    f"INSERT INTO items ({', '.join(ITEM_COLUMNS)}) "
-    f"VALUES ({', '.join(f'%({c})s' for c in ITEM_COLUMNS)}) "
-    "ON CONFLICT (workspace, source_key) DO NOTHING RETURNING *"
+    f"INSERT INTO items ({', '.join(_WRITTEN)}) "
+    f"VALUES ({', '.join(f'%({c})s' for c in _WRITTEN)}) "
+    "ON CONFLICT DO NOTHING RETURNING *"
 )
 _UPDATE_ITEM = (
     "UPDATE items SET "
-    + ", ".join(
-        f"{c} = %({c})s" for c in ITEM_COLUMNS if c not in ("id", "workspace", "created_at")
-    )
-    + ", kw_len = %(kw_len)s WHERE pk = %(pk)s RETURNING *"
+    + ", ".join(f"{c} = %({c})s" for c in _WRITTEN if c not in ("id", "workspace", "created_at"))
+    + " WHERE pk = %(pk)s RETURNING *"
 )
 _OLD = (
-    "SELECT pk, id, workspace, created_at, kw_len, indexed, scope, "
+    "SELECT pk, id, workspace, created_at, kw_len, n_vectors, indexed, scope, "
     + ", ".join(OLD_ROW_COLUMNS)
     + " FROM items WHERE workspace = %s AND (source_key = %s OR id = %s) "
     "ORDER BY source_key = %s DESC LIMIT 1 FOR UPDATE"
 )
+_TEXT = ("class", "scope", "label", "body")
+"""What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
-class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
+class PostgresStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
@@ -94,12 +97,12 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
         return self._db.tx()
 
     @contextmanager
-    def _write(self) -> Iterator[tuple[Connection, keywords.StatDeltas]]:
-        """A transaction that also records what it changed in the keyword statistics."""
+    def _write(self) -> Iterator[tuple[Connection, Pending]]:
+        """A transaction whose postings, vectors and statistics are written at its end."""
         with self._db.tx() as conn:
-            deltas: keywords.StatDeltas = {}
-            yield conn, deltas
-            keywords.flush_stats(conn, deltas)
+            pending = Pending()
+            yield conn, pending
+            pending.flush(conn)
 
     def close(self) -> None:
         self._db.close()
@@ -139,84 +142,58 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
     # -- items --------------------------------------------------------------------------
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
-        with self._write() as (conn, deltas):
-            return self._put(conn, item, embedding, deltas)
+        with self._write() as (conn, pending):
+            return self._put(conn, item, embedding, pending)
 
     def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
-        with self._write() as (conn, deltas):
-            return [self._put(conn, item, vec, deltas) for item, vec in items]
+        with self._write() as (conn, pending):
+            return [self._put(conn, item, vec, pending) for item, vec in items]
 
     def _put(
-        self,
-        conn: Connection,
-        item: Item,
-        embedding: Vector | None,
-        deltas: keywords.StatDeltas,
+        self, conn: Connection, item: Item, embedding: Vector | None, pending: Pending
     ) -> Item:
         now = utcnow()
         values = item_values(item)
-        values["updated_at"] = now
         # Out of answers (unindexed or tombstoned): no vectors, no postings.
         answerable = item.indexed and item.tombstoned_at is None
         rows = vector_rows(embedding, self.embedding_dim) if answerable else None
-        key = values["source_key"]
-        # The row of this key; else the row of this id (the same item put in another
-        # scope: its key moves with it). One lookup, the key's row first.
-        old = conn.execute(_OLD, (item.workspace, key, item.id, key)).fetchone()
-        if old is None:
-            values["created_at"] = item.created_at or now
-            row = conn.execute(_INSERT_ITEM, values).fetchone()
-            if row is None:  # another writer inserted the key first: update theirs
-                old = conn.execute(_OLD, (item.workspace, key, item.id, key)).fetchone()
-                if old is None:
-                    raise Conflict(f"{key} changed while it was being written; try again")
-        if old is not None:
+        terms, length = (
+            keywords.document_terms(item.label, item.body) if answerable else (None, None)
+        )
+        values.update(
+            updated_at=now,
+            created_at=values["created_at"] or now,
+            kw_len=length,
+            n_vectors=0 if rows is None else len(rows),
+        )
+        # A new key and id: one statement. Otherwise the row of this key, else the row of
+        # this id (the same item put in another scope: its key moves with it).
+        row = conn.execute(_INSERT_ITEM, values).fetchone()
+        if row is None:
+            key = values["source_key"]
+            old = conn.execute(_OLD, (item.workspace, key, item.id, key)).fetchone()
+            if old is None:
+                raise Conflict(f"{key} changed while it was being written; try again")
             values.update(pk=old["pk"], id=old["id"], created_at=old["created_at"])
             # Supersession is set once and never moved (``supersede_item``).
             for link in ("supersedes", "superseded_by"):
                 values[link] = values[link] or old[link]
             self._keep_version(conn, item.workspace, old["id"], old, values, now)
-            values["kw_len"] = old["kw_len"]
+            had = old["kw_len"]
+            if had is not None and terms is not None and all(old[f] == values[f] for f in _TEXT):
+                terms = None  # the same text, class and scope: its postings stand
+            elif had is not None:
+                pending.drop_postings(conn, old["pk"], old["workspace"], old["class"], had)
+            if old["n_vectors"]:
+                pending.drop_vectors(conn, old["pk"])
             row = conn.execute(_UPDATE_ITEM, values).fetchone()
-            conn.execute("DELETE FROM item_vectors WHERE item_pk = %s", (old["pk"],))
         assert row is not None
         pk = int(row["pk"])
+        if terms is not None and length is not None:
+            pending.add_postings(pk, item.workspace, item.storage_class, item.scope, terms, length)
         if rows is not None:
-            write_vectors(conn, pk, item.workspace, item.storage_class, item.scope, rows)
-        kw_len = self._follow_keywords(conn, old, row, answerable, deltas)
-        if kw_len != row["kw_len"]:
-            conn.execute("UPDATE items SET kw_len = %s WHERE pk = %s", (kw_len, pk))
+            pending.add_vectors(pk, item.workspace, item.storage_class, item.scope, rows)
         return item_from_row(row)
-
-    @staticmethod
-    def _follow_keywords(
-        conn: Connection,
-        old: dict[str, Any] | None,
-        new: dict[str, Any],
-        answerable: bool,
-        deltas: keywords.StatDeltas,
-    ) -> int | None:
-        """Keep the item's postings in step with its row; return its indexed length."""
-        had = None if old is None else old["kw_len"]
-        fields = ("class", "scope", "label", "body")
-        same = old is not None and all(old[f] == new[f] for f in fields)
-        if had is not None and answerable and same:
-            return int(had)
-        pk = int(new["pk"])
-        if had is not None and old is not None:
-            keywords.drop_postings(conn, pk, old["workspace"], old["class"], int(had), deltas)
-        if not answerable:
-            return None
-        return keywords.add_postings(
-            conn,
-            pk,
-            new["workspace"],
-            new["class"],
-            new["scope"],
-            new["label"],
-            new["body"],
-            deltas,
-        )
 
     def _visible_sql(self, visibility: Visibility, alias: str = "") -> tuple[str, list[Any]]:
         if visibility.scopes is None:
@@ -304,10 +281,11 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
         if cursor is not None:
             if not cursor.isdigit() or len(cursor) > 18:
                 raise InvalidInput(f"invalid cursor {cursor!r}")
-            where.append("pk > %s")
+            where.append("pk < %s" if filter.newest_first else "pk > %s")
             params.append(int(cursor))
         vis, vparams = self._visible_sql(visibility)
-        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY pk LIMIT %s"
+        order = "pk DESC" if filter.newest_first else "pk"
+        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY {order} LIMIT %s"
         with self._read() as conn:
             rows = conn.execute(sql, [*params, *vparams, limit + 1]).fetchall()
         more = len(rows) > limit
@@ -322,7 +300,7 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
         sections: Sequence[tuple[Item, Vector]],
         edge_origin_actor: str,
     ) -> list[Item]:
-        with self._write() as (conn, deltas):
+        with self._write() as (conn, pending):
             # Only the version that was read may be marked indexed: a file re-added while
             # it was indexed keeps its new bytes, unindexed, for the next run.
             current = conn.execute(
@@ -337,11 +315,11 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
                 raise Conflict(
                     f"{file.id} changed while it was being indexed; its new version waits"
                 )
-            stored_file = self._put(conn, file, file_embedding, deltas)
+            stored_file = self._put(conn, file, file_embedding, pending)
             stored: list[Item] = []
             keep: set[str] = set()
             for section, vec in sections:
-                s = self._put(conn, section, vec, deltas)
+                s = self._put(conn, section, vec, pending)
                 stored.append(s)
                 keep.add(s.id)
                 self._put_edge(
@@ -358,7 +336,7 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
             stale = [
                 r
                 for r in conn.execute(
-                    "SELECT pk, id, class, kw_len FROM items "
+                    "SELECT pk, id, class, kw_len, n_vectors FROM items "
                     "WHERE workspace = %s AND parent_id = %s AND class = 'section' FOR UPDATE",
                     (file.workspace, stored_file.id),
                 )
@@ -369,11 +347,11 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
                     "DELETE FROM edges WHERE workspace = %s AND (src = %s OR dst = %s)",
                     (file.workspace, r["id"], r["id"]),
                 )
+                pk = int(r["pk"])
                 if r["kw_len"] is not None:
-                    keywords.drop_postings(
-                        conn, int(r["pk"]), file.workspace, r["class"], int(r["kw_len"]), deltas
-                    )
-                conn.execute("DELETE FROM items WHERE pk = %s", (r["pk"],))
+                    pending.drop_postings(conn, pk, file.workspace, r["class"], int(r["kw_len"]))
+                pending.vectors.pop(pk, None)
+                conn.execute("DELETE FROM items WHERE pk = %s", (pk,))  # vectors cascade
             return stored
 
     def set_index_error(
@@ -389,10 +367,10 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""
-        with self._write() as (conn, deltas):
+        with self._write() as (conn, pending):
             rows = conn.execute(
-                "UPDATE items SET indexed = false WHERE workspace = %s AND parent_id = %s "
-                "RETURNING pk, class, kw_len",
+                "UPDATE items SET indexed = false, n_vectors = 0 "
+                "WHERE workspace = %s AND parent_id = %s RETURNING pk, class, kw_len",
                 (workspace, parent_id),
             ).fetchall()
             pks = [int(r["pk"]) for r in rows]
@@ -401,9 +379,7 @@ class PostgresStore(EdgesAndLog, Statements, Versions, Proposals):
             conn.execute("DELETE FROM item_vectors WHERE item_pk = ANY(%s)", (pks,))
             for r in rows:
                 if r["kw_len"] is not None:
-                    keywords.drop_postings(
-                        conn, int(r["pk"]), workspace, r["class"], int(r["kw_len"]), deltas
-                    )
+                    pending.drop_postings(conn, int(r["pk"]), workspace, r["class"], r["kw_len"])
             conn.execute("UPDATE items SET kw_len = NULL WHERE pk = ANY(%s)", (pks,))
 
     # -- search -------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from ...model import STORAGE_CLASSES
 from ...ports import ScoredId, Vector
 from .db import Connection
 
-__all__ = ["MAX_VECTORS", "approximate_sql", "vector_rows", "vector_search", "write_vectors"]
+__all__ = ["MAX_VECTORS", "approximate_sql", "vector_rows", "vector_search"]
 
 MAX_VECTORS = 64
 """The most vectors one item's embedding may hold (its own and its passages')."""
@@ -47,18 +47,6 @@ def vector_rows(embedding: Vector | None, dim: int | None) -> np.ndarray | None:
     if not np.isfinite(rows).all():
         raise InvalidInput("an embedding holds a NaN or an infinity")
     return rows
-
-
-def write_vectors(
-    conn: Connection, item_pk: int, workspace: str, cls: str, scope: str, rows: np.ndarray
-) -> None:
-    """Store an answerable item's vectors (its own first), replacing none: the caller has
-    removed the old ones."""
-    conn.cursor().executemany(
-        "INSERT INTO item_vectors (item_pk, n, workspace, class, scope, embedding) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
-        [(item_pk, n, workspace, cls, scope, row) for n, row in enumerate(rows)],
-    )
 
 
 def approximate_sql(dim: int, storage_class: str, *, filtered: bool) -> str:

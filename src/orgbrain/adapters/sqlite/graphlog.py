@@ -165,8 +165,13 @@ class EdgesAndLog(ABC):
     ) -> dict[tuple[object, ...], int]:
         if isinstance(by, str) or not all(isinstance(f, str) and _FIELD.fullmatch(f) for f in by):
             raise InvalidInput(f"event fields are plain names, not {by!r}")
-        # `->` gives each field as JSON text (NULL when absent), so a value keeps its type.
-        picked = "".join("record -> ?, " for _ in by)
+        # Each field as JSON, so a value keeps its type: one field through `->` (JSON text,
+        # NULL when absent); several through one json_extract, which parses the record once
+        # (not once a field) and gives them as a JSON array (null when absent).
+        if len(by) > 1:
+            picked = f"json_extract(record, {', '.join('?' for _ in by)}), "
+        else:
+            picked = "".join("record -> ?, " for _ in by)
         sql = f"SELECT {picked}count(*) FROM events WHERE workspace = ? AND kind = ?"
         params: list[object] = [*(f"$.{f}" for f in by), workspace, kind]
         if since is not None:
@@ -183,11 +188,14 @@ class EdgesAndLog(ABC):
             sql += f" AND record ->> '$.scope' IN ({', '.join('?' * len(scopes))})"
             params += list(scopes)
         if by:
-            sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(len(by)))
+            sql += " GROUP BY 1"
         out: dict[tuple[object, ...], int] = {}
         for row in self._conn().execute(sql, params):
             if not row[-1]:
                 continue  # no GROUP BY: one row, a count of 0 when nothing matched
-            key = tuple(None if v is None else json.loads(v) for v in row[: len(by)])
+            if len(by) > 1:
+                key = tuple(json.loads(row[0]))
+            else:
+                key = tuple(None if v is None else json.loads(v) for v in row[: len(by)])
             out[key] = out.get(key, 0) + int(row[-1])
         return out

@@ -20,7 +20,7 @@ from typing import cast
 from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
-from ...ports import Job, JobPage, JobRequest, JobState
+from ...ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 from .db import Database
 from .schema import migrate
 
@@ -313,3 +313,40 @@ class SQLiteJobQueue:
         for state, n in rows:
             out[cast(JobState, state)] = int(n)
         return out
+
+    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
+        sql = (
+            "SELECT kind, state, count(*), min(created_at) FROM jobs WHERE workspace = ? "
+            "AND state IN ('queued', 'running', 'failed')"
+        )
+        params: list[object] = [workspace]
+        if actor is not None:
+            sql, params = sql + " AND actor = ?", [*params, actor]
+        rows = self._conn().execute(sql + " GROUP BY kind, state ORDER BY kind, state", params)
+        return [
+            JobBacklog(kind, cast(JobState, state), int(n), datetime.fromisoformat(oldest))
+            for kind, state, n, oldest in rows
+        ]
+
+    def finished(
+        self,
+        workspace: str,
+        *,
+        actor: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[JobTiming]:
+        sql = (
+            "SELECT kind, created_at, finished_at FROM jobs WHERE workspace = ? AND state = 'done'"
+        )
+        params: list[object] = [workspace]
+        if actor is not None:
+            sql, params = sql + " AND actor = ?", [*params, actor]
+        if since is not None:
+            sql, params = sql + " AND finished_at >= ?", [*params, _ts(since)]
+        rows = self._conn().execute(sql + " ORDER BY rowid DESC LIMIT ?", (*params, limit))
+        return [
+            JobTiming(kind, datetime.fromisoformat(created), datetime.fromisoformat(done))
+            for kind, created, done in rows
+            if done is not None
+        ]

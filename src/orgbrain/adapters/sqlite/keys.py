@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import InvalidInput, NotFound, Unavailable
@@ -35,6 +35,19 @@ KEY_MIGRATIONS: tuple[tuple[str, str], ...] = (
             revoked_at TEXT
         );
         CREATE INDEX api_keys_workspace ON api_keys (workspace, created_at);
+        """,
+    ),
+    (
+        # The web UI's signed-out sessions (docs/ui.md): every server over this file
+        # refuses them; a row is forgotten once its session would have expired anyway.
+        "keys_0002_ended_sessions",
+        """
+        CREATE TABLE ended_sessions (
+            id TEXT PRIMARY KEY,
+            key_id TEXT NOT NULL,
+            until TEXT NOT NULL
+        );
+        CREATE INDEX ended_sessions_until ON ended_sessions (until);
         """,
     ),
 )
@@ -127,11 +140,37 @@ class SQLiteKeyStore:
             rows = self._check().execute("SELECT DISTINCT workspace FROM api_keys").fetchall()
         return sorted(r[0] for r in rows)
 
+    def end_session(self, session_id: str, key_id: str, until: datetime) -> None:
+        now = datetime.now(UTC)
+        with self._lock:
+            conn = self._check()
+            conn.execute("DELETE FROM ended_sessions WHERE until < ?", (_ts(now),))
+            conn.execute(
+                "INSERT OR IGNORE INTO ended_sessions (id, key_id, until) VALUES (?, ?, ?)",
+                (session_id, key_id, _ts(until)),
+            )
+
+    def session_ended(self, session_id: str) -> bool:
+        with self._lock:
+            row = (
+                self._check()
+                .execute("SELECT 1 FROM ended_sessions WHERE id = ?", (session_id,))
+                .fetchone()
+            )
+        return row is not None
+
     def close(self) -> None:
         with self._lock:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+
+
+def _ts(when: datetime) -> str:
+    # Fixed width in UTC, so string order is time order.
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
 def _key_from_row(row: sqlite3.Row) -> ApiKey:

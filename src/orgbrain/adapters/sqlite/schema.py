@@ -400,6 +400,14 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX events_ws_kind_at ON events (workspace, kind, at);
         """,
     ),
+    (
+        # A reader's own counts (stats: its searches, the web UI's health page) read only
+        # its own events.
+        "0012_event_actors",
+        """
+        CREATE INDEX events_ws_kind_actor_at ON events (workspace, kind, actor, at);
+        """,
+    ),
 )
 
 

@@ -28,6 +28,7 @@ from .rows import (
 from .schema import migrate
 from .snapshot import watermark
 from .statements import Statements
+from .transfer import Transfer
 from .vectors import VectorIndex
 from .versions import OLD_ROW_COLUMNS, Versions
 
@@ -54,7 +55,7 @@ _UPDATE_ITEM = (
 _OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
 
 
-class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals):
+class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
@@ -292,10 +293,11 @@ class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals):
                 after = int(cursor)
             except ValueError:
                 raise InvalidInput(f"invalid cursor {cursor!r}") from None
-            where.append("rowid > ?")
+            where.append("rowid < ?" if filter.newest_first else "rowid > ?")
             params.append(after)
         vis, vparams = self._visible_sql(visibility)
-        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY rowid LIMIT ?"
+        order = "rowid DESC" if filter.newest_first else "rowid"
+        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY {order} LIMIT ?"
         rows = self._conn().execute(sql, [*params, *vparams, limit + 1]).fetchall()
         more = len(rows) > limit
         rows = rows[:limit]

@@ -87,8 +87,9 @@ class _FormReader:
     """Callbacks for python-multipart's streaming parser, with the caps applied as bytes
     arrive."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, extra: tuple[str, ...] = ()) -> None:
         self.cap = cap
+        self.extra = extra
         self.part = _Part()
         self.file: _Part | None = None
         self.fields: dict[str, str] = {}
@@ -131,12 +132,12 @@ class _FormReader:
             if self.file is not None:
                 raise InvalidRequest("send one file per request")
             self.file = part
-        elif part.name in FORM_FIELDS or part.name in LIST_FIELDS:
+        elif part.name in FORM_FIELDS or part.name in LIST_FIELDS or part.name in self.extra:
             try:
                 value = b"".join(part.chunks).decode("utf-8")
             except UnicodeDecodeError:
                 raise InvalidRequest(f"form field {part.name!r} is not UTF-8") from None
-            if part.name in FORM_FIELDS:
+            if part.name in FORM_FIELDS or part.name in self.extra:
                 self.fields[part.name] = value
                 return
             values = self.lists.setdefault(part.name, [])
@@ -148,7 +149,9 @@ class _FormReader:
         # Unknown fields are ignored, like unknown query parameters.
 
 
-async def read_upload(request: Request, cap: int) -> Upload:
+async def read_upload(request: Request, cap: int, extra: tuple[str, ...] = ()) -> Upload:
+    """The multipart upload as it streams in; ``extra`` names more single-value fields to
+    keep (the web UI's form sends its CSRF token and an index box)."""
     ctype, params = parse_options_header(request.headers.get("content-type"))
     if ctype != b"multipart/form-data":
         raise Unsupported("send the file as multipart/form-data with a field named file")
@@ -158,7 +161,7 @@ async def read_upload(request: Request, cap: int) -> Upload:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > cap + FORM_OVERHEAD:
         raise TooLarge(f"the upload is {declared} bytes; the cap is {cap} bytes for the file")
-    reader = _FormReader(cap)
+    reader = _FormReader(cap, extra)
     try:
         parser = MultipartParser(
             boundary,

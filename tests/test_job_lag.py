@@ -1,0 +1,105 @@
+"""The lag of background work: what waits in the queue per kind and how long recent jobs
+took from asked for to done (``Brain.job_lag``, ``stats.kind_lags``), seen through the
+reader's lens as its jobs are."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from orgbrain import Brain
+from orgbrain.errors import InvalidInput
+from orgbrain.ports import JobBacklog, JobTiming
+from orgbrain.scopes import Principal
+from orgbrain.stats import JobLag, kind_lags
+from orgbrain.views import JobLagView
+from tests.toy import HashEmbedder
+
+SAM = Principal("default", "sam", frozenset({"core"}))
+DOC = b"# Billing\n\nPriya Raman owns the billing service.\n\n## Refunds\n\nFinance approves.\n"
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Iterator[Brain]:
+    with Brain.open(tmp_path / "brain", embedder=HashEmbedder()) as b:
+        yield b
+
+
+def test_kind_lags_is_pure_over_the_queues_answers() -> None:
+    at = T0 + timedelta(hours=1)
+    backlog = [
+        JobBacklog("derive", "queued", 3, T0 + timedelta(minutes=30)),
+        JobBacklog("index", "running", 1, T0 + timedelta(minutes=59)),
+        JobBacklog("index", "failed", 2, T0),
+        JobBacklog("zeta", "queued", 1, at + timedelta(seconds=5)),  # another clock: 0
+    ]
+    finished = [
+        JobTiming("index", T0, T0 + timedelta(seconds=s)) for s in (4.0, 1.0, 2.0, 3.0, 100.0)
+    ] + [JobTiming("audit", T0, T0 + timedelta(seconds=7))]
+    lags = kind_lags(backlog, finished, at)
+    assert [k.kind for k in lags] == ["index", "derive", "audit", "zeta"]
+    index, derive, audit, zeta = lags
+    assert (index.queued, index.running, index.failed, index.waiting) == (0, 1, 2, 1)
+    assert index.oldest_queued_s is None and index.oldest_running_s == 60.0
+    assert (index.done, index.p50_s, index.p95_s, index.max_s) == (5, 3.0, 100.0, 100.0)
+    assert [s for _, s in index.recent] == [1.0, 2.0, 3.0, 4.0, 100.0]  # oldest done first
+    assert (derive.queued, derive.oldest_queued_s, derive.done, derive.p50_s) == (
+        3,
+        1800.0,
+        0,
+        None,
+    )
+    assert (audit.done, audit.p50_s, audit.waiting) == (1, 7.0, 0)
+    assert zeta.oldest_queued_s == 0.0
+    assert kind_lags([], [], at) == ()
+
+
+def test_job_lag_measures_the_queue_now_and_jobs_done(brain: Brain) -> None:
+    sam = brain.for_principal(SAM)
+    mine = brain.add_file(DOC, name="owner.md")
+    his = sam.add_file(DOC.replace(b"Priya", b"Mei"), name="sam.md")
+    assert brain.job_lag().kinds == ()
+    brain.request_index(mine.id)
+    sam.request_index(his.id)
+    waiting = brain.job_lag()
+    assert waiting.lens == "workspace" and waiting.sampled == 0
+    [index] = waiting.kinds
+    assert (index.kind, index.queued, index.done) == ("index", 2, 0)
+    assert index.oldest_queued_s is not None and 0 <= index.oldest_queued_s < 60
+    [his_index] = sam.job_lag().kinds
+    assert his_index.queued == 1  # a reader's own jobs only
+    brain.run_jobs()
+    done = brain.job_lag()
+    by_kind = {k.kind: k for k in done.kinds}
+    assert by_kind["index"].done == 2 and by_kind["index"].waiting == 0
+    assert by_kind["derive"].done >= 2  # each file's sections derived
+    assert all(k.p50_s is not None and k.p50_s >= 0 for k in done.kinds if k.done)
+    assert done.sampled == sum(k.done for k in done.kinds) and not done.truncated
+    seen = sam.job_lag()
+    assert seen.lens == "reader" and {k.kind for k in seen.kinds} <= set(by_kind)
+    assert seen.sampled == len(sam.jobs(state="done", limit=1000).jobs) < done.sampled
+    # A window, a sample, and what is refused.
+    assert brain.job_lag(since=timedelta(hours=1)).sampled == done.sampled
+    last = max(at for k in done.kinds for at, _ in k.recent)
+    first = min(at for k in done.kinds for at, _ in k.recent)
+    assert 1 <= brain.job_lag(since=last).sampled < done.sampled or first == last
+    small = brain.job_lag(sample=1)
+    assert small.sampled == 1 and small.truncated
+    with pytest.raises(InvalidInput):
+        brain.job_lag(since=datetime.now(UTC) + timedelta(days=1))
+    with pytest.raises(InvalidInput):
+        brain.job_lag(sample=0)
+
+
+def test_the_lag_view_round_trips(brain: Brain) -> None:
+    brain.request_index(brain.add_file(DOC, name="a.md").id)
+    brain.run_jobs()
+    lag = brain.job_lag()
+    assert lag.kinds and all(k.recent for k in lag.kinds)
+    view = JobLagView.of(lag)
+    back = JobLagView.model_validate_json(view.model_dump_json()).to_model()
+    assert isinstance(back, JobLag) and back == lag
