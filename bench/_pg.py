@@ -3,10 +3,10 @@ dedicated database, one schema per brain, and a bulk loader that writes a synthe
 with COPY, as a restore would, instead of one row at a time.
 
 The loader writes exactly what ``PostgresStore.put_items`` would (the item rows, one
-vector row each, the BM25 postings by the store's own analyzer, the statistics rows), but
-drops the tables' keys and indexes first and rebuilds them after, then records the
-embedding space and builds the HNSW indexes on the full tables (``vector_index_sql``), so
-``PostgresStore`` opens it as a brain it built itself.
+vector row each, the BM25 postings by the store's own ``document_terms``, the statistics
+rows), but drops the tables' keys and indexes first and rebuilds them after, then records
+the embedding space and builds the HNSW indexes on the full tables (``vector_index_sql``),
+so ``PostgresStore`` opens it as a brain it built itself.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import tempfile
 import time
 import uuid
 import warnings
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +27,7 @@ import psycopg
 from numpy.typing import NDArray
 
 from orgbrain.adapters.postgres import PostgresStore
-from orgbrain.adapters.postgres.keywords import analyze
+from orgbrain.adapters.postgres.keywords import document_terms
 from orgbrain.adapters.postgres.rows import ITEM_COLUMNS, item_values
 from orgbrain.adapters.postgres.schema import vector_index_sql
 from orgbrain.model import Item, utcnow
@@ -133,11 +132,10 @@ class BulkLoader:
         items, vectors, postings = [], [], []
         for item, vec in batch:
             self.pk += 1
-            terms = Counter(analyze(f"{item.label}\n{item.body}"))
-            length = sum(terms.values())
+            terms, length = document_terms(item.label, item.body)
             values = item_values(item)
             values["created_at"] = values["updated_at"] = now
-            items.append((self.pk, *(values[c] for c in ITEM_COLUMNS), length))
+            items.append((self.pk, *(values[c] for c in ITEM_COLUMNS), length, 1))
             where = f"{item.workspace}\t{item.storage_class}\t{item.scope}"
             vectors.append(_vector_row(self.pk, item, vec))
             prefix = f"{self.pk}\t{where}\t"
@@ -146,7 +144,7 @@ class BulkLoader:
             st = self.stats.setdefault(item.storage_class, [0, 0])
             st[0] += 1
             st[1] += length
-        cols = ", ".join(("pk", *ITEM_COLUMNS, "kw_len"))
+        cols = ", ".join(("pk", *ITEM_COLUMNS, "kw_len", "n_vectors"))
         with self.conn.transaction(), self.conn.cursor() as cur:
             with cur.copy(f"COPY items ({cols}) FROM STDIN") as copy:
                 for row in items:
