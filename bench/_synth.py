@@ -41,7 +41,10 @@ def sentences(n: int) -> list[str]:
     out: list[str] = []
     with (DATA / "scifact" / "corpus.jsonl").open() as f:
         for line in f:
-            for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", json.loads(line)["text"]):
+            doc = json.loads(line)
+            # SciFact often joins sentences with no space ("disabilities.A line ..."):
+            # split after a sentence's end whether or not a space follows.
+            for s in [doc["title"], *re.split(r"(?<=[a-z0-9)][.!?])\s*(?=[A-Z])", doc["text"])]:
                 if 40 <= len(s) <= 400:
                     out.append(s)
     pick = np.random.default_rng(0).choice(len(out), min(n, len(out)), replace=False)

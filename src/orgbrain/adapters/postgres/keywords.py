@@ -1,5 +1,6 @@
-"""BM25 in SQL: postings and term statistics tables kept in step with items, and a query
-that ranks by BM25 (k1 1.2, b 0.75) with IDF, as the embedded engine does.
+"""BM25 in SQL: postings and term statistics tables kept in step with items, and a search
+that ranks by BM25 (k1 1.2, b 0.75) with IDF, as the embedded engine does, reading a
+bounded number of postings per query term however large the brain grows.
 
 PostgreSQL's own ranking (``ts_rank_cd``) has no inverse document frequency, so a rare
 term weighs no more than a common one; on SciFact that costs nDCG. Instead each answerable
@@ -9,27 +10,58 @@ Snowball stemming, tokens over 40 bytes dropped), and each term's frequency is s
 ``kw_postings`` with the document's length and scope beside it (migration ``0004``). The
 document count and total length per (workspace, class) are rows of deltas in
 ``kw_stats`` that add up, so writers never queue on one row; a search folds them into one
-now and then. Document frequencies are counted from the postings a query reads.
+now and then.
+
+A search (migration ``0011``) reads each query term's visible postings best first, by
+their impact (``schema.KW_IMPACT``: BM25's term-frequency part at a fixed average
+length), at most ``DEPTH_MIN`` of them: a rarer term is read whole, a common one's best
+postings only. Summing what was read gives each candidate a partial score and a bound
+(the partial score plus, for each term cut short that it was not read under, the weight
+where that term was cut); the best candidates by that bound are completed from their own
+postings and ranked by their exact BM25. That is exact whenever every term was read whole
+(fewer than ``DEPTH_MIN`` visible postings), and otherwise an approximation: an item that
+is in no term's best postings is not considered, however many of the common terms it
+holds. A term's document frequency is counted by the search when the term is in fewer
+than ``DF_EXACT`` documents, and for a commoner term read from ``kw_df``, where a search
+records it whole and counts it again once the class has grown or shrunk by ``DF_DRIFT``.
 
 The postings change in the transaction that changes the item, so a search sees exactly
-the committed items, from any process: there is nothing to catch up.
+the committed items, from any process: there is nothing to catch up. The searches' own
+upkeep writes (folding statistics, recording document frequencies) are skipped on a read
+replica, which then counts common terms each time.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import Counter
 from collections.abc import Collection, Sequence
 
+import psycopg
 import tantivy
 
 from ...ports import ScoredId
 from .db import Connection
+from .schema import KW_IMPACT
 
 __all__ = ["StatDeltas", "analyze", "document_terms", "flush_stats", "keyword_search"]
 
 K1 = 1.2
 B = 0.75
+DEPTH_MIN = 1000
+"""Each query term's postings are read at most this deep (visible ones, in impact order),
+or ``DEPTH_PER_HIT`` times the items asked for if that is more."""
+DEPTH_PER_HIT = 10
+RESCORE_EXTRA = 50
+"""The candidates completed and ranked exactly: twice the items asked for, or this many
+more if that is more."""
+DF_EXACT = 4096
+"""A term in fewer documents than this has its document frequency counted by each search;
+a commoner one's is read from ``kw_df``."""
+DF_DRIFT = 0.1
+"""A recorded document frequency is counted again once the class's document count has
+moved by more than this fraction since it was counted."""
 _FOLD_AT = 64
 """A (workspace, class) whose statistics are spread over more delta rows than this is
 folded into one row by the next search that reads them."""
@@ -78,34 +110,6 @@ def flush_stats(conn: Connection, deltas: StatDeltas) -> None:
     deltas.clear()
 
 
-_SEARCH = """
-WITH st AS (
-    SELECT count(*) AS parts, coalesce(sum(docs), 0)::float8 AS n,
-        coalesce(sum(tokens), 0)::float8 AS toks
-    FROM kw_stats WHERE workspace = %(ws)s AND class = %(cls)s
-), p AS MATERIALIZED (
-    SELECT term, item_pk, tf, dl, scope FROM kw_postings
-    WHERE workspace = %(ws)s AND class = %(cls)s AND term = ANY(%(terms)s)
-), df AS (
-    SELECT term, count(*)::float8 AS df FROM p GROUP BY term
-), top AS (
-    SELECT p.item_pk, sum(
-        ln(1 + (greatest(st.n, df.df) - df.df + 0.5) / (df.df + 0.5))
-        * p.tf * (%(k1)s + 1)
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl
-            / greatest(st.toks / greatest(st.n, 1), 1e-9)))
-    ) AS score
-    FROM p JOIN df USING (term) CROSS JOIN st
-    WHERE {visible}
-    GROUP BY p.item_pk
-    ORDER BY score DESC, p.item_pk
-    LIMIT %(limit)s
-)
-SELECT i.id, top.score, (SELECT parts FROM st) AS parts
-FROM top JOIN items i ON i.pk = top.item_pk
-ORDER BY top.score DESC, top.item_pk
-"""
-
 _FOLD = """
 WITH gone AS (
     DELETE FROM kw_stats WHERE workspace = %(ws)s AND class = %(cls)s
@@ -113,6 +117,43 @@ WITH gone AS (
 )
 INSERT INTO kw_stats (workspace, class, docs, tokens)
 SELECT %(ws)s, %(cls)s, coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM gone
+"""
+
+
+_STATS = """
+SELECT count(*) AS parts, coalesce(sum(docs), 0)::float8 AS n,
+    coalesce(sum(tokens), 0)::float8 AS toks
+FROM kw_stats WHERE workspace = %(ws)s AND class = %(cls)s
+"""
+
+_COUNT = """
+SELECT q.term, (
+    SELECT count(*) FROM (
+        SELECT 1 FROM kw_postings k
+        WHERE k.workspace = %(ws)s AND k.class = %(cls)s AND k.term = q.term
+        LIMIT %(cap)s
+    ) x
+) AS c
+FROM unnest(%(terms)s::text[]) AS q(term)
+"""
+
+_TOP = (
+    """
+SELECT q.term, h.item_pk, h.tf, h.dl
+FROM unnest(%(terms)s::text[]) AS q(term) CROSS JOIN LATERAL (
+    SELECT k.item_pk, k.tf, k.dl FROM kw_postings k
+    WHERE k.workspace = %(ws)s AND k.class = %(cls)s AND k.term = q.term AND {visible}
+    ORDER BY """
+    + KW_IMPACT.replace("tf", "k.tf").replace("dl", "k.dl")
+    + """ DESC
+    LIMIT %(depth)s
+) h
+"""
+)
+
+_REST = """
+SELECT item_pk, term, tf, dl FROM kw_postings
+WHERE item_pk = ANY(%(pks)s) AND term = ANY(%(terms)s)
 """
 
 
@@ -124,7 +165,14 @@ def keyword_search(
     limit: int,
     scopes: Collection[str] | None,
 ) -> list[ScoredId]:
-    """The top ``limit`` answerable items of ``storage_class`` by BM25 over ``terms``."""
+    """The top ``limit`` answerable items of ``storage_class`` by BM25 over ``terms``.
+
+    Each term's postings are read in impact order, at most ``depth`` visible ones; a term
+    with fewer is read whole, so its scores are exact. The candidates' partial sums plus,
+    for each term cut short they were not read under, the weight at the cut bound what
+    they can reach; the best of them by that bound are completed from their own postings
+    and ranked by their exact BM25.
+    """
     tokens = list(dict.fromkeys(analyze(" ".join(terms))))
     if not tokens or limit <= 0 or (scopes is not None and not scopes):
         return []
@@ -132,16 +180,151 @@ def keyword_search(
         "ws": workspace,
         "cls": storage_class,
         "terms": tokens,
-        "limit": limit,
-        "k1": K1,
-        "b": B,
+        "cap": DF_EXACT,
     }
+    depth = params["depth"] = max(DEPTH_MIN, DEPTH_PER_HIT * limit)
     visible = "true"
     if scopes is not None:
-        visible = "p.scope = ANY(%(scopes)s)"
+        visible = "k.scope = ANY(%(scopes)s)"
         params["scopes"] = sorted(scopes)
-    rows = conn.execute(_SEARCH.format(visible=visible), params).fetchall()
-    if rows and int(rows[0]["parts"]) > _FOLD_AT:
+    with conn.transaction():
+        st = conn.execute(_STATS, params).fetchone()
+        assert st is not None
+        n, toks, parts = float(st["n"]), float(st["toks"]), int(st["parts"])
+        df = _document_frequencies(conn, params, n)
+        params["terms"] = [t for t in tokens if df.get(t, 0) > 0]
+        hits = conn.execute(_TOP.format(visible=visible), params).fetchall() if df else []
+        scorer = _Scorer(n, toks, df)
+        found = _Candidates(scorer, depth)
+        for r in hits:
+            found.add(str(r["term"]), int(r["item_pk"]), int(r["tf"]), int(r["dl"]))
+        best = found.best(max(2 * limit, limit + RESCORE_EXTRA))
+        missing = found.cut_terms()
+        if best and missing:
+            rest = conn.execute(_REST, {"pks": best, "terms": missing}).fetchall()
+            for r in rest:
+                found.complete(str(r["term"]), int(r["item_pk"]), int(r["tf"]), int(r["dl"]))
+        top = sorted(((-found.score[pk], pk) for pk in best), key=lambda x: x)[:limit]
+        ids = (
+            conn.execute(
+                "SELECT pk, id FROM items WHERE pk = ANY(%s)", ([pk for _, pk in top],)
+            ).fetchall()
+            if top
+            else []
+        )
+    if parts > _FOLD_AT:
+        _best_effort(conn, _FOLD, {"ws": workspace, "cls": storage_class})
+    by_pk = {int(r["pk"]): str(r["id"]) for r in ids}
+    return [(by_pk[pk], -neg) for neg, pk in top if pk in by_pk]
+
+
+class _Scorer:
+    """BM25 of one posting, with the collection's statistics at the time of the search."""
+
+    def __init__(self, n: float, toks: float, df: dict[str, int]) -> None:
+        avgdl = max(toks / max(n, 1.0), 1e-9)
+        self.norm = K1 * B / avgdl
+        self.idf = {t: math.log(1 + (max(n, d) - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+
+    def weight(self, term: str, tf: int, dl: int) -> float:
+        return self.idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B) + self.norm * dl)
+
+
+class _Candidates:
+    """Items met in the postings read so far, their partial sums and what bounds the
+    rest."""
+
+    def __init__(self, scorer: _Scorer, depth: int) -> None:
+        self.scorer, self.depth = scorer, depth
+        self.score: dict[int, float] = {}
+        self.terms: dict[int, set[str]] = {}
+        self.read: dict[str, int] = {}
+        self.last: dict[str, float] = {}
+
+    def add(self, term: str, pk: int, tf: int, dl: int) -> None:
+        w = self.scorer.weight(term, tf, dl)
+        self.score[pk] = self.score.get(pk, 0.0) + w
+        self.terms.setdefault(pk, set()).add(term)
+        self.read[term] = self.read.get(term, 0) + 1
+        self.last[term] = w
+
+    def cut_terms(self) -> list[str]:
+        """The terms whose visible postings were read only in part."""
+        return sorted(t for t, k in self.read.items() if k >= self.depth)
+
+    def best(self, k: int) -> list[int]:
+        """The ``k`` candidates that could score highest: the partial sum plus the cut
+        weight of each cut term they were not read under."""
+        cut = {t: self.last[t] for t in self.cut_terms()}
+
+        def bound(pk: int) -> float:
+            seen = self.terms[pk]
+            return self.score[pk] + sum(w for t, w in cut.items() if t not in seen)
+
+        return [pk for _, pk in sorted((-bound(pk), pk) for pk in self.score)[:k]]
+
+    def complete(self, term: str, pk: int, tf: int, dl: int) -> None:
+        """A posting of a candidate under a cut term: added unless already read."""
+        if term not in self.terms[pk]:
+            self.terms[pk].add(term)
+            self.score[pk] += self.scorer.weight(term, tf, dl)
+
+
+def _document_frequencies(conn: Connection, params: dict[str, object], n: float) -> dict[str, int]:
+    """Each query term's document count in the workspace and class: counted when under
+    ``DF_EXACT``, else from ``kw_df`` (counted whole and recorded when missing, or when
+    the class's document count has moved by more than ``DF_DRIFT`` since)."""
+    counts = {str(r["term"]): int(r["c"]) for r in conn.execute(_COUNT, params).fetchall()}
+    common = sorted(t for t, c in counts.items() if c >= DF_EXACT)
+    df = {t: c for t, c in counts.items() if 0 < c < DF_EXACT}
+    if not common:
+        return df
+    ws, cls = params["ws"], params["cls"]
+    cached = conn.execute(
+        "SELECT term, df, docs FROM kw_df WHERE workspace = %s AND class = %s AND term = ANY(%s)",
+        (ws, cls, common),
+    ).fetchall()
+    fresh = {
+        str(r["term"]): int(r["df"])
+        for r in cached
+        if abs(float(r["docs"]) - n) <= DF_DRIFT * max(float(r["docs"]), 1.0)
+    }
+    df.update(fresh)
+    stale = [t for t in common if t not in fresh]
+    if stale:
+        counted = conn.execute(
+            "SELECT term, count(*) AS c FROM kw_postings WHERE workspace = %s AND class = %s "
+            "AND term = ANY(%s) GROUP BY term",
+            (ws, cls, stale),
+        ).fetchall()
+        rows = sorted((ws, cls, str(r["term"]), int(r["c"]), int(n)) for r in counted)
+        df.update({str(r["term"]): int(r["c"]) for r in counted})
+        _best_effort_many(conn, _REMEMBER_DF, rows)
+    return df
+
+
+_REMEMBER_DF = """
+INSERT INTO kw_df (workspace, class, term, df, docs) VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (workspace, class, term) DO UPDATE
+SET df = excluded.df, docs = excluded.docs, counted_at = now()
+"""
+
+
+def _best_effort(conn: Connection, sql: str, params: dict[str, object]) -> None:
+    """A search's upkeep write (folding statistics): skipped where the server is a read
+    replica, and never a reason for the search to fail."""
+    try:
         with conn.transaction():
-            conn.execute(_FOLD, {"ws": workspace, "cls": storage_class})
-    return [(str(r["id"]), float(r["score"])) for r in rows]
+            conn.execute(sql, params)
+    except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.LockNotAvailable):
+        pass
+
+
+def _best_effort_many(conn: Connection, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
+    if not rows:
+        return
+    try:
+        with conn.transaction():
+            conn.cursor().executemany(sql, rows)
+    except psycopg.errors.ReadOnlySqlTransaction:
+        pass
