@@ -10,9 +10,12 @@ from collections import Counter
 
 import numpy as np
 import psycopg
+import psycopg.rows
 import pytest
+from pgvector.psycopg import register_vector
 
-from orgbrain.adapters.postgres import PostgresStore, keywords
+from orgbrain.adapters.postgres import PostgresStore, keywords, vectors
+from orgbrain.adapters.postgres.vectors import visible_share
 from orgbrain.ids import new_id
 from orgbrain.model import Item, Origin, utcnow
 from orgbrain.scopes import Visibility
@@ -134,3 +137,78 @@ def test_the_search_reads_postings_through_the_impact_index(pg_url: str) -> None
     text = " ".join(r[0] for r in plan)
     assert "kw_postings_impact" in text and "Sort" not in text, text
     store.close()
+
+
+# -- vectors ------------------------------------------------------------------------------
+
+
+def scoped_brain(pg_url: str, n: int) -> tuple[PostgresStore, list[Item], np.ndarray]:
+    """``n`` notes of random 16-dim vectors: 80% org, 15% team:eng, 5% user:bob."""
+    store = PostgresStore(pg_url)
+    store.bind_embedder("toy", 16)
+    rng = np.random.default_rng(6)
+    vecs = np.stack([unit(rng.standard_normal(16)) for _ in range(n)])
+    scopes = ["org"] * 16 + ["team:eng"] * 3 + ["user:bob"]
+    items = store.put_items([(note(f"n{i}", scope=scopes[i % 20]), vecs[i]) for i in range(n)])
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE item_vectors")
+    return store, items, vecs
+
+
+def test_the_visible_share_is_estimated_without_reading_rows(pg_url: str) -> None:
+    store, _, _ = scoped_brain(pg_url, 2000)
+    with psycopg.connect(pg_url, autocommit=True, row_factory=psycopg.rows.dict_row) as conn:
+        share = {
+            name: visible_share(conn, "note", True, {"ws": "w1", "scopes": scopes})
+            for name, scopes in {"bob": ["user:bob"], "eng": ["org", "team:eng"]}.items()
+        }
+        everything = visible_share(conn, "note", False, {"ws": "w1"})
+        elsewhere = visible_share(conn, "note", False, {"ws": "w2"})
+    assert 0.03 < share["bob"] < 0.07 and 0.9 < share["eng"] < 1.0
+    assert everything == 1.0 and elsewhere < 0.01
+    store.close()
+
+
+def test_the_exact_read_is_one_range_of_the_covering_index(pg_url: str) -> None:
+    store, _, vecs = scoped_brain(pg_url, 2000)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        register_vector(conn)
+        plan = conn.execute(
+            "EXPLAIN " + vectors._exact_sql(16, "note", filtered=True),
+            {"ws": "w1", "q": vecs[0], "limit": 10, "scopes": ["user:bob"]},
+        ).fetchall()
+    text = " ".join(r[0] for r in plan)
+    assert "Index Only Scan using item_vectors_visible" in text, text
+    store.close()
+
+
+@pytest.mark.parametrize("scopes", [["user:bob"], ["team:eng"], ["org", "team:eng"]])
+def test_readers_who_see_little_get_the_exact_answer(pg_url: str, scopes: list[str]) -> None:
+    store, items, vecs = scoped_brain(pg_url, 3000)
+    rng = np.random.default_rng(7)
+    seen = [i for i, it in enumerate(items) if it.scope in scopes]
+    for _ in range(5):
+        q = unit(rng.standard_normal(16))
+        got = store.vector_search("w1", "note", q, 20, Visibility(frozenset(scopes)))
+        exact = sorted(seen, key=lambda i: -float(vecs[i] @ q))[:20]
+        assert len(got) == 20
+        overlap = len({i for i, _ in got} & {items[i].id for i in exact})
+        assert overlap >= 18  # the HNSW read (90%) may miss one or two; the exact, none
+    if scopes == ["user:bob"]:  # 5% visible: 40 items would need ef_search 1,200
+        got = store.vector_search("w1", "note", q, 40, Visibility(frozenset(scopes)))
+        exact = sorted(seen, key=lambda i: -float(vecs[i] @ q))[:40]
+        assert [i for i, _ in got] == [items[i].id for i in exact]
+    store.close()
+
+
+def test_an_older_brain_gets_the_covering_index_from_its_migration(pg_url: str) -> None:
+    store = PostgresStore(pg_url)
+    store.bind_embedder("toy", 16)
+    store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX item_vectors_visible")
+        conn.execute("DELETE FROM migrations WHERE name = '0012_vectors_by_scope'")
+    PostgresStore(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        names = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes")}
+    assert "item_vectors_visible" in names

@@ -26,6 +26,12 @@ term-frequency part, tf / (tf + k1 (1 - b + b dl / avgdl)) with k1 1.2 and b 0.7
 fixed average length of 100 terms (the search scores with the real one). Written into
 migration ``0011`` as it stands here; changing it needs a new migration."""
 
+COVER_MAX_DIM = 600
+"""Vectors of at most this many dimensions are copied into the ``item_vectors_visible``
+btree (workspace, class, scope, with each row's item and vector), so an exact read of
+what a reader may see is one range of one index; a btree entry holds at most about 2,700
+bytes, so wider vectors are read from the table instead."""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
         "0001_items_edges",
@@ -333,6 +339,23 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        # The exact read of a filtered vector search (vectors.py) reads only the reader's
+        # rows, in one index, when a vector fits in a btree entry (vector_index_sql).
+        "0012_vectors_by_scope",
+        """
+        DO $$
+        BEGIN
+            IF (SELECT value::int FROM meta WHERE key = 'embedding_dim') <= """
+        + str(COVER_MAX_DIM)
+        + """ THEN
+                CREATE INDEX item_vectors_visible ON item_vectors (workspace, class, scope)
+                    INCLUDE (item_pk, embedding);
+            END IF;
+        END
+        $$;
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000
@@ -341,10 +364,19 @@ store searches exactly (no index)."""
 
 
 def vector_index_sql(dim: int) -> list[str]:
-    """One HNSW (cosine) index per storage class over the ``dim``-dimensional vectors."""
+    """One HNSW (cosine) index per storage class over the ``dim``-dimensional vectors, and
+    the covering btree for exact reads (``COVER_MAX_DIM``)."""
+    cover = (
+        [
+            "CREATE INDEX IF NOT EXISTS item_vectors_visible ON item_vectors "
+            "(workspace, class, scope) INCLUDE (item_pk, embedding)"
+        ]
+        if dim <= COVER_MAX_DIM
+        else []
+    )
     if dim > HNSW_MAX_DIM:
-        return []
-    return [
+        return cover
+    return cover + [
         f"CREATE INDEX IF NOT EXISTS item_vectors_hnsw_{cls} ON item_vectors "
         f"USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE class = '{cls}'"
         for cls in STORAGE_CLASSES

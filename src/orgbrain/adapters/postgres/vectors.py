@@ -4,16 +4,21 @@ visible items when filters cut into the approximate results.
 
 pgvector 0.6 has no iterative index scans: an HNSW scan yields at most ``hnsw.ef_search``
 rows, and the workspace and scope filters apply after it, so a filtered search can come
-back short. Each search therefore widens ``ef_search`` to several times what it needs
-(an item of several vectors takes several rows), and when the filtered, approximate
-answer still holds fewer than ``limit`` items it is answered again exactly: every visible
-row of the workspace and class, scored and grouped by item (a btree index on workspace,
-class and scope narrows that read; a short answer means few rows passed the filters,
-which is when the exact read is cheap).
+back short. Each search therefore first asks the planner what share of the class's rows
+the reader may see (two plans, no rows read: ``visible_share``) and widens ``ef_search``
+so that the read should still hold ``limit`` visible items with a margin (at least twice
+the rows it needs: an item of several vectors takes several rows). When that would be
+past pgvector's ceiling of 1,000, or the filtered approximate answer still holds fewer
+than ``limit`` items, the search is answered exactly: every visible row of the workspace
+and class, scored and grouped by item. That read is one range of the covering btree
+``item_vectors_visible`` (workspace, class, scope, with each row's item and vector;
+migration ``0012``, vectors of up to ``schema.COVER_MAX_DIM`` dimensions), so its cost
+follows the rows the reader may see, not the size of the brain.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 
 import numpy as np
@@ -23,12 +28,21 @@ from ...model import STORAGE_CLASSES
 from ...ports import ScoredId, Vector
 from .db import Connection
 
-__all__ = ["MAX_VECTORS", "approximate_sql", "vector_rows", "vector_search"]
+__all__ = [
+    "MAX_VECTORS",
+    "approximate_sql",
+    "vector_rows",
+    "vector_search",
+    "visible_share",
+]
 
 MAX_VECTORS = 64
 """The most vectors one item's embedding may hold (its own and its passages')."""
 _EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 _ROWS_PER_ITEM = 2  # rows read per item asked for: an item may hold several vectors
+_EF_MARGIN = 1.5
+"""The HNSW read is this many times wider than the items asked for divided by the
+estimated share of rows the reader sees."""
 
 
 def vector_rows(embedding: Vector | None, dim: int | None) -> np.ndarray | None:
@@ -98,16 +112,15 @@ def vector_search(
     if scopes is not None:
         params["scopes"] = sorted(scopes)
     with conn.transaction():
-        conn.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true)",
-            (str(min(_EF_MAX, max(40, 2 * rows_wanted))),),
-        )
-        near = conn.execute(
-            approximate_sql(dim, storage_class, filtered=filtered), params
-        ).fetchall()
+        ef = _ef_search(conn, storage_class, filtered, params, limit)
         best: dict[int, float] = {}
-        for r in near:
-            best.setdefault(int(r["item_pk"]), float(r["d"]))
+        if ef is not None:
+            conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+            near = conn.execute(
+                approximate_sql(dim, storage_class, filtered=filtered), params
+            ).fetchall()
+            for r in near:
+                best.setdefault(int(r["item_pk"]), float(r["d"]))
         if len(best) < limit:  # the filters cut into it, or there are only so many
             exact = conn.execute(
                 _exact_sql(dim, storage_class, filtered=filtered), params
@@ -121,3 +134,40 @@ def vector_search(
         ).fetchall()
     by_pk = {int(r["pk"]): str(r["id"]) for r in ids}
     return [(by_pk[pk], 1.0 - d) for pk, d in top if pk in by_pk]
+
+
+def visible_share(
+    conn: Connection, storage_class: str, filtered: bool, params: dict[str, object]
+) -> float:
+    """The planner's estimate of the share of the class's vector rows the search may see
+    (its workspace, and its scopes when ``filtered``): two plans, no rows read."""
+    seen = _estimate(
+        conn, f"SELECT 1 FROM item_vectors WHERE {_where(storage_class, filtered)}", params
+    )
+    every = _estimate(conn, f"SELECT 1 FROM item_vectors WHERE class = '{storage_class}'", {})
+    return min(1.0, seen / max(every, 1.0))
+
+
+def _estimate(conn: Connection, sql: str, params: dict[str, object]) -> float:
+    row = conn.execute("EXPLAIN (FORMAT JSON) " + sql, params).fetchone()
+    assert row is not None
+    plan = next(iter(row.values()))
+    return float(plan[0]["Plan"]["Plan Rows"])
+
+
+def _ef_search(
+    conn: Connection,
+    storage_class: str,
+    filtered: bool,
+    params: dict[str, object],
+    limit: int,
+) -> int | None:
+    """How wide the HNSW read must be for ``limit`` items to pass the filters (with a
+    margin), by the estimated share of rows the reader sees; at least twice the rows
+    read. None when that is past pgvector's ceiling: the search goes straight to the
+    exact read of the visible rows."""
+    share = visible_share(conn, storage_class, filtered, params)
+    need = _EF_MARGIN * limit / max(share, 1e-9)
+    if need > _EF_MAX:
+        return None
+    return int(min(_EF_MAX, max(40, 2 * limit * _ROWS_PER_ITEM, math.ceil(need))))
