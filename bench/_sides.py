@@ -18,6 +18,7 @@ import numpy as np
 import psycopg
 from numpy.typing import NDArray
 from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
 
 from bench._common import percentile
 from bench._synth import WORKSPACE
@@ -25,7 +26,8 @@ from bench.index import index_folder, indexer_texts
 from bench.write import ConstantEmbedder
 from orgbrain import Brain, Principal
 from orgbrain.adapters.postgres import PostgresStore
-from orgbrain.adapters.postgres.vectors import approximate_sql
+from orgbrain.adapters.postgres.db import Connection
+from orgbrain.adapters.postgres.vectors import approximate_sql, ef_search_for
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.evals.beir import BeirData, index_beir, score_beir
 from orgbrain.evals.report import PlanScores
@@ -140,6 +142,10 @@ FILTERS: dict[str, tuple[Visibility, Callable[[NDArray[np.str_]], NDArray[np.boo
         Visibility(frozenset({"team:eng"})),
         lambda s: s == "team:eng",
     ),
+    "team:legal only (~1% visible)": (
+        Visibility(frozenset({"team:legal"})),
+        lambda s: s == "team:legal",
+    ),
 }
 
 
@@ -188,28 +194,31 @@ def vector_recall(
     return out
 
 
-def _connect(side: Side) -> psycopg.Connection[tuple[Any, ...]] | None:
+def _connect(side: Side) -> Connection | None:
     if not isinstance(side.target, str):
         return None
-    conn = psycopg.connect(side.target, autocommit=True)
+    conn = psycopg.connect(side.target, autocommit=True, row_factory=dict_row)
     register_vector(conn)
     return conn
 
 
-def _hnsw_short(
-    conn: psycopg.Connection[tuple[Any, ...]], q: NDArray[np.float32], vis: Visibility
-) -> bool:
-    """Whether the HNSW read alone, as ``vector_search`` makes it (ef_search 4·limit,
-    2·limit rows read), held fewer than ``limit`` visible items (so it was answered
-    exactly)."""
+def _hnsw_short(conn: Connection, q: NDArray[np.float32], vis: Visibility) -> bool:
+    """Whether ``vector_search`` answered exactly: the reader's estimated share was too
+    small for any HNSW read (``ef_search_for``), or the HNSW read it made, with the
+    ``hnsw.ef_search`` it chose and 2·limit rows, held fewer than ``limit`` visible
+    items."""
     params: dict[str, object] = {"ws": WORKSPACE, "q": q, "rows": 2 * K}
     if vis.scopes is not None:
         params["scopes"] = sorted(vis.scopes)
-    sql = approximate_sql(len(q), "section", filtered=vis.scopes is not None)
+    filtered = vis.scopes is not None
+    sql = approximate_sql(len(q), "section", filtered=filtered)
     with conn.transaction():
-        conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(4 * K),))
+        ef = ef_search_for(conn, "section", filtered, params, K)
+        if ef is None:
+            return True
+        conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
         rows = conn.execute(sql, params).fetchall()
-    return len({r[0] for r in rows}) < K
+    return len({r["item_pk"] for r in rows}) < K
 
 
 # -- writes -------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Building N sections through the indexer would take hours on two cores, so the br
 written straight through the store: a few thousand real SciFact sentences are embedded once
 with the real model (cached in ``bench/out/``), and each section is a real sentence, or two
 of them joined, whose vector is a normalised noisy mixture of theirs. Sections hang off
-files of 20 sections; 80% are org-wide, 10% in team:eng and 10% private to another user.
+files of 20 sections; 80% are org-wide, 10% in team:eng, 9% private to another user and
+1% in team:legal.
 """
 
 from __future__ import annotations
@@ -97,7 +98,15 @@ def batches(
             mixed = w * base[a] + (1 - w) * base[b] + noise
             body, vec = f"{texts[a]} {texts[b]}", mixed / np.linalg.norm(mixed)
         roll = rng.random()
-        scope = "org" if roll < 0.8 else ("team:eng" if roll < 0.9 else "user:someone")
+        scope = (
+            "org"
+            if roll < 0.8
+            else "team:eng"
+            if roll < 0.9
+            else "user:someone"
+            if roll < 0.99
+            else "team:legal"
+        )
         if i % PER_FILE == 0:
             if file_vecs:
                 batch.append(_file(file_id, scope_of_file, file_vecs, origin))

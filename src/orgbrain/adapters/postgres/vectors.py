@@ -31,6 +31,7 @@ from .db import Connection
 __all__ = [
     "MAX_VECTORS",
     "approximate_sql",
+    "ef_search_for",
     "vector_rows",
     "vector_search",
     "visible_share",
@@ -112,7 +113,7 @@ def vector_search(
     if scopes is not None:
         params["scopes"] = sorted(scopes)
     with conn.transaction():
-        ef = _ef_search(conn, storage_class, filtered, params, limit)
+        ef = ef_search_for(conn, storage_class, filtered, params, limit)
         best: dict[int, float] = {}
         if ef is not None:
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
@@ -155,7 +156,7 @@ def _estimate(conn: Connection, sql: str, params: dict[str, object]) -> float:
     return float(plan[0]["Plan"]["Plan Rows"])
 
 
-def _ef_search(
+def ef_search_for(
     conn: Connection,
     storage_class: str,
     filtered: bool,
