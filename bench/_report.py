@@ -50,6 +50,7 @@ class Results:
     sizes: list[int]
     command: str
     built: list[str] = field(default_factory=list)
+    relations: dict[int, list[tuple[str, str, float]]] = field(default_factory=dict)
     search: dict[int, list[Latency]] = field(default_factory=dict)
     recall: dict[int, dict[str, list[Recall]]] = field(default_factory=dict)
     hnsw: dict[int, list[Sweep]] = field(default_factory=dict)
@@ -58,6 +59,13 @@ class Results:
     scifact: list[tuple[str, PlanScores, float]] = field(default_factory=list)
     load: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
     rss_mb: float = 0.0
+
+
+def relation_rows(relations: dict[int, list[tuple[str, str, float]]]) -> str:
+    rows = ["| sections | relation | kind | MB |", "|---|---|---|---|"]
+    for n, rels in relations.items():
+        rows += [f"| {n:,} | {name} | {kind} | {mb:,.0f} |" for name, kind, mb in rels]
+    return "\n".join(rows)
 
 
 def search_rows(search: dict[int, list[Latency]]) -> str:
@@ -166,6 +174,14 @@ def render(r: Results) -> str:
             "| sections | embedded | server |",
             "|---|---|---|",
             *r.built,
+        ]
+    if r.relations:
+        parts += [
+            "",
+            "**PostgreSQL's tables and indexes** after the build (`pg_relation_size`; a "
+            "table's TOAST included), the largest first:",
+            "",
+            relation_rows(r.relations),
         ]
     if r.search:
         parts += [

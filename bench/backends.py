@@ -121,6 +121,20 @@ def _schema_mb(url: str) -> float:
     return float(row[0] if row else 0) / 2**20
 
 
+def _relations(url: str) -> list[tuple[str, str, float]]:
+    """The schema's tables (with their TOAST) and indexes of a megabyte or more, by size."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT c.relname, CASE c.relkind WHEN 'r' THEN 'table' ELSE 'index' END, "
+            "CASE c.relkind WHEN 'r' THEN pg_table_size(c.oid) "
+            "ELSE pg_relation_size(c.oid) END AS bytes "
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i') "
+            "ORDER BY bytes DESC"
+        ).fetchall()
+    return [(str(name), str(kind), b / 2**20) for name, kind, b in rows if b >= 2**20]
+
+
 def _drop(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DROP SCHEMA IF EXISTS " + _schema_of(conn) + " CASCADE")
@@ -170,6 +184,8 @@ def main() -> None:
             url = new_schema(pg_url)
             built = build(n, texts, base, url)
             out.built.append(built.summary())
+            out.relations[n] = _relations(url)
+            print(report.relation_rows({n: out.relations[n]}), flush=True)
             print(out.built[-1], flush=True)
             blobs = fresh_folder("orgbrain-bench-blobs-")
             sides = [
