@@ -21,7 +21,7 @@ import pytest
 
 from orgbrain import Brain, Settings
 from orgbrain.keys import KeyStore
-from orgbrain.ports import Embedder
+from orgbrain.ports import Embedder, JobQueue
 from tests.pg import fresh_schema
 from tests.s3rver import BUCKET, s3_env
 
@@ -68,6 +68,16 @@ class Backend:
         from orgbrain.adapters.postgres.keys import PostgresKeyStore
 
         return PostgresKeyStore(self.store)
+
+    def job_queue(self, folder: Path) -> JobQueue:
+        """Another handle on this backend's job queue, as a worker elsewhere has."""
+        if self.store is None:
+            from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
+
+            return SQLiteJobQueue(folder / "brain.sqlite")
+        from orgbrain.adapters.postgres import PostgresJobQueue
+
+        return PostgresJobQueue(self.store)
 
     def env(self) -> dict[str, str]:
         """The variables that point a subprocess (``orgbrain serve``, ``orgbrain mcp``)
