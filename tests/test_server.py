@@ -321,6 +321,7 @@ def test_oversize_upload_is_413_and_leaves_nothing(served: Served) -> None:
     assert ok.status_code == 201, ok.text
     assert ok.json()["size"] == 4096 and ok.json()["state"] == "added"
     assert ok.headers["location"] == f"/v1/items/{ok.json()['id']}"
+    assert served.backend.blob_keys(served.folder) - before  # the listing sees a kept upload
 
 
 def test_unsupported_and_malformed_uploads(served: Served) -> None:
