@@ -103,6 +103,7 @@ def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
 
 
 # A real PostgreSQL for the tests that run against it (tests/pg.py).
+from tests.backends import BACKENDS, Backend, backend_for  # noqa: E402
 from tests.pg import pg_server, pg_url  # noqa: E402, F401
 
 
@@ -120,3 +121,11 @@ def s3rver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     except S3rverMissing as exc:
         why = str(exc)
     pytest.fail(f"no S3 server for the S3 blob tests: {why}", pytrace=False)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """Where the test's brain lives (tests/backends.py): a test that asks for it, or for a
+    fixture that does (the server suites' ``served``), runs once on each."""
+    with backend_for(request.param, request) as b:
+        yield b

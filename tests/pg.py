@@ -12,6 +12,7 @@ import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from urllib.parse import quote
@@ -19,7 +20,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-__all__ = ["pg_server", "pg_url", "schema_url"]
+__all__ = ["fresh_schema", "pg_server", "pg_url", "schema_url"]
 
 
 def schema_url(server_url: str, schema: str) -> str:
@@ -61,14 +62,22 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+@contextmanager
+def fresh_schema(server_url: str) -> Iterator[str]:
+    """A URL whose tables live in a fresh schema on ``server_url``, dropped on the way out
+    (for fixtures of any scope)."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield schema_url(server_url, schema)
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 @pytest.fixture
 def pg_url(pg_server: str) -> Iterator[str]:
     """A URL whose tables live in a fresh schema, dropped after the test."""
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield schema_url(pg_server, schema)
-    finally:
-        with psycopg.connect(pg_server, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with fresh_schema(pg_server) as url:
+        yield url

@@ -26,13 +26,14 @@ from orgbrain import (
 )
 from orgbrain.client import Client
 from orgbrain.indexer import IndexReport
+from tests.backends import Backend
 from tests.filegen import ole_file, truncated_pdf
 from tests.test_server import HANDBOOK, Served, serve
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serve(tmp_path / "brain", max_file_bytes=8192) as s:
+def served(tmp_path: Path, backend: Backend) -> Iterator[Served]:
+    with serve(tmp_path / "brain", max_file_bytes=8192, backend=backend) as s:
         yield s
 
 

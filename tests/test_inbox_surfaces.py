@@ -26,10 +26,11 @@ from click.testing import CliRunner
 from orgbrain import Brain, Client, Principal
 from orgbrain.cli import app, cli
 from orgbrain.errors import Conflict, Forbidden, InvalidInput, NotFound
-from orgbrain.keys import MemoryKeyStore, issue_key
+from orgbrain.keys import issue_key
 from orgbrain.server import BackgroundServer, create_app
 from orgbrain.server.mcp import RUN_ID_HEADER, McpHttpApp
 from orgbrain.settings import Settings
+from tests.backends import Backend
 from tests.test_mcp import call, fails, http_client, stdio
 from tests.test_mcp import run as mcp_run
 from tests.test_server import Served, assert_problem, serve
@@ -53,8 +54,9 @@ def products(**over: object) -> dict[str, object]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serve(tmp_path / "brain") as s:
+def served(tmp_path: Path, backend: Backend) -> Iterator[Served]:
+    """The server the HTTP and client tests run against, once on each backend."""
+    with serve(tmp_path / "brain", backend=backend) as s:
         yield s
 
 
@@ -333,9 +335,11 @@ def test_write_back_and_the_inbox_through_the_client(served: Served) -> None:
 # -- MCP ----------------------------------------------------------------------------------
 
 
-def test_write_back_and_the_inbox_through_a_real_mcp_client(tmp_path: Path) -> None:
-    brain = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
-    store = MemoryKeyStore()
+def test_write_back_and_the_inbox_through_a_real_mcp_client(
+    tmp_path: Path, backend: Backend
+) -> None:
+    brain = backend.open(tmp_path / "brain", embedder=HashEmbedder())
+    store = backend.key_store(tmp_path / "brain")
     mcp_app = McpHttpApp()
     api = create_app(
         brain, store, extra_mounts={"/mcp": mcp_app}, lifespans=[lambda _app: mcp_app.running()]
@@ -404,6 +408,7 @@ def test_write_back_and_the_inbox_through_a_real_mcp_client(tmp_path: Path) -> N
 
             anyio.run(go)
     finally:
+        store.close()
         brain.close()
 
 

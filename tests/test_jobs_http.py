@@ -1,5 +1,6 @@
 """Jobs over HTTP on a real loopback server: uploads with ``index=true``, ``GET /v1/jobs``,
-item state read from the queue in the brain's file (whoever wrote it), and readiness."""
+item state read from the queue in the brain's file or database (whoever wrote it), and
+readiness; on both backends."""
 
 from __future__ import annotations
 
@@ -8,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain, Principal
-from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
+from orgbrain import Principal
+from tests.backends import Backend
 from tests.filegen import truncated_pdf
 from tests.test_server import HANDBOOK, Served, assert_problem, serve, upload, wait_state
 from tests.toy import HashEmbedder
 
 
 @pytest.fixture
-def served_jobs(tmp_path: Path) -> Iterator[Served]:
-    with serve(tmp_path / "brain") as s:
+def served_jobs(tmp_path: Path, backend: Backend) -> Iterator[Served]:
+    with serve(tmp_path / "brain", backend=backend) as s:
         yield s
 
 
@@ -91,10 +92,12 @@ def test_paging_jobs(served_jobs: Served) -> None:
     assert seen == list(reversed(fids))  # newest first
 
 
-def test_item_state_is_read_from_the_queue_whoever_wrote_it(tmp_path: Path) -> None:
+def test_item_state_is_read_from_the_queue_whoever_wrote_it(
+    tmp_path: Path, backend: Backend
+) -> None:
     folder = tmp_path / "brain"
     alice = Principal("acme", "alice")
-    with serve(folder) as s:
+    with serve(folder, backend=backend) as s:
         c = s.http(s.key())
         fid = upload(c, "doc.md", b"# Doc\n\nsome text\n").json()["id"]
         s.ctx.worker.stop()  # this server's workers are off: another process does the work
@@ -102,14 +105,14 @@ def test_item_state_is_read_from_the_queue_whoever_wrote_it(tmp_path: Path) -> N
         assert c.get("/readyz").status_code == 503  # no worker: not ready
 
         # Another process asks for indexing; this server never saw the request.
-        with Brain.open(folder, embedder=HashEmbedder()) as other:
+        with backend.open(folder, embedder=HashEmbedder()) as other:
             job = other.for_principal(alice).request_index(fid)
         assert job is not None
         assert c.get(f"/v1/items/{fid}").json()["state"] == "queued"
         assert c.get("/v1/items").json()["items"][0]["state"] == "queued"
 
         # ...and a worker elsewhere claims it: indexing, then failed for good.
-        queue = SQLiteJobQueue(folder / "brain.sqlite")
+        queue = backend.job_queue(folder)
         try:
             [claimed] = queue.claim("elsewhere", ["index"], lease_s=30)
             assert claimed.id == job.id

@@ -1,5 +1,6 @@
 """The MCP server through the SDK's own client: over stdio (a real subprocess) and over
-streamable HTTP (the API app on loopback, with real API keys)."""
+streamable HTTP (the API app on loopback, with real API keys); each on the embedded brain
+and on PostgreSQL + S3 (the ``backend`` fixture)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from mcp_types import CallToolResult
 
 from orgbrain import Brain
 from orgbrain.agents.tools import TOOLS
-from orgbrain.keys import MemoryKeyStore, issue_key
+from orgbrain.keys import issue_key
 from orgbrain.server import BackgroundServer, create_app
 from orgbrain.server.mcp import RUN_ID_HEADER, McpHttpApp
+from tests.backends import Backend
 from tests.toy import HashEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,16 +38,19 @@ The billing service is owned by Priya Raman. It charges cards through Stripe.
 Refunds over 500 EUR need approval from finance.
 """
 
-# Bob's agent: the stdio server function itself, on a brain with the fast toy embedder.
+# Bob's agent: the stdio server function itself, on a brain with the fast toy embedder
+# (in the folder, or where ORGBRAIN_STORE and ORGBRAIN_BLOBS say).
 SERVE = """
 import sys
-from orgbrain import Brain, Principal
+from pathlib import Path
+from orgbrain import Brain, Principal, Settings
 from orgbrain.agents.tools import ToolContext
 from orgbrain.server.mcp import serve_stdio
 from tests.toy import HashEmbedder
 
 path, user, run_id = sys.argv[1:4]
-brain = Brain.open(path, embedder=HashEmbedder())
+settings = Settings.from_env(brain=Path(path))
+brain = Brain.open(settings.store or path, embedder=HashEmbedder(), settings=settings)
 brain = brain.for_principal(Principal(brain.workspace, user, agent=True))
 serve_stdio(brain, ToolContext(run_id=run_id, source="mcp"))
 """
@@ -57,7 +62,7 @@ from orgbrain import Brain
 from orgbrain.cli import agent, app, cli
 from tests.toy import HashEmbedder
 
-app.open_brain = lambda s: Brain.open(s.brain, settings=s, embedder=HashEmbedder())
+app.open_brain = lambda s: Brain.open(s.store or s.brain, settings=s, embedder=HashEmbedder())
 for command in agent.COMMANDS:
     cli.add_command(command)
 cli.main(["--brain", sys.argv[1], "mcp"], prog_name="orgbrain")
@@ -185,23 +190,30 @@ def stdio(script: Path, *args: str, env: dict[str, str] | None = None) -> Client
 
 
 @pytest.mark.slow
-def test_stdio_serves_every_tool_to_two_users_agents(tmp_path: Path) -> None:
+def test_stdio_serves_every_tool_to_two_users_agents(tmp_path: Path, backend: Backend) -> None:
     path = tmp_path / "brain"
-    with Brain.open(path, embedder=HashEmbedder()) as brain:
+    with backend.open(path, embedder=HashEmbedder()) as brain:
         seeded = seed(brain)
     (tmp_path / "serve.py").write_text(SERVE)
     (tmp_path / "serve_cli.py").write_text(SERVE_CLI)
-    alice_env = {"ORGBRAIN_USER": "alice", "ORGBRAIN_TEAMS": "pay", "ORGBRAIN_RUN_ID": "run-a"}
+    where = backend.env()
+    alice_env = {
+        **where,
+        "ORGBRAIN_USER": "alice",
+        "ORGBRAIN_TEAMS": "pay",
+        "ORGBRAIN_RUN_ID": "run-a",
+    }
 
     async def main() -> None:
         async with (
             stdio(tmp_path / "serve_cli.py", str(path), env=alice_env) as alice,
-            stdio(tmp_path / "serve.py", str(path), "bob", "run-b") as bob,
+            stdio(tmp_path / "serve.py", str(path), "bob", "run-b", env=where) as bob,
         ):
             await exercise(alice, bob, seeded, "run-a")
 
     run(main)
-    with Brain.open(path, embedder=HashEmbedder()) as brain:
+    assert (path / "brain.sqlite").exists() != backend.on_postgres
+    with backend.open(path, embedder=HashEmbedder()) as brain:
         notes = [i for i in brain.items(kind="fact").items if i.label == "Salary review"]
         assert [n.origin.run_id for n in notes] == ["run-a"]
 
@@ -217,9 +229,9 @@ async def http_client(url: str, token: str, **headers: str) -> AsyncIterator[Cli
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Any:
-    brain = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
-    keys = MemoryKeyStore()
+def served(tmp_path: Path, backend: Backend) -> Any:
+    brain = backend.open(tmp_path / "brain", embedder=HashEmbedder())
+    keys = backend.key_store(tmp_path / "brain")
     mcp_app = McpHttpApp()
     api = create_app(
         brain, keys, extra_mounts={"/mcp": mcp_app}, lifespans=[lambda _app: mcp_app.running()]
@@ -232,6 +244,7 @@ def served(tmp_path: Path) -> Any:
     }
     with BackgroundServer(api) as server:
         yield brain, seed(brain), server.url + "/mcp", tokens
+    keys.close()
     brain.close()
 
 

@@ -26,10 +26,11 @@ from orgbrain.cli import memory as memory_cli
 from orgbrain.client.sse import parse_sse
 from orgbrain.extraction import Claim, Extraction, Found
 from orgbrain.jobs import DeriveJobs, JobHandler, WorkReport
-from orgbrain.keys import MemoryKeyStore, issue_key
+from orgbrain.keys import issue_key
 from orgbrain.server import BackgroundServer, create_app
 from orgbrain.server.mcp import McpHttpApp
 from orgbrain.settings import Settings
+from tests.backends import Backend
 from tests.test_mcp import call, fails, http_client
 from tests.test_server import Served, serve
 from tests.toy import HashEmbedder
@@ -96,8 +97,9 @@ def write_world(brain: Brain, workspace: str) -> World:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serve(tmp_path / "brain") as s:
+def served(tmp_path: Path, backend: Backend) -> Iterator[Served]:
+    """The server the HTTP and client tests run against, once on each backend."""
+    with serve(tmp_path / "brain", backend=backend) as s:
         # The server's own workers would derive with the default extractor (not on this
         # branch): this test derives with its own, through the same job handler.
         s.ctx.worker.stop()
@@ -269,9 +271,9 @@ def test_client_reads_stories_statements_conflicts_and_events(served: Served, wo
 # -- MCP ----------------------------------------------------------------------------------
 
 
-def test_mcp_statements_and_story_through_the_real_client(tmp_path: Path) -> None:
-    brain = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
-    keys = MemoryKeyStore()
+def test_mcp_statements_and_story_through_the_real_client(tmp_path: Path, backend: Backend) -> None:
+    brain = backend.open(tmp_path / "brain", embedder=HashEmbedder())
+    keys = backend.key_store(tmp_path / "brain")
     mcp_app = McpHttpApp()
     api = create_app(
         brain, keys, extra_mounts={"/mcp": mcp_app}, lifespans=[lambda _app: mcp_app.running()]
@@ -300,6 +302,7 @@ def test_mcp_statements_and_story_through_the_real_client(tmp_path: Path) -> Non
 
             anyio.run(go)
     finally:
+        keys.close()
         brain.close()
 
 

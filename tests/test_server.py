@@ -20,13 +20,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from orgbrain import Brain, NotFound, Principal, Settings
-from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
+from orgbrain import Brain, NotFound, Principal
 from orgbrain.keys import KeyStore, MemoryKeyStore, issue_key, revoke_key
 from orgbrain.ports import Embedder, Vector
 from orgbrain.retrieve import citation_for
 from orgbrain.server import BackgroundServer, ServerConfig, ServerContext, create_app
 from orgbrain.server.worker import WorkerPool
+from tests.backends import SQLITE, Backend
 from tests.filegen import ole_file, truncated_pdf
 from tests.toy import HashEmbedder
 
@@ -55,6 +55,7 @@ class Served:
     brain: Brain
     keys: KeyStore
     app: FastAPI
+    backend: Backend = SQLITE
 
     @property
     def ctx(self) -> ServerContext:
@@ -87,16 +88,18 @@ def serve(
     keys: KeyStore | None = None,
     derive_wait_s: float = 30.0,
     stream_max_s: float = 3600.0,
+    backend: Backend = SQLITE,
 ) -> Iterator[Served]:
-    """A brain in ``folder`` served on a free loopback port, keys in the same file."""
-    settings = Settings(max_file_bytes=max_file_bytes, derive_wait_s=derive_wait_s)
-    brain = Brain.open(folder, embedder=embedder or HashEmbedder(), settings=settings)
-    key_store = keys or SQLiteKeyStore.for_brain(folder)
+    """A brain served on a free loopback port: in ``folder``, keys in the same file; or,
+    with a postgres+s3 ``backend``, in its PostgreSQL schema (keys too) and bucket."""
+    settings = backend.settings(folder, max_file_bytes=max_file_bytes, derive_wait_s=derive_wait_s)
+    brain = backend.open(folder, embedder=embedder or HashEmbedder(), settings=settings)
+    key_store = keys or backend.key_store(folder)
     config = ServerConfig.from_settings(settings, deadline_s=deadline_s, stream_max_s=stream_max_s)
     app = create_app(brain, key_store, config=config)
     try:
         with BackgroundServer(app) as server:
-            yield Served(server.url, folder, brain, key_store, app)
+            yield Served(server.url, folder, brain, key_store, app, backend)
     finally:
         key_store.close()
         brain.close()
@@ -128,8 +131,9 @@ def upload(c: httpx.Client, name: str, data: bytes, **fields: str) -> httpx.Resp
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    with serve(tmp_path / "brain", max_file_bytes=4096) as s:
+def served(tmp_path: Path, backend: Backend) -> Iterator[Served]:
+    """The server every test here runs against, once on each backend."""
+    with serve(tmp_path / "brain", max_file_bytes=4096, backend=backend) as s:
         yield s
 
 
@@ -274,15 +278,14 @@ def test_other_users_and_workspaces_ids_are_plain_404s(served: Served) -> None:
 # -- uploads ------------------------------------------------------------------------------
 
 
-def _leftovers(folder: Path) -> set[str]:
-    blobs = folder / "blobs"
-    found = {str(p) for p in blobs.rglob("*")} if blobs.exists() else set()
+def _leftovers(served: Served) -> set[str]:
+    found = served.backend.blob_keys(served.folder)
     return found | {str(p) for p in Path(tempfile.gettempdir()).iterdir()}
 
 
 def test_oversize_upload_is_413_and_leaves_nothing(served: Served) -> None:
     c = served.http(served.key())
-    before = _leftovers(served.folder)
+    before = _leftovers(served)
     over = b"# Big\n" + b"x" * 4091  # 4097 bytes: one over the cap
     assert_problem(upload(c, "big.md", over), 413, "too_large")
 
@@ -311,13 +314,14 @@ def test_oversize_upload_is_413_and_leaves_nothing(served: Served) -> None:
     assert "over the cap of 4096 bytes" in assert_problem(r, 413, "too_large")["detail"]
 
     assert c.get("/v1/items").json()["items"] == []
-    assert _leftovers(served.folder) == before
+    assert _leftovers(served) == before
 
     exact = b"# Fits\n" + b"z" * (4096 - 7)
     ok = upload(c, "fits.md", exact)
     assert ok.status_code == 201, ok.text
     assert ok.json()["size"] == 4096 and ok.json()["state"] == "added"
     assert ok.headers["location"] == f"/v1/items/{ok.json()['id']}"
+    assert served.backend.blob_keys(served.folder) - before  # the listing sees a kept upload
 
 
 def test_unsupported_and_malformed_uploads(served: Served) -> None:
@@ -459,14 +463,16 @@ def test_items_filters_and_cursor_pagination(served: Served) -> None:
 # -- durable restart rule -----------------------------------------------------------------
 
 
-def test_unfinished_index_requests_are_requeued_on_startup(tmp_path: Path) -> None:
+def test_unfinished_index_requests_are_requeued_on_startup(
+    tmp_path: Path, backend: Backend
+) -> None:
     folder = tmp_path / "brain"
     alice = Principal("acme", "alice", frozenset({"eng"}))
-    brain = Brain.open(folder, embedder=HashEmbedder())
-    keys = SQLiteKeyStore.for_brain(folder)
+    brain = backend.open(folder, embedder=HashEmbedder())
+    keys = backend.key_store(folder)
     token = issue_key(keys, "acme", "alice", "read,write", teams=["eng"]).token
     # A server that acknowledged requests and died before its worker ran them: the
-    # requests are jobs in the brain's file.
+    # requests are jobs in the brain's file (or its database).
     create_app(brain, keys)
     mine = brain.for_principal(alice)
     pending = mine.add_file(HANDBOOK, name="handbook.md", scope="team:eng")
@@ -479,7 +485,7 @@ def test_unfinished_index_requests_are_requeued_on_startup(tmp_path: Path) -> No
     keys.close()
     brain.close()
 
-    with serve(folder) as s:
+    with serve(folder, backend=backend) as s:
         c = s.http(token)
         assert wait_state(c, pending.id, {"indexed", "failed"})["state"] == "indexed"
         assert s.ctx.worker.wait_idle(30)
@@ -499,11 +505,11 @@ class CountingEmbedder(HashEmbedder):
         return super().embed(texts)
 
 
-def test_requests_that_pile_up_are_indexed_together(tmp_path: Path) -> None:
+def test_requests_that_pile_up_are_indexed_together(tmp_path: Path, backend: Backend) -> None:
     embedder = CountingEmbedder()
     alice = Principal("acme", "alice", frozenset({"eng"}))
     bob = Principal("acme", "bob")
-    with Brain.open(tmp_path / "brain", embedder=embedder) as brain:
+    with backend.open(tmp_path / "brain", embedder=embedder) as brain:
         mine, his = brain.for_principal(alice), brain.for_principal(bob)
         files = [
             mine.add_file(f"# Doc {n}\n\nfact number {n}\n".encode(), name=f"d{n}.md")
@@ -550,9 +556,9 @@ class SlowQueryEmbedder(HashEmbedder):
         return super().embed(texts)
 
 
-def test_a_request_over_its_deadline_is_503(tmp_path: Path) -> None:
+def test_a_request_over_its_deadline_is_503(tmp_path: Path, backend: Backend) -> None:
     embedder = SlowQueryEmbedder()
-    with serve(tmp_path / "brain", embedder=embedder, deadline_s=0.5) as s:
+    with serve(tmp_path / "brain", embedder=embedder, deadline_s=0.5, backend=backend) as s:
         c = s.http(s.key())
         assert c.post("/v1/notes", json={"body": "a fact about deadlines"}).status_code == 201
         embedder.slow.set()
@@ -625,8 +631,10 @@ def test_admin_manages_keys_in_its_own_workspace_only(served: Served) -> None:
 # -- the real model, end to end -----------------------------------------------------------
 
 
-def test_search_with_the_real_model_over_http(tmp_path: Path, embedder: Embedder) -> None:
-    with serve(tmp_path / "brain", embedder=embedder) as s:
+def test_search_with_the_real_model_over_http(
+    tmp_path: Path, embedder: Embedder, backend: Backend
+) -> None:
+    with serve(tmp_path / "brain", embedder=embedder, backend=backend) as s:
         c = s.http(s.key(teams=["eng"]))
         fid = upload(c, "handbook.md", HANDBOOK, scope="team:eng").json()["id"]
         c.post(f"/v1/files/{fid}/index")
@@ -646,7 +654,9 @@ def test_search_with_the_real_model_over_http(tmp_path: Path, embedder: Embedder
 # -- the command --------------------------------------------------------------------------
 
 
-def test_orgbrain_serve_runs_the_api(tmp_path: Path) -> None:
+def test_orgbrain_serve_runs_the_api(
+    tmp_path: Path, backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import signal
     import socket
     import subprocess
@@ -657,9 +667,12 @@ def test_orgbrain_serve_runs_the_api(tmp_path: Path) -> None:
     from orgbrain.cli.keys import keys
 
     folder = tmp_path / "brain"
+    for var, value in backend.env().items():  # the command and its keys on the backend
+        monkeypatch.setenv(var, value)
     made = CliRunner().invoke(
         keys, ["--brain", str(folder), "create", "--workspace", "default", "--principal", "ann"]
     )
+    assert made.exit_code == 0, made.output
     token = made.stdout.strip()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -695,13 +708,18 @@ def test_orgbrain_serve_runs_the_api(tmp_path: Path) -> None:
     access = [json.loads(line) for line in err.splitlines() if line.startswith('{"event"')]
     assert [a["status"] for a in access if a["path"] == "/v1/items"] == [200, 401]
     assert token.split("_")[2] not in err
+    # The key and the brain were where the backend says: no file of its own on PostgreSQL.
+    assert (folder / "brain.sqlite").exists() != backend.on_postgres
+    listed = backend.key_store(folder)
+    assert [k.workspace for k in listed.list_keys("default")] == ["default"]
+    listed.close()
 
 
-def test_a_citations_numbers_fetch_exactly_its_bytes(tmp_path: Path) -> None:
+def test_a_citations_numbers_fetch_exactly_its_bytes(tmp_path: Path, backend: Backend) -> None:
     """One convention: byte ranges are half-open everywhere orgbrain speaks; ``?start&end``
     takes a citation's numbers as they are, and HTTP's inclusive Range needs end - 1."""
-    brain = Brain.open(tmp_path / "brain", embedder=HashEmbedder())
-    keys = MemoryKeyStore()
+    brain = backend.open(tmp_path / "brain", embedder=HashEmbedder())
+    keys = backend.key_store(tmp_path / "brain")
     token = issue_key(keys, brain.workspace, "alice", "read,write").token
     file = brain.add_file(HANDBOOK, name="handbook.md", index=True)
     with BackgroundServer(create_app(brain, keys)) as server:
@@ -720,6 +738,7 @@ def test_a_citations_numbers_fetch_exactly_its_bytes(tmp_path: Path) -> None:
             assert by_range.status_code == 206 and by_range.content == exact
         empty = httpx.get(url, params={"start": 5, "end": 5}, headers=headers)
         assert empty.status_code == 400
+    keys.close()
     brain.close()
 
 

@@ -1,7 +1,7 @@
 """The web UI over plain HTTP (no browser): sign-in and its cookie, CSRF on every form,
 sessions that end (across server processes), what a key may see, raw files that never
 run, static assets that are packaged and versioned, error pages and the health page —
-each on the embedded brain and on one in PostgreSQL."""
+each on the embedded brain and on one in PostgreSQL with its files in S3."""
 
 from __future__ import annotations
 
@@ -14,55 +14,31 @@ from pathlib import Path
 import httpx
 import pytest
 
-from orgbrain import Brain, InvalidInput, Principal
-from orgbrain.adapters.postgres.keys import PostgresKeyStore
-from orgbrain.adapters.sqlite.keys import SQLiteKeyStore
+from orgbrain import InvalidInput, Principal
 from orgbrain.keys import KeyStore, revoke_key
-from orgbrain.server import BackgroundServer, ServerConfig, create_app
+from orgbrain.server import BackgroundServer, create_app
 from orgbrain.server.ui import Sessions, UiConfig
 from orgbrain.server.ui.pages.auth import safe_next
 from orgbrain.server.ui.pages.entities import snippet
 from orgbrain.settings import Settings
+from tests.backends import Backend
 from tests.test_server import HANDBOOK, Served, serve, wait_state
-from tests.toy import HashEmbedder
 from tests.ui_harness import csrf_of, sign_in, ui_client
 
 SECRET_NOTE = "Alice's salary review is on Friday the 13th."
 
 
-@contextmanager
-def serve_pg(url: str, folder: Path, *, max_file_bytes: int) -> Iterator[Served]:
-    """The same server over a brain and keys in PostgreSQL (blobs in ``folder``)."""
-    settings = Settings(brain=folder, store=url, max_file_bytes=max_file_bytes)
-    brain = Brain.open(url, embedder=HashEmbedder(), settings=settings)
-    keys = PostgresKeyStore(url)
-    app = create_app(brain, keys, config=ServerConfig.from_settings(settings))
-    try:
-        with BackgroundServer(app) as server:
-            yield Served(server.url, folder, brain, keys, app)
-    finally:
-        keys.close()
-        brain.close()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
-    """Every test here runs on the embedded brain and on one in PostgreSQL."""
-    if request.param == "postgres":
-        with serve_pg(
-            request.getfixturevalue("pg_url"), tmp_path / "brain", max_file_bytes=1 << 16
-        ) as s:
-            yield s
-        return
-    with serve(tmp_path / "brain", max_file_bytes=1 << 16) as s:
+@pytest.fixture
+def served(tmp_path: Path, backend: Backend) -> Iterator[Served]:
+    """Every test here runs on the embedded brain and on PostgreSQL + S3 (keys in the
+    database too)."""
+    with serve(tmp_path / "brain", max_file_bytes=1 << 16, backend=backend) as s:
         yield s
 
 
 def _another_key_store(served: Served) -> KeyStore:
     """Another connection to the served brain's key store, as another process has."""
-    if isinstance(served.keys, PostgresKeyStore):
-        return PostgresKeyStore(served.keys.url)
-    return SQLiteKeyStore.for_brain(served.folder)
+    return served.backend.key_store(served.folder)
 
 
 def _form_csrf(c: httpx.Client, path: str = "/ui/items") -> str:
