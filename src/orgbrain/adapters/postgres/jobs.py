@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import cast
 
 from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
 from ...ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 from .db import DEFAULT_TIMEOUT_S, Database
+from .rows import ROWS
 from .schema import migrate
 
 __all__ = ["PostgresJobQueue"]
@@ -32,26 +33,7 @@ _READY = (
 )
 
 
-def _job(row: Mapping[str, Any]) -> Job:
-    return Job(
-        id=row["id"],
-        workspace=row["workspace"],
-        kind=row["kind"],
-        key=row["key"],
-        payload=json.loads(row["payload"]),
-        state=cast(JobState, row["state"]),
-        attempts=int(row["attempts"]),
-        max_attempts=int(row["max_attempts"]),
-        run_after=row["run_after"],
-        actor=row["actor"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        subject=row["subject"],
-        lease_owner=row["lease_owner"],
-        lease_until=row["lease_until"],
-        last_error=row["last_error"],
-        finished_at=row["finished_at"],
-    )
+_job = ROWS.job_from_row
 
 
 class PostgresJobQueue:

@@ -4,15 +4,14 @@ only from ``pending``, once (compare-and-set in one UPDATE)."""
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, cast
 
 from ...model import Proposal, ProposalState
 from .db import Connection
+from .rows import ROWS
 
 __all__ = ["Proposals"]
 
@@ -21,31 +20,6 @@ _COLUMNS = (
     "evidence, supersedes, state, reason, writer, item_id, decided_by, decided_at, "
     "review_reason, created_at"
 )
-
-
-def _row(r: Mapping[str, Any]) -> Proposal:
-    return Proposal(
-        id=r["id"],
-        workspace=r["workspace"],
-        run_id=r["run_id"],
-        actor=r["actor"],
-        kind=r["kind"],
-        label=r["label"],
-        body=r["body"],
-        scope=r["scope"],
-        confidence=float(r["confidence"]),
-        sensitivity=tuple(json.loads(r["sensitivity"])),
-        evidence=tuple(json.loads(r["evidence"])),
-        supersedes=tuple(json.loads(r["supersedes"])),
-        state=cast(ProposalState, r["state"]),
-        reason=r["reason"],
-        created_at=r["created_at"],
-        writer=r["writer"],
-        item_id=r["item_id"],
-        decided_by=r["decided_by"],
-        decided_at=r["decided_at"],
-        review_reason=r["review_reason"],
-    )
 
 
 class Proposals(ABC):
@@ -63,28 +37,7 @@ class Proposals(ABC):
             row = conn.execute(
                 f"INSERT INTO proposals ({_COLUMNS}) VALUES ({', '.join(['%s'] * 20)}) "
                 "ON CONFLICT (id) DO NOTHING RETURNING *",
-                (
-                    p.id,
-                    p.workspace,
-                    p.run_id,
-                    p.actor,
-                    p.kind,
-                    p.label,
-                    p.body,
-                    p.scope,
-                    p.confidence,
-                    json.dumps(list(p.sensitivity)),
-                    json.dumps(list(p.evidence)),
-                    json.dumps(list(p.supersedes)),
-                    p.state,
-                    p.reason,
-                    p.writer,
-                    p.item_id,
-                    p.decided_by,
-                    p.decided_at,
-                    p.review_reason,
-                    p.created_at,
-                ),
+                ROWS.proposal_values(p),
             ).fetchone()
             created = row is not None
             if row is None:
@@ -93,7 +46,7 @@ class Proposals(ABC):
                     (p.workspace, p.id),
                 ).fetchone()
         assert row is not None
-        return _row(row), created
+        return ROWS.proposal_from_row(row), created
 
     def proposal(self, workspace: str, proposal_id: str) -> Proposal | None:
         with self._read() as conn:
@@ -101,7 +54,7 @@ class Proposals(ABC):
                 "SELECT * FROM proposals WHERE workspace = %s AND id = %s",
                 (workspace, proposal_id),
             ).fetchone()
-        return None if row is None else _row(row)
+        return None if row is None else ROWS.proposal_from_row(row)
 
     def proposals(
         self,
@@ -126,7 +79,7 @@ class Proposals(ABC):
         sql += " ORDER BY pk LIMIT %s"
         params.append(limit)
         with self._read() as conn:
-            return [_row(r) for r in conn.execute(sql, params)]
+            return [ROWS.proposal_from_row(r) for r in conn.execute(sql, params)]
 
     def pending_proposals(
         self, workspace: str, *, scopes: Sequence[str] | None = None

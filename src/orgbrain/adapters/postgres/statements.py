@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
 from ...errors import InvalidInput
-from ...model import ByteRange, Edge, Evidence, Item, Origin, Statement
+from ...model import Edge, Evidence, Item, Statement
 from ...scopes import Visibility
-from ..sqlite.statements import norm_object
+from ..records import TABLES
 from .db import Connection
-from .rows import item_from_row
+from .rows import ROWS, item_from_row
 
 __all__ = ["Statements"]
+
+_STATEMENT = TABLES["statements"].columns
 
 # Evidence that still counts: its item exists and is not forgotten.
 _LIVE = (
@@ -45,38 +47,10 @@ class Statements(ABC):
         s = statement
         with self._tx() as conn:
             row = conn.execute(
-                "INSERT INTO statements (id, workspace, type, subject_id, subject, "
-                "predicate, object, object_norm, object_id, scope, item_id, byte_start, "
-                "byte_end, text, tier, confidence, valid_from, valid_to, superseded_by, "
-                "replaces, conflicts, origin_actor, origin_source, origin_run, origin_at) "
-                f"VALUES ({', '.join(['%s'] * 25)}) ON CONFLICT (id) DO NOTHING RETURNING pk",
-                (
-                    s.id,
-                    s.workspace,
-                    s.type,
-                    s.subject_id,
-                    s.subject,
-                    s.predicate,
-                    s.object,
-                    norm_object(s.object),
-                    s.object_id,
-                    s.scope,
-                    s.item_id,
-                    None if s.byte_range is None else s.byte_range.start,
-                    None if s.byte_range is None else s.byte_range.end,
-                    s.text,
-                    s.tier,
-                    s.confidence,
-                    s.valid_from,
-                    s.valid_to,
-                    s.superseded_by,
-                    s.replaces,
-                    json.dumps(list(s.conflicts)),
-                    s.origin.actor,
-                    s.origin.source,
-                    s.origin.run_id,
-                    s.origin.at,
-                ),
+                f"INSERT INTO statements ({', '.join(_STATEMENT)}) "
+                f"VALUES ({', '.join(['%s'] * len(_STATEMENT))}) "
+                "ON CONFLICT (id) DO NOTHING RETURNING pk",
+                ROWS.statement_values(s),
             ).fetchone()
             created = row is not None
             ev = Evidence(s.item_id, s.byte_range, s.text, s.tier, s.confidence, s.origin.at)
@@ -90,22 +64,11 @@ class Statements(ABC):
 
     @staticmethod
     def _add_evidence(conn: Connection, workspace: str, statement_id: str, ev: Evidence) -> bool:
-        br = ev.byte_range
         cur = conn.execute(
             "INSERT INTO statement_evidence (workspace, statement_id, item_id, byte_start, "
             "byte_end, text, tier, confidence, at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (statement_id, item_id, byte_start) DO NOTHING",
-            (
-                workspace,
-                statement_id,
-                ev.item_id,
-                -1 if br is None else br.start,  # NULL would defeat the UNIQUE constraint
-                None if br is None else br.end,
-                ev.text,
-                ev.tier,
-                ev.confidence,
-                ev.at,
-            ),
+            ROWS.evidence_values(workspace, statement_id, ev),
         )
         return cur.rowcount == 1
 
@@ -165,7 +128,7 @@ class Statements(ABC):
         sql += " ORDER BY s.valid_from, s.pk LIMIT %s"
         params.append(limit)
         with self._read() as conn:
-            return [_statement(r) for r in conn.execute(sql, params)]
+            return [ROWS.statement_from_row(r) for r in conn.execute(sql, params)]
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:
         sql = (
@@ -177,15 +140,8 @@ class Statements(ABC):
         if visibility.scopes is not None:
             sql += " AND i.scope = ANY(%s)"
             params.append(sorted(visibility.scopes))
-        out = []
         with self._read() as conn:
-            for r in conn.execute(sql + " ORDER BY v.pk", params):
-                start = r["byte_start"]
-                br = None if start is None or start < 0 else ByteRange(start, r["byte_end"])
-                out.append(
-                    Evidence(r["item_id"], br, r["text"], r["tier"], r["confidence"], r["at"])
-                )
-        return out
+            return [ROWS.evidence_from_row(r) for r in conn.execute(sql + " ORDER BY v.pk", params)]
 
     def end_statement(
         self, workspace: str, statement_id: str, valid_to: datetime, superseded_by: str
@@ -283,30 +239,3 @@ class Statements(ABC):
                 data.update(id=int(r["seq"]), kind=r["kind"], at=r["at"].isoformat())
                 out.append(data)
         return out
-
-
-def _statement(r: Mapping[str, Any]) -> Statement:
-    start = r["byte_start"]
-    return Statement(
-        id=r["id"],
-        workspace=r["workspace"],
-        type=r["type"],
-        subject_id=r["subject_id"],
-        subject=r["subject"],
-        predicate=r["predicate"],
-        object=r["object"],
-        object_id=r["object_id"],
-        scope=r["scope"],
-        item_id=r["item_id"],
-        byte_range=None if start is None else ByteRange(start, r["byte_end"]),
-        text=r["text"],
-        tier=r["tier"],
-        confidence=r["confidence"],
-        valid_from=r["valid_from"],
-        origin=Origin(r["origin_actor"], r["origin_source"], r["origin_at"], r["origin_run"]),
-        valid_to=r["valid_to"],
-        superseded_by=r["superseded_by"],
-        replaces=r["replaces"],
-        evidence=int(r["n"]),
-        conflicts=tuple(json.loads(r["conflicts"])),
-    )

@@ -11,33 +11,18 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from ...model import Origin, Version
+from ...model import Version
 from ...scopes import Visibility
-from ..sqlite.versions import OLD_ROW_COLUMNS, content_changed
+from ..sql.versions import COPIED, OLD_ROW_COLUMNS, content_changed
 from .db import Connection
+from .rows import ROWS
 
 __all__ = ["OLD_ROW_COLUMNS", "Versions"]
 
-_COPIED = (
-    "label",
-    "body",
-    "summary",
-    "blob_key",
-    "text_key",
-    "content_hash",
-    "size",
-    "media_type",
-    "name",
-    "occurred_at",
-    "origin_actor",
-    "origin_source",
-    "origin_run",
-    "origin_at",
-)
 _INSERT = (
-    f"INSERT INTO item_versions (workspace, item_id, number, {', '.join(_COPIED)}, replaced_at) "
+    f"INSERT INTO item_versions (workspace, item_id, number, {', '.join(COPIED)}, replaced_at) "
     f"VALUES (%s, %s, (SELECT coalesce(max(number), 0) + 1 FROM item_versions "
-    f"WHERE workspace = %s AND item_id = %s), {', '.join(['%s'] * len(_COPIED))}, %s)"
+    f"WHERE workspace = %s AND item_id = %s), {', '.join(['%s'] * len(COPIED))}, %s)"
 )
 
 
@@ -64,7 +49,7 @@ class Versions(ABC):
         if not content_changed(old, new):
             return False
         conn.execute(
-            _INSERT, (workspace, item_id, workspace, item_id, *(old[c] for c in _COPIED), at)
+            _INSERT, (workspace, item_id, workspace, item_id, *(old[c] for c in COPIED), at)
         )
         return True
 
@@ -79,7 +64,7 @@ class Versions(ABC):
             params.append(sorted(visibility.scopes))
         with self._read() as conn:
             rows = conn.execute(sql + " ORDER BY v.number DESC", params).fetchall()
-        return [_version(r) for r in rows]
+        return [ROWS.version_from_row(r) for r in rows]
 
     def erase_versions(self, workspace: str, item_id: str) -> list[str]:
         """Delete an item's previous versions; return the blob keys they named."""
@@ -90,22 +75,3 @@ class Versions(ABC):
                 (workspace, item_id),
             ).fetchall()
         return sorted({k for r in rows for k in (r["blob_key"], r["text_key"]) if k})
-
-
-def _version(r: Mapping[str, Any]) -> Version:
-    return Version(
-        item_id=r["item_id"],
-        number=int(r["number"]),
-        label=r["label"],
-        body=r["body"],
-        summary=r["summary"],
-        origin=Origin(r["origin_actor"], r["origin_source"], r["origin_at"], r["origin_run"]),
-        replaced_at=r["replaced_at"],
-        blob_key=r["blob_key"],
-        text_key=r["text_key"],
-        content_hash=r["content_hash"],
-        size=r["size"],
-        media_type=r["media_type"],
-        name=r["name"],
-        occurred_at=r["occurred_at"],
-    )

@@ -22,6 +22,7 @@ from ...ids import new_id
 from ...model import utcnow
 from ...ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 from .db import Database
+from .rows import ROWS
 from .schema import migrate
 
 __all__ = ["SQLiteJobQueue"]
@@ -34,30 +35,7 @@ def _ts(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
-def _dt(value: str | None) -> datetime | None:
-    return None if value is None else datetime.fromisoformat(value)
-
-
-def _job(row: sqlite3.Row) -> Job:
-    return Job(
-        id=row["id"],
-        workspace=row["workspace"],
-        kind=row["kind"],
-        key=row["key"],
-        payload=json.loads(row["payload"]),
-        state=cast(JobState, row["state"]),
-        attempts=int(row["attempts"]),
-        max_attempts=int(row["max_attempts"]),
-        run_after=datetime.fromisoformat(row["run_after"]),
-        actor=row["actor"],
-        created_at=datetime.fromisoformat(row["created_at"]),
-        updated_at=datetime.fromisoformat(row["updated_at"]),
-        subject=row["subject"],
-        lease_owner=row["lease_owner"],
-        lease_until=_dt(row["lease_until"]),
-        last_error=row["last_error"],
-        finished_at=_dt(row["finished_at"]),
-    )
+_job = ROWS.job_from_row
 
 
 class SQLiteJobQueue:

@@ -4,45 +4,16 @@ items can meet one; a state changes only from ``pending``, once (compare-and-set
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, cast
 
 from ...model import Proposal, ProposalState
+from .rows import ROWS
 
 __all__ = ["Proposals"]
-
-
-def _row(r: sqlite3.Row) -> Proposal:
-    def at(value: Any) -> datetime | None:
-        return None if value is None else datetime.fromisoformat(value)
-
-    return Proposal(
-        id=r["id"],
-        workspace=r["workspace"],
-        run_id=r["run_id"],
-        actor=r["actor"],
-        kind=r["kind"],
-        label=r["label"],
-        body=r["body"],
-        scope=r["scope"],
-        confidence=float(r["confidence"]),
-        sensitivity=tuple(json.loads(r["sensitivity"])),
-        evidence=tuple(json.loads(r["evidence"])),
-        supersedes=tuple(json.loads(r["supersedes"])),
-        state=cast(ProposalState, r["state"]),
-        reason=r["reason"],
-        created_at=datetime.fromisoformat(r["created_at"]),
-        writer=r["writer"],
-        item_id=r["item_id"],
-        decided_by=r["decided_by"],
-        decided_at=at(r["decided_at"]),
-        review_reason=r["review_reason"],
-    )
 
 
 class Proposals(ABC):
@@ -62,34 +33,13 @@ class Proposals(ABC):
                 "body, scope, confidence, sensitivity, evidence, supersedes, state, reason, "
                 "writer, item_id, decided_by, decided_at, review_reason, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    p.id,
-                    p.workspace,
-                    p.run_id,
-                    p.actor,
-                    p.kind,
-                    p.label,
-                    p.body,
-                    p.scope,
-                    p.confidence,
-                    json.dumps(list(p.sensitivity)),
-                    json.dumps(list(p.evidence)),
-                    json.dumps(list(p.supersedes)),
-                    p.state,
-                    p.reason,
-                    p.writer,
-                    p.item_id,
-                    p.decided_by,
-                    None if p.decided_at is None else p.decided_at.isoformat(),
-                    p.review_reason,
-                    p.created_at.isoformat(),
-                ),
+                ROWS.proposal_values(p),
             )
             created = cur.rowcount == 1
             row = conn.execute(
                 "SELECT * FROM proposals WHERE workspace = ? AND id = ?", (p.workspace, p.id)
             ).fetchone()
-        return _row(row), created
+        return ROWS.proposal_from_row(row), created
 
     def proposal(self, workspace: str, proposal_id: str) -> Proposal | None:
         row = (
@@ -99,7 +49,7 @@ class Proposals(ABC):
             )
             .fetchone()
         )
-        return None if row is None else _row(row)
+        return None if row is None else ROWS.proposal_from_row(row)
 
     def proposals(
         self,
@@ -123,7 +73,7 @@ class Proposals(ABC):
             params.append(run_id)
         sql += " ORDER BY rowid LIMIT ?"
         params.append(limit)
-        return [_row(r) for r in self._conn().execute(sql, params)]
+        return [ROWS.proposal_from_row(r) for r in self._conn().execute(sql, params)]
 
     def pending_proposals(
         self, workspace: str, *, scopes: Sequence[str] | None = None
@@ -158,7 +108,7 @@ class Proposals(ABC):
                 (
                     state,
                     decided_by,
-                    decided_at.isoformat(),
+                    ROWS.time(decided_at),
                     reason,
                     label,
                     body,

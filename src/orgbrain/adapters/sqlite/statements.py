@@ -12,25 +12,14 @@ from datetime import datetime
 from typing import Any
 
 from ...errors import InvalidInput
-from ...model import ByteRange, Edge, Evidence, Item, Origin, Statement
+from ...model import Edge, Evidence, Item, Statement
 from ...scopes import Visibility
-from .rows import item_from_row
+from ..records import TABLES
+from .rows import ROWS, item_from_row
 
-__all__ = ["Statements", "norm_object"]
+__all__ = ["Statements"]
 
-
-def norm_object(value: str) -> str:
-    """The form two spellings of one object share (case and spacing apart)."""
-    return " ".join(value.casefold().split()).strip(" .,;:!\"'")
-
-
-def _ts(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-def _dt(value: str) -> datetime:
-    return datetime.fromisoformat(value)
-
+_STATEMENT = TABLES["statements"].columns
 
 # Evidence that still counts: its item exists, is not forgotten, and the reader sees it.
 _LIVE = (
@@ -58,38 +47,9 @@ class Statements(ABC):
         s = statement
         with self._tx() as conn:
             cur = conn.execute(
-                "INSERT OR IGNORE INTO statements (id, workspace, type, subject_id, subject, "
-                "predicate, object, object_norm, object_id, scope, item_id, byte_start, "
-                "byte_end, text, tier, confidence, valid_from, valid_to, superseded_by, "
-                "replaces, conflicts, origin_actor, origin_source, origin_run, origin_at) "
-                f"VALUES ({', '.join('?' * 25)})",
-                (
-                    s.id,
-                    s.workspace,
-                    s.type,
-                    s.subject_id,
-                    s.subject,
-                    s.predicate,
-                    s.object,
-                    norm_object(s.object),
-                    s.object_id,
-                    s.scope,
-                    s.item_id,
-                    None if s.byte_range is None else s.byte_range.start,
-                    None if s.byte_range is None else s.byte_range.end,
-                    s.text,
-                    s.tier,
-                    s.confidence,
-                    _ts(s.valid_from),
-                    _ts(s.valid_to),
-                    s.superseded_by,
-                    s.replaces,
-                    json.dumps(list(s.conflicts)),
-                    s.origin.actor,
-                    s.origin.source,
-                    s.origin.run_id,
-                    _ts(s.origin.at),
-                ),
+                f"INSERT OR IGNORE INTO statements ({', '.join(_STATEMENT)}) "
+                f"VALUES ({', '.join('?' * len(_STATEMENT))})",
+                ROWS.statement_values(s),
             )
             created = cur.rowcount == 1
             ev = Evidence(s.item_id, s.byte_range, s.text, s.tier, s.confidence, s.origin.at)
@@ -105,21 +65,10 @@ class Statements(ABC):
     def _add_evidence(
         conn: sqlite3.Connection, workspace: str, statement_id: str, ev: Evidence
     ) -> bool:
-        br = ev.byte_range
         cur = conn.execute(
             "INSERT OR IGNORE INTO statement_evidence (workspace, statement_id, item_id, "
             "byte_start, byte_end, text, tier, confidence, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                workspace,
-                statement_id,
-                ev.item_id,
-                -1 if br is None else br.start,  # NULL would defeat the UNIQUE constraint
-                None if br is None else br.end,
-                ev.text,
-                ev.tier,
-                ev.confidence,
-                _ts(ev.at),
-            ),
+            ROWS.evidence_values(workspace, statement_id, ev),
         )
         return cur.rowcount == 1
 
@@ -179,7 +128,7 @@ class Statements(ABC):
             sql += ")"
         sql += " ORDER BY s.valid_from, s.rowid LIMIT ?"
         params.append(limit)
-        return [_statement(r) for r in self._conn().execute(sql, params)]
+        return [ROWS.statement_from_row(r) for r in self._conn().execute(sql, params)]
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:
         sql = (
@@ -191,14 +140,8 @@ class Statements(ABC):
         if visibility.scopes is not None:
             sql += f" AND i.scope IN ({', '.join('?' * len(visibility.scopes))})"
             params += sorted(visibility.scopes)
-        out = []
-        for r in self._conn().execute(sql + " ORDER BY v.rowid", params):
-            start = r["byte_start"]
-            br = None if start is None or start < 0 else ByteRange(start, r["byte_end"])
-            out.append(
-                Evidence(r["item_id"], br, r["text"], r["tier"], r["confidence"], _dt(r["at"]))
-            )
-        return out
+        rows = self._conn().execute(sql + " ORDER BY v.rowid", params)
+        return [ROWS.evidence_from_row(r) for r in rows]
 
     def end_statement(
         self, workspace: str, statement_id: str, valid_to: datetime, superseded_by: str
@@ -209,7 +152,7 @@ class Statements(ABC):
             cur = conn.execute(
                 "UPDATE statements SET valid_to = ?, superseded_by = ? WHERE workspace = ? "
                 "AND id = ? AND superseded_by IS NULL",
-                (_ts(valid_to), superseded_by, workspace, statement_id),
+                (ROWS.time(valid_to), superseded_by, workspace, statement_id),
             )
             return cur.rowcount == 1
 
@@ -295,30 +238,3 @@ class Statements(ABC):
             data.update(id=rowid, kind=kind, at=at)
             out.append(data)
         return out
-
-
-def _statement(r: sqlite3.Row) -> Statement:
-    start = r["byte_start"]
-    return Statement(
-        id=r["id"],
-        workspace=r["workspace"],
-        type=r["type"],
-        subject_id=r["subject_id"],
-        subject=r["subject"],
-        predicate=r["predicate"],
-        object=r["object"],
-        object_id=r["object_id"],
-        scope=r["scope"],
-        item_id=r["item_id"],
-        byte_range=None if start is None else ByteRange(start, r["byte_end"]),
-        text=r["text"],
-        tier=r["tier"],
-        confidence=r["confidence"],
-        valid_from=_dt(r["valid_from"]),
-        origin=Origin(r["origin_actor"], r["origin_source"], _dt(r["origin_at"]), r["origin_run"]),
-        valid_to=None if r["valid_to"] is None else _dt(r["valid_to"]),
-        superseded_by=r["superseded_by"],
-        replaces=r["replaces"],
-        evidence=int(r["n"]),
-        conflicts=tuple(json.loads(r["conflicts"])),
-    )

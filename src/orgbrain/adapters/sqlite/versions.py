@@ -18,71 +18,18 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from ...model import Origin, Version
+from ...model import Version
 from ...scopes import Visibility
+from ..sql.versions import COPIED, OLD_ROW_COLUMNS, content_changed
+from .rows import ROWS
 
-__all__ = ["OLD_ROW_COLUMNS", "VERSIONED_CLASSES", "Versions"]
+__all__ = ["OLD_ROW_COLUMNS", "Versions"]
 
-VERSIONED_CLASSES = ("file", "note")
-"""The classes whose previous content is kept: what a writer wrote, not what was derived."""
-
-OLD_ROW_COLUMNS = (
-    "class",
-    "label",
-    "body",
-    "summary",
-    "blob_key",
-    "text_key",
-    "content_hash",
-    "size",
-    "media_type",
-    "name",
-    "occurred_at",
-    "origin_actor",
-    "origin_source",
-    "origin_run",
-    "origin_at",
-    "tombstoned_at",
-    "supersedes",
-    "superseded_by",
-)
-"""What ``SQLiteStore._put`` reads of the row it is about to update."""
-
-_COPIED = (
-    "label",
-    "body",
-    "summary",
-    "blob_key",
-    "text_key",
-    "content_hash",
-    "size",
-    "media_type",
-    "name",
-    "occurred_at",
-    "origin_actor",
-    "origin_source",
-    "origin_run",
-    "origin_at",
-)
 _INSERT = (
-    f"INSERT INTO item_versions (workspace, item_id, number, {', '.join(_COPIED)}, replaced_at) "
+    f"INSERT INTO item_versions (workspace, item_id, number, {', '.join(COPIED)}, replaced_at) "
     f"VALUES (?, ?, (SELECT coalesce(max(number), 0) + 1 FROM item_versions "
-    f"WHERE workspace = ? AND item_id = ?), {', '.join('?' * len(_COPIED))}, ?)"
+    f"WHERE workspace = ? AND item_id = ?), {', '.join('?' * len(COPIED))}, ?)"
 )
-
-
-def content_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-    """Whether writing ``new`` over the row ``old`` replaces what a writer wrote: a file's
-    bytes, or a note's label, text or time. Indexing (the extracted body, the text key),
-    flags and tombstones are not content."""
-    if old["class"] not in VERSIONED_CLASSES or old["class"] != new["class"]:
-        return False
-    if old["tombstoned_at"] is not None or new["tombstoned_at"] is not None:
-        return False  # forgotten content stays out of reads; forgetting is no new version
-    if old["class"] == "file":
-        return (old["blob_key"], old["content_hash"]) != (new["blob_key"], new["content_hash"])
-    fields = ("label", "body", "occurred_at")
-    return any(old[f] != new[f] for f in fields)
 
 
 class Versions(ABC):
@@ -109,7 +56,7 @@ class Versions(ABC):
             return False
         conn.execute(
             _INSERT,
-            (workspace, item_id, workspace, item_id, *(old[c] for c in _COPIED), at.isoformat()),
+            (workspace, item_id, workspace, item_id, *(old[c] for c in COPIED), ROWS.time(at)),
         )
         return True
 
@@ -123,7 +70,7 @@ class Versions(ABC):
             sql += f" AND i.scope IN ({', '.join('?' * len(visibility.scopes))})"
             params += sorted(visibility.scopes)
         rows = self._conn().execute(sql + " ORDER BY v.number DESC", params)
-        return [_version(r) for r in rows]
+        return [ROWS.version_from_row(r) for r in rows]
 
     def erase_versions(self, workspace: str, item_id: str) -> list[str]:
         """Delete an item's previous versions; return the blob keys they named (raw bytes
@@ -135,27 +82,3 @@ class Versions(ABC):
                 (workspace, item_id),
             ).fetchall()
         return sorted({k for r in rows for k in (r[0], r[1]) if k})
-
-
-def _version(r: sqlite3.Row) -> Version:
-    return Version(
-        item_id=r["item_id"],
-        number=int(r["number"]),
-        label=r["label"],
-        body=r["body"],
-        summary=r["summary"],
-        origin=Origin(
-            r["origin_actor"],
-            r["origin_source"],
-            datetime.fromisoformat(r["origin_at"]),
-            r["origin_run"],
-        ),
-        replaced_at=datetime.fromisoformat(r["replaced_at"]),
-        blob_key=r["blob_key"],
-        text_key=r["text_key"],
-        content_hash=r["content_hash"],
-        size=r["size"],
-        media_type=r["media_type"],
-        name=r["name"],
-        occurred_at=None if r["occurred_at"] is None else datetime.fromisoformat(r["occurred_at"]),
-    )
