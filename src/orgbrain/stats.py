@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_SINCE",
     "GATE_DECISIONS",
     "KIND_ORDER",
+    "LAG_SAMPLE",
     "REVIEW_OUTCOMES",
     "JobLag",
     "KindLag",
@@ -228,6 +229,8 @@ def window_start(at: datetime, since: datetime | timedelta | None) -> datetime |
 # -- background work's lag ----------------------------------------------------------------
 
 KIND_ORDER = ("index", "derive", "audit", "writeback")
+LAG_SAMPLE = 1000
+"""How many of the most recently asked-for done jobs the times are measured over."""
 """The order kinds are shown in (others follow, by name)."""
 
 
