@@ -46,13 +46,14 @@ ROLLUP_MIGRATION = (
     );
     CREATE FUNCTION events_rollup() RETURNS trigger LANGUAGE plpgsql AS $fn$
     DECLARE
+        r jsonb := NEW.record::jsonb;  -- parsed once
         d text := to_char(NEW.at AT TIME ZONE 'UTC', 'YYYY-MM-DD');
-        k text := {_KEY.format(e="NEW.", r="NEW.record::jsonb")};
+        k text := {_KEY.format(e="NEW.", r="r")};
     BEGIN
         INSERT INTO event_rollups AS t (workspace, kind, lens, period, key, n)
         SELECT NEW.workspace, NEW.kind, l.lens, p.period, k, 1
         FROM unnest(ARRAY['', 'actor:' || NEW.actor,
-                          'scope:' || (NEW.record::jsonb ->> 'scope')]) AS l(lens),
+                          'scope:' || (r ->> 'scope')]) AS l(lens),
              unnest(ARRAY['D' || d, 'M' || left(d, 7)]) AS p(period)
         WHERE l.lens IS NOT NULL
         ON CONFLICT (workspace, kind, lens, period, key) DO UPDATE SET n = t.n + 1;
