@@ -95,14 +95,17 @@ def events(n: int, seed: int, first: int = 1) -> list[dict[str, object]]:
 
 
 def windows() -> list[datetime | None]:
-    """Ever; a month start; a midnight; mid-day in this month and the last two; a minute
-    ago; the future."""
+    """Ever; month starts; early and late in last month; a midnight; mid-day in this month
+    and the last two; a minute ago; the future."""
     midnight = NOW.replace(hour=0, minute=0, second=0, microsecond=0)
     month = midnight.replace(day=1)
+    last = (month - timedelta(days=1)).replace(day=1)
     return [
         None,
         month,
-        (month - timedelta(days=1)).replace(day=1),
+        last,
+        last + timedelta(days=2, hours=3),  # early in a month: its row less two days
+        last + timedelta(days=20, hours=3),  # late: the days to its end
         midnight - timedelta(days=3),
         NOW - timedelta(days=30),
         NOW - timedelta(days=45, hours=7, microseconds=11),

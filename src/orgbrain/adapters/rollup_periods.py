@@ -5,7 +5,8 @@ table, and the events themselves for the part of a day the window starts in.
 A window from ``since`` to the end of time splits into: the events in
 ``[since, first midnight at or after since)``; the days from that midnight up to the first
 month start at or after it; every month from there on. Each event is in exactly one of
-the three, so the counts are exact.
+the three, so the counts are exact. When that midnight is early in its month, the month's
+row less the days before the midnight is the same sum over fewer rows.
 """
 
 from __future__ import annotations
@@ -28,22 +29,30 @@ class Window:
     raw: tuple[datetime, datetime] | None
     """Read these events themselves: at or after the first, before the second (UTC)."""
     days: tuple[str, str] | None
-    """Day rows with a period in ``[first, second)``."""
+    """Day rows with a period in ``[first, second)``, added."""
     months: tuple[str, str]
-    """Month rows with a period in ``[first, second)``."""
+    """Month rows with a period in ``[first, second)``, added."""
+    less: tuple[str, str] | None = None
+    """Day rows with a period in ``[first, second)``, taken away: the start of a month
+    whose row is added whole, when that is fewer days than the rest of the month."""
 
 
 def window(since: datetime | None) -> Window:
-    """The parts a window from ``since`` (None: ever; no zone: UTC) reads."""
+    """The parts a window from ``since`` (None: ever; no zone: UTC) reads: the fewest day
+    rows, adding the days to the month's end or taking the days before from its row."""
     if since is None:
         return Window(None, None, ALL_MONTHS)
     start = (since if since.tzinfo else since.replace(tzinfo=UTC)).astimezone(UTC)
     day = start.date() if start.timetz() == time(0, tzinfo=UTC) else start.date() + timedelta(1)
     midnight = datetime.combine(day, time(0), tzinfo=UTC)
     raw = (start, midnight) if start < midnight else None
-    month = day if day.day == 1 else _next_month(day)
-    days = (f"D{day:%Y-%m-%d}", f"D{month:%Y-%m-%d}") if day < month else None
-    return Window(raw, days, (f"M{month:%Y-%m}", "N"))
+    first = day.replace(day=1)
+    if day == first:
+        return Window(raw, None, (f"M{first:%Y-%m}", "N"))
+    after = _next_month(day)
+    if (day - first).days < (after - day).days:  # the month's row, less its first days
+        return Window(raw, None, (f"M{first:%Y-%m}", "N"), (f"D{first}", f"D{day}"))
+    return Window(raw, (f"D{day}", f"D{after}"), (f"M{after:%Y-%m}", "N"))
 
 
 def _next_month(d: date) -> date:

@@ -110,19 +110,25 @@ class Rollups(ABC):
         if w.days is not None:
             parts.append(rolled)
             params += [workspace, kind, lens, *w.days]
+        if w.less is not None:
+            parts.append(rolled.replace("SELECT key, n", "SELECT key, -n"))
+            params += [workspace, kind, lens, *w.less]
         if w.raw is not None:
-            key = ", ".join("record::jsonb -> %s::text" for _ in fields)
+            # Each record parsed once (OFFSET 0 keeps the cast from being inlined into
+            # each field's read).
+            key = ", ".join("r -> %s::text" for _ in fields)
             raw = (
-                f"SELECT jsonb_build_array({key})::text AS key, 1 AS n FROM events "
+                "SELECT record::jsonb AS r FROM events "
                 "WHERE workspace = %s AND kind = %s AND at >= %s AND at < %s"
             )
-            params += [*fields, workspace, kind, *w.raw]
+            params += [*fields, workspace, kind, *w.raw]  # in the order they are written
             if actor is not None:
                 raw += " AND actor = %s"
                 params.append(actor)
             if scopes is not None:
                 raw += " AND record::jsonb ->> 'scope' = ANY(%s)"
                 params.append([s.removeprefix("scope:") for s in lens])
+            raw = f"SELECT jsonb_build_array({key})::text AS key, 1 AS n FROM ({raw} OFFSET 0) AS e"
             parts.append(raw)
         sql = f"SELECT key, sum(n) AS n FROM ({' UNION ALL '.join(parts)}) AS c GROUP BY key"
         with self._read() as conn:

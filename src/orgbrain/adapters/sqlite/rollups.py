@@ -22,11 +22,12 @@ __all__ = ["ROLLUP_MIGRATION", "Rollups"]
 
 # The key of each kind: its EVENT_ROLLUPS fields as JSON, in order (a field an event
 # lacks is null). Written out here, not built from the constant: a migration never changes.
+# json_extract of several paths parses the record once and gives their values as an array.
 _KEY = """CASE {e}kind
-            WHEN 'search' THEN json_array({e}record -> '$.surface', {e}record -> '$.spoke',
-                                          {e}record -> '$.latency_ms', {e}record -> '$.error')
+            WHEN 'search' THEN json_extract({e}record, '$.surface', '$.spoke', '$.latency_ms',
+                                            '$.error')
             WHEN 'gate' THEN json_array({e}record -> '$.decision')
-            WHEN 'review' THEN json_array({e}record -> '$.outcome', {e}record -> '$.waited_s')
+            WHEN 'review' THEN json_extract({e}record, '$.outcome', '$.waited_s')
             ELSE json_array() END"""
 _KINDS = "('search', 'gate', 'review', 'writeback')"
 
@@ -105,9 +106,15 @@ class Rollups(ABC):
         if w.days is not None:
             parts.append(rolled)
             params += [workspace, kind, *lens, *w.days]
+        if w.less is not None:
+            parts.append(rolled.replace("SELECT key, n", "SELECT key, -n"))
+            params += [workspace, kind, *lens, *w.less]
         if w.raw is not None:
             # Stamps are UTC ISO text (log_event), so text order is time order.
-            key = f"json_array({', '.join('record -> ?' for _ in fields)})"
+            if len(fields) > 1:  # the record parsed once, the values as a JSON array
+                key = f"json_extract(record, {', '.join('?' for _ in fields)})"
+            else:
+                key = f"json_array({', '.join('record -> ?' for _ in fields)})"
             raw = (
                 f"SELECT {key} AS key, 1 AS n FROM events "
                 "WHERE workspace = ? AND kind = ? AND at >= ? AND at < ?"
