@@ -1,7 +1,7 @@
 """Web UI pages at 100k sections: server time of each page (the ``Server-Timing`` header
 every UI page carries), p50 and p95, against the 300 ms budget.
 
-    python bench/ui.py [--sections 100000] [--rounds 20] [--no-write]
+    python bench/ui.py [--sections 100000] [--rounds 20] [--no-write] [--keep DIR]
 
 The brain is written straight through the store, as the other benchmarks do (building
 100k sections through the indexer takes hours on two cores): real SciFact sentences
@@ -293,23 +293,37 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20, help="requests per page")
     ap.add_argument("--events", type=int, default=100_000, help="search events")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="build the brain in this folder and keep it; a later run with the same folder "
+        "measures that brain again (its month of activity ages with the clock)",
+    )
+    ap.add_argument("--only", help="measure only the pages whose label starts with this")
     args = ap.parse_args()
     from orgbrain.adapters.embed_minilm import MiniLMEmbedder
 
     texts, base = real_vectors(args.real)
     qs = queries()[:50]
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "brain"
-        folder.mkdir()
-        build_s, file_id = build(folder, args.sections, texts, base)
-        print(f"built {args.sections} sections in {build_s:.1f} s", flush=True)
-        t0 = time.perf_counter()
-        priya, billing = enrich(folder, file_id)
-        print(f"notes, derivation, mentions, proposals in {time.perf_counter() - t0:.1f} s")
-        t0 = time.perf_counter()
-        n_jobs = args.sections + args.sections // PER_FILE
-        activity(folder, args.events, n_jobs)
-        print(f"{args.events} events, {n_jobs} jobs in {time.perf_counter() - t0:.1f} s")
+        folder = args.keep or Path(tmp) / "brain"
+        built = folder / "bench-ui.json"
+        if built.exists():  # --keep, a second time: the same brain
+            file_id, priya, billing = json.loads(built.read_text())
+            print(f"reusing the brain in {folder}", flush=True)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            build_s, file_id = build(folder, args.sections, texts, base)
+            print(f"built {args.sections} sections in {build_s:.1f} s", flush=True)
+            t0 = time.perf_counter()
+            priya, billing = enrich(folder, file_id)
+            print(f"notes, derivation, mentions, proposals in {time.perf_counter() - t0:.1f} s")
+            t0 = time.perf_counter()
+            n_jobs = args.sections + args.sections // PER_FILE
+            activity(folder, args.events, n_jobs)
+            print(f"{args.events} events, {n_jobs} jobs in {time.perf_counter() - t0:.1f} s")
+            if args.keep:
+                built.write_text(json.dumps([file_id, priya, billing]))
         keys = SQLiteKeyStore.for_brain(folder)
         token = issue_key(keys, WORKSPACE, "alice", "read,write,review", teams=["eng"]).token
         admin = issue_key(keys, WORKSPACE, "root", "read,admin").token
@@ -342,6 +356,8 @@ def main() -> None:
             rows = []
             load_before = os.getloadavg()[0]
             for label, path, params in pages:
+                if args.only and not label.startswith(args.only):
+                    continue
                 ms = timed(
                     root if label.startswith("health: admin") else c, path, args.rounds, params
                 )

@@ -9,13 +9,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from orgbrain import Brain
+from orgbrain import Brain, Client
+from orgbrain.cli import app, cli
 from orgbrain.errors import InvalidInput
 from orgbrain.ports import JobBacklog, JobTiming
 from orgbrain.scopes import Principal
 from orgbrain.stats import JobLag, kind_lags
 from orgbrain.views import JobLagView
+from tests.test_server import assert_problem, serve
 from tests.toy import HashEmbedder
 
 SAM = Principal("default", "sam", frozenset({"core"}))
@@ -103,3 +106,85 @@ def test_the_lag_view_round_trips(brain: Brain) -> None:
     view = JobLagView.of(lag)
     back = JobLagView.model_validate_json(view.model_dump_json()).to_model()
     assert isinstance(back, JobLag) and back == lag
+
+
+# -- the transports -------------------------------------------------------------------------
+
+
+def test_job_lag_over_http_the_client_and_the_openapi(tmp_path: Path) -> None:
+    with serve(tmp_path / "brain") as served:
+        owner = served.brain.for_workspace("acme")
+        owner.request_index(owner.add_file(DOC, name="owner.md").id)
+        writer = served.key(user="sam", perms="read,write")
+        admin = served.key(user="ann", perms="read,admin")
+        c = served.http(writer)
+        note = {"body": "Mei Chen runs the payments team.", "wait": "derived"}
+        assert c.post("/v1/notes", json=note).status_code == 201  # a derive job of sam's
+        assert served.ctx.worker.wait_idle(30)  # the server's worker did them
+        everyone = owner.job_lag(since=None)
+        assert everyone.sampled >= 3 and all(k.waiting == 0 for k in everyone.kinds)
+        mine = JobLagView.model_validate(c.get("/v1/stats/jobs", params={"since": "all"}).json())
+        assert mine.lens == "reader" and [k.kind for k in mine.kinds] == ["derive"]
+        done = c.get("/v1/jobs", params={"state": "done"}).json()["jobs"]
+        assert mine.sampled == len(done) == mine.kinds[0].done >= 1
+        a = served.http(admin)
+        seen = JobLagView.model_validate(a.get("/v1/stats/jobs", params={"since": "all"}).json())
+        assert seen.lens == "workspace" and seen.sampled == everyone.sampled
+        assert [(k.kind, k.done, k.p50_s) for k in seen.to_model().kinds] == [
+            (k.kind, k.done, k.p50_s) for k in everyone.kinds
+        ]
+        one = a.get("/v1/stats/jobs", params={"sample": 1}).json()  # the last 30 days
+        assert one["sampled"] == 1 and one["sample"] == 1
+        assert_problem(c.get("/v1/stats/jobs", params={"since": "soon"}), 400, "invalid_input")
+        assert_problem(c.get("/v1/stats/jobs", params={"sample": 0}), 422, "invalid_request")
+        write_only = served.http(served.key(user="sam", perms="write"))
+        assert_problem(write_only.get("/v1/stats/jobs"), 403, "forbidden")
+        with Client(served.url, api_key=admin) as client:
+            got = client.job_lag()
+            assert isinstance(got, JobLag) and got.lens == "workspace"
+            assert got.sampled == everyone.sampled and got.since is None
+            assert client.job_lag(since=timedelta(days=1), sample=2).sampled == 2
+        with Client(served.url, api_key=writer) as client:
+            assert client.job_lag().lens == "reader"
+        spec = served.http(None).get("/openapi.json").json()
+        route = spec["paths"]["/v1/stats/jobs"]["get"]
+        schema = route["responses"]["200"]["content"]["application/json"]["schema"]
+        assert schema["$ref"].endswith("/JobLagView")
+        assert {p["name"] for p in route["parameters"]} == {"since", "sample"}
+
+
+def test_orgbrain_stats_shows_the_lag_and_jobs_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "brain"
+    monkeypatch.setattr(
+        app,
+        "open_brain",
+        lambda settings: Brain.open(settings.brain, settings=settings, embedder=HashEmbedder()),
+    )
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(cli, ["--brain", str(folder), *args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("init")
+    assert "background work: no jobs" in run("stats")
+    (tmp_path / "a.md").write_bytes(DOC)
+    run("add", str(tmp_path / "a.md"), "--index")  # returns once derived
+    text = run("stats", "--since", "all")
+    assert "searches 0" in text and "background work:" in text
+    assert "derive" in text and "oldest waiting" in text and "p95" in text
+    lag = JobLagView.model_validate_json(run("stats", "--jobs", "--json", "--since", "all"))
+    assert lag.lens == "workspace" and {k.kind for k in lag.kinds} >= {"derive"}
+    assert all(k.queued == k.running == 0 and k.done >= 1 for k in lag.kinds)
+    with Brain.open(folder, embedder=HashEmbedder()) as brain:
+        assert lag.sampled == brain.job_lag(since=None).sampled
+    one = JobLagView.model_validate_json(run("stats", "--jobs", "--json", "--sample", "1"))
+    assert one.sampled == 1 and one.to_model().truncated
+    alone = run("stats", "--jobs", "--sample", "1")
+    assert "background work: 1 done jobs measured (the 1 most recent)" in alone
+    assert "searches" not in alone
+    bad = runner.invoke(cli, ["--brain", str(folder), "stats", "--jobs", "--sample", "0"])
+    assert bad.exit_code == 2

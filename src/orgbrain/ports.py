@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from types import MappingProxyType
 from typing import Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
@@ -27,6 +28,7 @@ from .model import (
 from .scopes import Visibility
 
 __all__ = [
+    "EVENT_ROLLUPS",
     "RECORD_KINDS",
     "BlobStore",
     "Embedder",
@@ -87,6 +89,19 @@ Record = Mapping[str, object]
 (times as aware datetimes, flags as booleans, JSON columns as their text), an event's
 sequence number as ``id``, and an item's stored vectors as ``vectors`` (rows of float32,
 its own first; None when it has none)."""
+
+
+EVENT_ROLLUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "search": ("surface", "spoke", "latency_ms", "error"),
+        "gate": ("decision",),
+        "review": ("outcome", "waited_s"),
+        "writeback": (),
+    }
+)
+"""The event kinds a ``Store`` keeps running counts of, and the fields it counts them by
+(``Store.rolled_counts``): per UTC day and month, by anyone, per actor and per ``scope``,
+kept in the same transaction as each event (docs/loop.md, "Counting at scale")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +331,23 @@ class Store(Protocol):
         its JSON type: ``true`` is ``True``), counting only those logged at or after
         ``since``, by ``actor``, and whose ``scope`` field is one of ``scopes``.
         ``by`` names plain top-level fields (letters, digits, ``_``); else InvalidInput."""
+        ...
+
+    def rolled_counts(
+        self,
+        workspace: str,
+        kind: str,
+        *,
+        since: datetime | None = None,
+        actor: str | None = None,
+        scopes: Sequence[str] | None = None,
+    ) -> dict[tuple[object, ...], int]:
+        """Exactly ``event_counts(workspace, kind, EVENT_ROLLUPS[kind], since=since,
+        actor=actor, scopes=scopes)``, read from the running counts kept with each event
+        (whole days and months) and the events of the part of a day ``since`` falls in: its
+        cost grows with the days in the window and the distinct values counted, not with
+        the events. ``kind`` is one of ``EVENT_ROLLUPS``, and ``actor`` and ``scopes`` are
+        not given together; else InvalidInput."""
         ...
 
     # -- the typed graph ----------------------------------------------------------------

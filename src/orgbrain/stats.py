@@ -3,7 +3,8 @@ far background work lags.
 
 Everything is counted from the store's event log (``search``, ``gate``, ``review`` and
 ``writeback`` events; docs/loop.md lists their fields) and the proposals table (the
-inbox as it stands now), through two ``Store`` methods: ``event_counts`` and
+inbox as it stands now), through two ``Store`` methods: ``rolled_counts`` (the running
+counts the store keeps with each event, by the fields ``ports.EVENT_ROLLUPS`` names) and
 ``pending_proposals``. ``loop_stats`` is pure over them; the facade decides the lens
 (the whole workspace, or one reader's own searches and the proposals it may review).
 The lag of background work (``JobLag``) comes from the job queue's ``backlog`` and
@@ -26,6 +27,7 @@ __all__ = [
     "DEFAULT_SINCE",
     "GATE_DECISIONS",
     "KIND_ORDER",
+    "LAG_SAMPLE",
     "REVIEW_OUTCOMES",
     "JobLag",
     "KindLag",
@@ -121,14 +123,10 @@ def loop_stats(
 ) -> LoopStats:
     """Count the loop in ``workspace`` since ``since`` (None: ever): searches by
     ``actor`` (None: anyone), proposals and reviews at ``scopes`` (None: any)."""
-    searched = store.event_counts(
-        workspace, "search", ["surface", "spoke", "latency_ms", "error"], since=since, actor=actor
-    )
-    gate = store.event_counts(workspace, "gate", ["decision"], since=since, scopes=scopes)
-    reviews = store.event_counts(
-        workspace, "review", ["outcome", "waited_s"], since=since, scopes=scopes
-    )
-    passes = store.event_counts(workspace, "writeback", [], since=since, actor=actor)
+    searched = store.rolled_counts(workspace, "search", since=since, actor=actor)
+    gate = store.rolled_counts(workspace, "gate", since=since, scopes=scopes)
+    reviews = store.rolled_counts(workspace, "review", since=since, scopes=scopes)
+    passes = store.rolled_counts(workspace, "writeback", since=since, actor=actor)
     pending, oldest = store.pending_proposals(workspace, scopes=scopes)
     outcomes = dict.fromkeys(REVIEW_OUTCOMES, 0)
     waits: dict[float, int] = {}
@@ -231,6 +229,8 @@ def window_start(at: datetime, since: datetime | timedelta | None) -> datetime |
 # -- background work's lag ----------------------------------------------------------------
 
 KIND_ORDER = ("index", "derive", "audit", "writeback")
+LAG_SAMPLE = 1000
+"""How many of the most recently asked-for done jobs the times are measured over."""
 """The order kinds are shown in (others follow, by name)."""
 
 

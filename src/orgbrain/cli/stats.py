@@ -1,5 +1,6 @@
 """``orgbrain stats``: the loop, measured — how often the brain spoke, what write-back
-proposed and the gate did with it, what reviewers decided, and how old the inbox is."""
+proposed and the gate did with it, what reviewers decided, how old the inbox is — and how
+far background work lags (``--jobs``: only that)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from ..stats import DEFAULT_SINCE, LoopStats, parse_since
-from ..views import LoopStatsView
+from ..stats import DEFAULT_SINCE, LAG_SAMPLE, JobLag, LoopStats, parse_since
+from ..views import JobLagView, LoopStatsView
 from .app import CliState, json_option
 from .render import console, echo_json
 
-__all__ = ["COMMANDS", "duration", "stats", "stats_lines"]
+__all__ = ["COMMANDS", "duration", "lag_table", "stats", "stats_lines"]
 
 
 def duration(seconds: float | None) -> str:
@@ -67,6 +68,41 @@ def _surfaces_table(s: LoopStats) -> Table:
     return table
 
 
+def lag_table(lag: JobLag) -> Table:
+    """Per kind of job: what waits now, and how long the recent done ones took."""
+    table = Table()
+    names = ("kind", "queued", "running", "failed", "oldest waiting", "done", "p50", "p95")
+    for name in names:
+        table.add_column(name, justify="left" if name == "kind" else "right")
+    for k in lag.kinds:
+        cells = (
+            k.kind,
+            str(k.queued),
+            str(k.running),
+            str(k.failed),
+            duration(k.oldest_queued_s),
+            str(k.done),
+            _seconds(k.p50_s),
+            _seconds(k.p95_s),
+        )
+        table.add_row(*(Text(c) for c in cells))
+    return table
+
+
+def _seconds(s: float | None) -> str:
+    """A job's time: ``0.4s`` under a minute, else as a wait."""
+    if s is None:
+        return "-"
+    return f"{s:.1f}s" if s < 60 else duration(s)
+
+
+def lag_line(lag: JobLag) -> str:
+    if not lag.kinds:
+        return "background work: no jobs"
+    cut = f" (the {lag.sample} most recent)" if lag.truncated else ""
+    return f"background work: {lag.sampled} done jobs measured{cut}"
+
+
 @click.command()
 @click.option(
     "--since",
@@ -75,13 +111,37 @@ def _surfaces_table(s: LoopStats) -> Table:
     metavar="WHEN",
     help="all, how far back (30m, 24h, 7d, 2w) or a date (2026-02-03).",
 )
+@click.option(
+    "--jobs",
+    "jobs_only",
+    is_flag=True,
+    help="Only how far background work lags (with --json: the JobLagView).",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1, 10_000),
+    default=LAG_SAMPLE,
+    show_default=True,
+    help="The most done jobs to measure (the most recently asked for).",
+)
 @json_option
 @click.pass_obj
-def stats(state: CliState, since: str) -> None:
+def stats(state: CliState, since: str, jobs_only: bool, sample: int) -> None:
     """How the loop went: searches per surface (python, cli, http, mcp, tool, inject) and
     how often the brain spoke; write-back's proposals written, queued or skipped; reviews
-    approved or rejected and how long they waited; the inbox's size and age now."""
-    found = state.brain().stats(since=parse_since(since))
+    approved or rejected and how long they waited; the inbox's size and age now; and how
+    far background work lags: jobs queued, running and failed per kind (index, derive,
+    audit, writeback) and how long recent ones took from asked for to done."""
+    window = parse_since(since)
+    brain = state.brain()
+    if jobs_only:
+        lag = brain.job_lag(since=window, sample=sample)
+        if state.json:
+            echo_json(JobLagView.of(lag))
+        else:
+            _print_lag(lag)
+        return
+    found = brain.stats(since=window)
     if state.json:
         echo_json(LoopStatsView.of(found))
         return
@@ -93,6 +153,14 @@ def stats(state: CliState, since: str) -> None:
         out.print(_surfaces_table(found))
     for line in lines[2:]:
         out.print(line, markup=False)
+    _print_lag(brain.job_lag(since=window, sample=sample))
+
+
+def _print_lag(lag: JobLag) -> None:
+    out = console()
+    out.print(lag_line(lag), markup=False)
+    if lag.kinds:
+        out.print(lag_table(lag))
 
 
 COMMANDS: tuple[click.Command, ...] = (stats,)

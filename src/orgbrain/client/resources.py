@@ -26,7 +26,7 @@ from ..model import (
     StatementType,
 )
 from ..ports import Page
-from ..stats import LoopStats
+from ..stats import LAG_SAMPLE, JobLag, LoopStats
 from ..views import (
     ConflictList,
     EdgeList,
@@ -36,6 +36,7 @@ from ..views import (
     IndexAccepted,
     ItemPage,
     ItemView,
+    JobLagView,
     LoopStatsView,
     SearchResultView,
     SectionList,
@@ -332,14 +333,17 @@ class Client(WriteBackMethods):
     def stats(self, *, since: datetime | timedelta | None = None) -> LoopStats:
         """The loop, measured, like ``Brain.stats``: since a time, or how long back (None:
         ever), over what this key may see (an admin key: the whole workspace)."""
-        if since is None:
-            window = "all"
-        elif isinstance(since, timedelta):
-            window = f"{max(1, round(since.total_seconds() / 60))}m"
-        else:
-            window = since.isoformat()
-        found = self._t.view(LoopStatsView, "GET", "/v1/stats", params={"since": window})
+        found = self._t.view(LoopStatsView, "GET", "/v1/stats", params={"since": _window(since)})
         return found.to_model()
+
+    def job_lag(
+        self, *, since: datetime | timedelta | None = None, sample: int = LAG_SAMPLE
+    ) -> JobLag:
+        """How far background work lags, like ``Brain.job_lag``: per kind, the jobs queued,
+        running and failed now, and how long the ``sample`` most recent ones done since
+        ``since`` took; over the jobs this key asked for (an admin key: the workspace's)."""
+        params = {"since": _window(since), "sample": str(sample)}
+        return self._t.view(JobLagView, "GET", "/v1/stats/jobs", params=params).to_model()
 
     # -- what changed: stories, statements, conflicts, events ------------------------------
 
@@ -406,3 +410,12 @@ class Client(WriteBackMethods):
                 yield EventView.model_validate_json(sse.data)
             except ValidationError as exc:
                 raise Unavailable(f"GET /v1/events: an event of unknown shape: {exc}") from None
+
+
+def _window(since: datetime | timedelta | None) -> str:
+    """A window's start as ``GET /v1/stats`` takes it."""
+    if since is None:
+        return "all"
+    if isinstance(since, timedelta):
+        return f"{max(1, round(since.total_seconds() / 60))}m"
+    return since.isoformat()

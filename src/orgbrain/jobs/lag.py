@@ -14,12 +14,9 @@ from datetime import datetime
 
 from ..context import BrainContext
 from ..errors import InvalidInput
-from ..stats import JobLag, Lens, kind_lags
+from ..stats import LAG_SAMPLE, JobLag, Lens, kind_lags
 
 __all__ = ["LAG_SAMPLE", "job_lag"]
-
-LAG_SAMPLE = 1000
-"""How many of the most recently asked-for done jobs the times are measured over."""
 
 
 def job_lag(

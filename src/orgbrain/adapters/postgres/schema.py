@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ...model import STORAGE_CLASSES
 from .db import Connection
+from .rollups import ROLLUP_MIGRATION
 
 __all__ = ["HNSW_MAX_DIM", "KW_IMPACT", "MIGRATIONS", "migrate", "vector_index_sql"]
 
@@ -356,6 +357,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         $$;
         """,
     ),
+    ROLLUP_MIGRATION,  # running counts of the loop's events (rollups.py)
 )
 
 HNSW_MAX_DIM = 2000

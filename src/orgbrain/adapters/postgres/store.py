@@ -25,6 +25,7 @@ from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
 from .pending import Pending
 from .proposals import Proposals
+from .rollups import Rollups
 from .rows import ITEM_COLUMNS, item_from_row, item_values, stored_key
 from .schema import migrate, vector_index_sql
 from .statements import Statements
@@ -55,7 +56,7 @@ _TEXT = ("class", "scope", "label", "body")
 """What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
-class PostgresStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
+class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfer):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a

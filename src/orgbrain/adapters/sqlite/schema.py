@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from .rollups import ROLLUP_MIGRATION
+
 __all__ = ["MIGRATIONS", "migrate"]
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
@@ -408,6 +410,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX events_ws_kind_actor_at ON events (workspace, kind, actor, at);
         """,
     ),
+    ROLLUP_MIGRATION,  # running counts of the loop's events (rollups.py)
 )
 
 

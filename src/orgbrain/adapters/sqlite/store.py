@@ -19,6 +19,7 @@ from .db import Database
 from .graphlog import EdgesAndLog
 from .keywords import KeywordIndex
 from .proposals import Proposals
+from .rollups import Rollups
 from .rows import (
     ITEM_COLUMNS,
     item_from_row,
@@ -55,7 +56,7 @@ _UPDATE_ITEM = (
 _OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
 
 
-class SQLiteStore(EdgesAndLog, Statements, Versions, Proposals, Transfer):
+class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfer):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
