@@ -2,10 +2,15 @@
 time goes (embed, each stream, fuse).
 
     python -m bench.search [--sizes 10000,100000] [--queries 200] [--no-write]
+    python -m bench.search --sizes 100000 --depths 500,200,100 [--approx]
 
 The brain is synthetic but built from real text and real vectors (``bench/_synth.py``);
 queries are SciFact claims, searched as a member of team:eng so scopes filter every stream.
-Results are appended to docs/benchmarks.md under "Search latency".
+``--depths`` searches the default plan at each list depth (``per_stream``) in turn on every
+query, the order rotating, so that load on the shared machine lands on each alike; it
+reports each depth's p50/p95, its ratio to the first depth and the mean milliseconds by
+stage. ``--folder`` keeps (or reuses) the built brain. Results are appended to
+docs/benchmarks.md under "Search latency".
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a file: bench/ must not shadow the stdlib `http`
@@ -27,11 +33,18 @@ from bench._common import append_results, peak_rss_mb, percentile
 from bench._synth import WORKSPACE, build, queries, real_vectors
 from orgbrain import Brain, Principal
 from orgbrain.adapters.embed_minilm import MiniLMEmbedder
+from orgbrain.retrieve.plan import SearchPlan, get_plan
+
+READER = Principal(WORKSPACE, "alice", frozenset({"eng"}))
+
+
+def _load() -> str:
+    return "/".join(f"{v:.1f}" for v in os.getloadavg())
 
 
 def measure(folder: Path, embedder: MiniLMEmbedder, qs: list[str]) -> dict[str, object]:
     with Brain.open(folder, embedder=embedder, workspace=WORKSPACE) as owner:
-        brain = owner.for_principal(Principal(WORKSPACE, "alice", frozenset({"eng"})))
+        brain = owner.for_principal(READER)
         brain.search("warm up the caches")  # first call loads the vector matrix
         totals: list[float] = []
         stages: dict[str, list[float]] = {}
@@ -47,38 +60,103 @@ def measure(folder: Path, embedder: MiniLMEmbedder, qs: list[str]) -> dict[str, 
     return {"p50": percentile(totals, 50), "p95": percentile(totals, 95), "share": share}
 
 
+def interleave(
+    folder: Path, embedder: MiniLMEmbedder, qs: list[str], plans: list[SearchPlan]
+) -> list[tuple[list[float], dict[str, list[float]]]]:
+    """Each query through every plan, the order rotating by query: (totals, stages) per plan."""
+    out: list[tuple[list[float], dict[str, list[float]]]] = [([], {}) for _ in plans]
+    with Brain.open(folder, embedder=embedder, workspace=WORKSPACE) as owner:
+        brain = owner.for_principal(READER)
+        for plan in plans:
+            brain.search("warm up the caches", plan=plan)
+        for i, q in enumerate(qs):
+            for j in range(len(plans)):
+                p = (i + j) % len(plans)
+                t = time.perf_counter()
+                result = brain.search(q, plan=plans[p])
+                out[p][0].append((time.perf_counter() - t) * 1000)
+                for stage, ms in result.timings_ms.items():
+                    out[p][1].setdefault(stage, []).append(ms)
+    return out
+
+
+def depth_rows(n: int, plans: list[SearchPlan], runs: list[tuple[list[float], dict]]) -> list[str]:
+    base50 = percentile(runs[0][0], 50)
+    rows = []
+    for plan, (totals, stages) in zip(plans, runs, strict=True):
+        p50 = percentile(totals, 50)
+        means = sorted(
+            ((s, statistics.fmean(v)) for s, v in stages.items() if s != "total"),
+            key=lambda kv: -kv[1],
+        )
+        spent = ", ".join(f"{s} {ms:.1f}" for s, ms in means if ms >= 0.05)
+        rows.append(
+            f"| {n:,} | {plan.per_stream} | {p50:.1f} | {percentile(totals, 95):.1f} "
+            f"| {p50 / base50:.2f} | {spent} |"
+        )
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--real", type=int, default=3000, help="real sentences to embed once")
+    ap.add_argument("--depths", help="comma-separated list depths, interleaved (default plan)")
+    ap.add_argument("--folder", type=Path, help="keep the built brain here (reused if there)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     texts, base = real_vectors(args.real)
     qs = queries()[: args.queries]
     embedder = MiniLMEmbedder()
-    rows = ["| sections | p50 ms | p95 ms | time share by stage |", "|---|---|---|---|"]
+    depths = [int(d) for d in args.depths.split(",")] if args.depths else []
+    plans = [replace(get_plan(), per_stream=d) for d in depths]
+    if depths:
+        rows = [
+            "| sections | per_stream | p50 ms | p95 ms | p50 / first | mean ms by stage |",
+            "|---|---|---|---|---|---|",
+        ]
+    else:
+        rows = ["| sections | p50 ms | p95 ms | time share by stage |", "|---|---|---|---|"]
+    loads: list[str] = []
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            build_s = build(Path(tmp), n, texts, base)
-            r = measure(Path(tmp), embedder, qs)
-        share = r["share"]
-        assert isinstance(share, dict)
-        stages = ", ".join(f"{k} {v:.0%}" for k, v in sorted(share.items(), key=lambda kv: -kv[1]))
-        row = f"| {n:,} | {r['p50']:.1f} | {r['p95']:.1f} | {stages} |"
-        rows.append(row)
-        print(row, f"(built in {build_s:.0f} s)", flush=True)
+            folder = (args.folder / str(n)) if args.folder else Path(tmp)
+            if not (folder / "brain.sqlite").exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                print(f"built {n:,} in {build(folder, n, texts, base):.0f} s", flush=True)
+            loads.append(f"{n:,}: {_load()} before")
+            if depths:
+                new = depth_rows(n, plans, interleave(folder, embedder, qs, plans))
+            else:
+                r = measure(folder, embedder, qs)
+                share = r["share"]
+                assert isinstance(share, dict)
+                stages = ", ".join(
+                    f"{k} {v:.0%}" for k, v in sorted(share.items(), key=lambda kv: -kv[1])
+                )
+                new = [f"| {n:,} | {r['p50']:.1f} | {r['p95']:.1f} | {stages} |"]
+            loads[-1] += f", {_load()} after"
+        rows += new
+        print("\n".join(new), f"(load {loads[-1]})", flush=True)
+    what = (
+        f"the default plan at list depths {args.depths}, interleaved query by query"
+        if depths
+        else "the default plan"
+    )
     body = "\n".join(
         [
             f"{len(qs)} SciFact claims against synthetic brains built from real text and "
-            "vectors; in process, one thread, query embedding included; the reader is a "
-            "team:eng member, so scope filters apply in every stream.",
+            f"vectors, {what}; in process, one thread, query embedding included; the reader "
+            "is a team:eng member, so scope filters apply in every stream.",
             "",
             *rows,
             "",
-            f"Peak RSS {peak_rss_mb():.0f} MB. Target at 100k: p50 <= 40 ms, p95 <= 80 ms. "
-            f"Command: `python -m bench.search --sizes {args.sizes}`.",
+            f"Load average (1/5/15 min) {'; '.join(loads)}. Peak RSS {peak_rss_mb():.0f} MB. "
+            "Target at 1M: p50 <= 40 ms, p95 <= 80 ms. "
+            f"Command: `python -m bench.search --sizes {args.sizes}"
+            + (f" --depths {args.depths}`." if depths else "`."),
         ]
     )
     if not args.no_write:
