@@ -2,7 +2,8 @@
 operation, with a real key, on a brain holding real items. No 5xx, and every response
 matches the spec: its status is documented, its content type too, its body validates.
 
-Bounded for CI: ``MAX_EXAMPLES`` per operation (about a minute on two cores).
+Bounded for CI: ``MAX_EXAMPLES`` per operation (about a minute on two cores), on each
+backend: the embedded brain, and PostgreSQL + S3 (tests/backends.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from tests.backends import BACKENDS, backend_for
 from tests.test_server import HANDBOOK, Served, serve, wait_state
 
 pytestmark = pytest.mark.slow
@@ -44,12 +46,27 @@ STATUSES: Counter[int] = Counter()
 PROPOSALS: list[str] = []
 
 
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str, list[str]]]:
+@pytest.fixture(scope="module", params=BACKENDS)
+def api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Served, str, list[str]]]:
+    """A server per backend (the embedded brain, and PostgreSQL + S3), seeded."""
     folder: Path = tmp_path_factory.mktemp("fuzz") / "brain"
+    PROPOSALS.clear()
+    CALLS.update(n=0, **{"5xx": 0})
+    STATUSES.clear()
     # A write with wait=derived waits at most half a second here (then 202); a following
     # event stream stays open for its timeout (up to an hour): here, 0.3 s.
-    with serve(folder, max_file_bytes=64 * 1024, derive_wait_s=0.5, stream_max_s=0.3) as s:
+    with (
+        backend_for(request.param, request) as backend,
+        serve(
+            folder,
+            max_file_bytes=64 * 1024,
+            derive_wait_s=0.5,
+            stream_max_s=0.3,
+            backend=backend,
+        ) as s,
+    ):
         token = s.key(perms="read,write,admin", teams=["eng"])
         with s.http(token) as c:
             note = c.post("/v1/notes", json={"body": "Deploys freeze on Fridays"}).json()["id"]
@@ -68,6 +85,20 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str,
             assert ack["state"] == "done" and ack["counts"] == {"pending": 1}, ack
             PROPOSALS.extend(p["id"] for p in ack["proposals"])
         yield s, token, [note, fid, *sections]
+    _report(request, request.param)
+
+
+def _report(request: pytest.FixtureRequest, name: str) -> None:
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    statuses = dict(sorted(STATUSES.items()))
+    line = f"schemathesis on {name}: {CALLS['n']} calls, statuses {statuses}"
+    if reporter is None or capture is None:  # pragma: no cover - plugins turned off
+        print(line)
+        return
+    with capture.global_and_fixture_disabled():
+        reporter.write_line("")
+        reporter.write_line(line)
 
 
 @pytest.fixture(scope="module")
@@ -128,17 +159,3 @@ def test_the_fuzzer_really_called(api: tuple[Served, str, list[str]]) -> None:
     assert CALLS["n"] >= 100, CALLS
     assert CALLS["5xx"] == 0
     assert {200, 401, 404, 422} <= set(STATUSES), STATUSES
-
-
-@pytest.fixture(scope="module", autouse=True)
-def report_calls(request: pytest.FixtureRequest) -> Iterator[None]:
-    yield
-    plugins = request.config.pluginmanager
-    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
-    line = f"schemathesis: {CALLS['n']} calls, statuses {dict(sorted(STATUSES.items()))}"
-    if reporter is None or capture is None:  # pragma: no cover - plugins turned off
-        print(line)
-        return
-    with capture.global_and_fixture_disabled():
-        reporter.write_line("")
-        reporter.write_line(line)

@@ -372,6 +372,32 @@ def test_malformed_json_and_bad_fields_are_422(served: Served) -> None:
     assert_problem(c.post("/v1/notes", json={"body": "a" * 100_001}), 413, "too_large")
 
 
+def test_a_nul_character_is_kept_or_refused_whole_never_a_500(served: Served) -> None:
+    """PostgreSQL text cannot hold U+0000 (SQLite can): there a NUL in a note, a label, a
+    filter or an id is a 400 naming it and stores nothing; on SQLite the note keeps it.
+    It was a 500 and a dropped connection on PostgreSQL."""
+    c = served.http(served.key())
+    writes = [{"body": "a\u0000b"}, {"body": "fine", "label": "x\u0000"}]
+    reads = [
+        c.get("/v1/items", params={"name": "a\x00"}),
+        c.get("/v1/statements", params={"about": "x\x00"}),
+        c.get("/v1/jobs", params={"kind": "a\x00"}),
+        c.get("/v1/items/itm%00x"),
+    ]
+    if served.backend.on_postgres:
+        for note in writes:
+            problem = assert_problem(c.post("/v1/notes", json=note), 400, "invalid_input")
+            assert "NUL" in problem["detail"]
+        assert c.get("/v1/items").json()["items"] == []
+        for r in reads:
+            assert "NUL" in assert_problem(r, 400, "invalid_input")["detail"]
+        return
+    made = [c.post("/v1/notes", json=note) for note in writes]
+    assert [r.status_code for r in made] == [201, 201]
+    assert c.get(f"/v1/items/{made[0].json()['id']}").json()["body"] == "a\u0000b"
+    assert [r.status_code for r in reads] == [200, 200, 200, 404]
+
+
 # -- index, sections, content -------------------------------------------------------------
 
 

@@ -5,7 +5,9 @@ Every connection runs in UTC with ``statement_timeout`` set to the store's timeo
 statement outlives it; inside a request (``orgbrain.deadline``) a transaction is bounded
 by what is left of the request's deadline instead, when that is shorter. A commit returns
 once PostgreSQL has made it durable (``synchronous_commit`` as the server has it: on by
-default). A failure of the server, of the network or of the bound is ``Unavailable``.
+default). A failure of the server, of the network or of the bound is ``Unavailable``;
+a value PostgreSQL cannot hold (a NUL character in text, a number out of range) is
+``InvalidInput``, and the transaction stores nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ... import deadline
-from ...errors import Unavailable
+from ...errors import InvalidInput, Unavailable
 
 try:
     import psycopg
@@ -136,6 +138,10 @@ class Database:
             raise Unavailable(f"the {self._what} database failed: {exc}") from exc
         except PoolTimeout as exc:
             raise Unavailable(f"no free connection to the {self._what} database: {exc}") from exc
+        except psycopg.DataError as exc:
+            # SQLSTATE class 22, or psycopg refusing a value before sending it: the data
+            # given cannot be stored or compared here (SQLite would take a NUL; this not).
+            raise InvalidInput(f"a value the {self._what} cannot hold: {_first_line(exc)}") from exc
 
     def close(self) -> None:
         with self._lock:
@@ -143,6 +149,10 @@ class Database:
                 return
             self.closed = True
         self._pool.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _bound(conn: Connection, seconds: float) -> None:
