@@ -1,22 +1,15 @@
-"""How the SQLite store writes a time and a flag: ISO 8601 text and 0/1
-(``adapters/sql/rows.py`` maps the rest, as the PostgreSQL store does)."""
+"""How the SQLite store writes a time and a flag (ISO 8601 text and 0/1) and its SQL
+differs (``?`` marks, lists spelled out, rows numbered by ``rowid``); ``adapters/sql``
+holds the rest, as the PostgreSQL store's."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from ..sql.rows import ITEM_COLUMNS, Rows, shown_key, stored_key
+from ..sql.dialect import Dialect
+from ..sql.rows import ITEM_COLUMNS, Rows, stored_key
 
-__all__ = [
-    "ITEM_COLUMNS",
-    "ROWS",
-    "edge_from_row",
-    "edge_values",
-    "item_from_row",
-    "item_values",
-    "shown_key",
-    "stored_key",
-]
+__all__ = ["DIALECT", "ITEM_COLUMNS", "ROWS", "item_from_row", "item_values", "stored_key"]
 
 
 def _text(value: datetime | None) -> str | None:
@@ -28,7 +21,6 @@ def _time(value: str | None) -> datetime | None:
 
 
 ROWS = Rows(time=_text, when=_time, flag=int)
+DIALECT = Dialect(ROWS, mark="?", arrays=False, pos="rowid", lock_rows="")
 item_values = ROWS.item_values
 item_from_row = ROWS.item_from_row
-edge_values = ROWS.edge_values
-edge_from_row = ROWS.edge_from_row
