@@ -1,6 +1,7 @@
-"""The store's event log: one part of ``PostgresStore``, kept apart so the items and search
-stay readable (``store.py``). Its edges and counts are both stores' (``adapters/sql/edges.py``);
-the log is this backend's own: events numbered by ``seq``, stamped with ``timestamptz``."""
+"""The store's event log, as this backend writes and counts it: one part of ``PostgresStore``,
+kept apart so the items and search stay readable (``store.py``). Events are numbered by
+``seq`` and stamped with ``timestamptz``; the edges, the counts and the reading of the log are both
+stores' (``adapters/sql/``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any
 
 from ...errors import InvalidInput
 from ...model import utcnow
 from ..sql.edges import Edges
+from ..sql.events import EventLog
 from .db import Connection
 
 __all__ = ["EdgesAndLog"]
@@ -22,8 +23,8 @@ __all__ = ["EdgesAndLog"]
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
-class EdgesAndLog(Edges):
-    """Edges and counts (``Edges``), and the event log."""
+class EdgesAndLog(Edges, EventLog):
+    """Edges and counts (``Edges``), and the event log (read by ``EventLog``)."""
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Connection]: ...
@@ -57,50 +58,6 @@ class EdgesAndLog(Edges):
             ).fetchone()
         assert row is not None
         return int(row["seq"])
-
-    def events(
-        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
-    ) -> list[dict[str, object]]:
-        sql = "SELECT seq, at, record FROM events WHERE workspace = %s AND kind = %s"
-        params: list[object] = [workspace, kind]
-        if actor is not None:
-            sql += " AND actor = %s"
-            params.append(actor)
-        sql += " ORDER BY seq DESC LIMIT %s"
-        out = []
-        with self._read() as conn:
-            for r in conn.execute(sql, [*params, limit]):
-                data = json.loads(r["record"])
-                data.update(id=int(r["seq"]), at=r["at"].isoformat())
-                out.append(data)
-        return out
-
-    def events_after(
-        self,
-        workspace: str,
-        after: int,
-        *,
-        kinds: Sequence[str] | None = None,
-        subject: str | None = None,
-        limit: int = 100,
-    ) -> list[dict[str, object]]:
-        """Records after sequence number ``after``, oldest first, each with ``id`` (its
-        sequence number), ``kind`` and ``at``."""
-        sql = "SELECT seq, kind, at, record FROM events WHERE workspace = %s AND seq > %s"
-        params: list[Any] = [workspace, after]
-        if kinds is not None:
-            sql += " AND kind = ANY(%s)"
-            params.append(list(kinds))
-        if subject is not None:
-            sql += " AND subject = %s"
-            params.append(subject)
-        out = []
-        with self._read() as conn:
-            for r in conn.execute(sql + " ORDER BY seq LIMIT %s", [*params, limit]):
-                data = json.loads(r["record"])
-                data.update(id=int(r["seq"]), kind=r["kind"], at=r["at"].isoformat())
-                out.append(data)
-        return out
 
     def event_counts(
         self,

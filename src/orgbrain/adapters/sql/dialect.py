@@ -1,7 +1,8 @@
 """Where the two SQL stores' SQL differs, named once: the parameter mark, how a value is
-matched against a list, and the column that numbers a table's rows. The queries both
-stores run are written once, with ``?`` marks (``Dialect.sql`` writes them as the
-backend wants them); a query only one backend can run stays in that backend's module."""
+matched against a list, the columns that number rows and events, and how a read holds
+its rows. The queries both stores run are written once, with ``?`` marks (``Dialect.sql``
+writes them as the backend wants them); a query only one backend can run stays in that
+backend's module, written out in its own SQL."""
 
 from __future__ import annotations
 
@@ -47,6 +48,10 @@ class Dialect:
     pos: str
     """The column that numbers a table's rows in the order they were written: ``rowid``
     in SQLite, ``pk`` in PostgreSQL."""
+    seq: str
+    """The column that numbers the event log in the order events were logged: ``rowid``
+    in SQLite, ``seq`` in PostgreSQL (taken under a per-workspace lock, see its
+    ``log_event``)."""
     lock_rows: str
     """What a SELECT in a write transaction ends with to hold the rows it read until the
     transaction ends: `` FOR UPDATE`` in PostgreSQL; nothing in SQLite, where the one
@@ -66,8 +71,8 @@ class Dialect:
 
 
 class Part(ABC):
-    """One part of a SQL store (its edges, statements, versions, proposals), run over the
-    store's dialect, reads and write transactions."""
+    """One part of a SQL store or queue (edges, statements, versions, proposals, jobs),
+    run over its dialect, reads and write transactions."""
 
     _dialect: Dialect
 

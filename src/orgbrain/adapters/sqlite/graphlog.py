@@ -1,6 +1,7 @@
-"""The store's event log: one part of ``SQLiteStore``, kept apart so the items and search
-stay readable (``store.py``). Its edges and counts are both stores' (``adapters/sql/edges.py``);
-the log is this backend's own: events numbered by ``rowid``, stamped as UTC ISO text."""
+"""The store's event log, as this backend writes and counts it: one part of ``SQLiteStore``,
+kept apart so the items and search stay readable (``store.py``). Events are numbered by
+``rowid`` and stamped as UTC ISO text; the edges, the counts and the reading of the log are both
+stores' (``adapters/sql/``)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,19 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any
 
 from ...errors import InvalidInput
 from ...model import utcnow
 from ..sql.edges import Edges
+from ..sql.events import EventLog
 
 __all__ = ["EdgesAndLog"]
 
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
-class EdgesAndLog(Edges):
-    """Edges and counts (``Edges``), and the event log."""
+class EdgesAndLog(Edges, EventLog):
+    """Edges and counts (``Edges``), and the event log (read by ``EventLog``)."""
 
     @abstractmethod
     def _conn(self) -> sqlite3.Connection: ...
@@ -50,50 +51,6 @@ class EdgesAndLog(Edges):
                 ),
             )
             return int(cur.lastrowid or 0)
-
-    def events(
-        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
-    ) -> list[dict[str, object]]:
-        sql = "SELECT rowid, at, record FROM events WHERE workspace = ? AND kind = ?"
-        params: list[object] = [workspace, kind]
-        if actor is not None:
-            sql += " AND actor = ?"
-            params.append(actor)
-        sql += " ORDER BY rowid DESC LIMIT ?"
-        out = []
-        for rowid, at, record in self._conn().execute(sql, [*params, limit]):
-            data = json.loads(record)
-            data.update(id=rowid, at=at)
-            out.append(data)
-        return out
-
-    def events_after(
-        self,
-        workspace: str,
-        after: int,
-        *,
-        kinds: Sequence[str] | None = None,
-        subject: str | None = None,
-        limit: int = 100,
-    ) -> list[dict[str, object]]:
-        """Records after sequence number ``after``, oldest first, each with ``id`` (its
-        sequence number), ``kind`` and ``at``."""
-        sql = "SELECT rowid, kind, at, record FROM events WHERE workspace = ? AND rowid > ?"
-        params: list[Any] = [workspace, after]
-        if kinds is not None:
-            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
-            params += list(kinds)
-        if subject is not None:
-            sql += " AND subject = ?"
-            params.append(subject)
-        out = []
-        for rowid, kind, at, record in self._conn().execute(
-            sql + " ORDER BY rowid LIMIT ?", [*params, limit]
-        ):
-            data = json.loads(record)
-            data.update(id=rowid, kind=kind, at=at)
-            out.append(data)
-        return out
 
     def event_counts(
         self,

@@ -13,8 +13,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from ...errors import InvalidInput
@@ -23,7 +22,7 @@ from ...model import utcnow
 from ...ports import Job, JobRequest
 from ..sql.jobs import Jobs
 from .db import Database
-from .rows import DIALECT
+from .rows import JOBS_DIALECT, job_stamp
 from .schema import migrate
 
 __all__ = ["SQLiteJobQueue"]
@@ -31,21 +30,14 @@ __all__ = ["SQLiteJobQueue"]
 _LEASE_LOST = "the lease expired on its last attempt: its worker stopped or hung"
 
 
-def _ts(when: datetime | None) -> str | None:
-    # Fixed width (microseconds always written), so string order is time order.
-    return None if when is None else when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
-
-
-# The store's SQL, but the queue writes its times at a fixed width (``_ts``).
-_DIALECT = replace(DIALECT, rows=replace(DIALECT.rows, time=_ts))
-_job = _DIALECT.rows.job_from_row
+_job = JOBS_DIALECT.rows.job_from_row
 
 
 class SQLiteJobQueue(Jobs):
     """``JobQueue`` over ``path`` (normally ``<brain>/brain.sqlite``); one connection per
     thread, like the store's."""
 
-    _dialect = _DIALECT
+    _dialect = JOBS_DIALECT
 
     def __init__(
         self,
@@ -84,7 +76,7 @@ class SQLiteJobQueue(Jobs):
     ) -> list[Job]:
         if max_attempts < 1:
             raise InvalidInput("a job needs at least one attempt")
-        now = _ts(self._clock())
+        now = job_stamp(self._clock())
         out = []
         with self._tx() as conn:
             for key, payload, subject in requests:
@@ -127,7 +119,7 @@ class SQLiteJobQueue(Jobs):
         if not kinds or limit < 1:
             return []
         now = self._clock()
-        at, until = _ts(now), _ts(now + timedelta(seconds=lease_s))
+        at, until = job_stamp(now), job_stamp(now + timedelta(seconds=lease_s))
         marks = ", ".join("?" * len(kinds))
         ready = (
             f"kind IN ({marks}) AND ((state = 'queued' AND run_after <= ?) "

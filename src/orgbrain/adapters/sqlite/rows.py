@@ -1,19 +1,35 @@
-"""How the SQLite store writes a time and a flag (ISO 8601 text and 0/1) and its SQL
-differs (``?`` marks, lists spelled out, rows numbered by ``rowid``); ``adapters/sql``
-holds the rest, as the PostgreSQL store's."""
+"""How the SQLite store writes a time and a flag (ISO 8601 text and 0/1; the job queue's
+times at a fixed width) and where its SQL differs (``?`` marks, lists spelled out, rows
+numbered by ``rowid``); ``adapters/sql`` holds the rest, as the PostgreSQL store's."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import replace
+from datetime import UTC, datetime
 
 from ..sql.dialect import Dialect
 from ..sql.rows import ITEM_COLUMNS, Rows, stored_key
 
-__all__ = ["DIALECT", "ITEM_COLUMNS", "ROWS", "item_from_row", "item_values", "stored_key"]
+__all__ = [
+    "DIALECT",
+    "ITEM_COLUMNS",
+    "JOBS_DIALECT",
+    "ROWS",
+    "item_from_row",
+    "item_values",
+    "job_stamp",
+    "stored_key",
+]
 
 
 def _text(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
+
+
+def job_stamp(value: datetime | None) -> str | None:
+    """A job's time: fixed width (microseconds always written, in UTC), so the queue's
+    text order is time order (``run_after <= ?``, ``lease_until <= ?``)."""
+    return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
 def _time(value: str | None) -> datetime | None:
@@ -21,6 +37,7 @@ def _time(value: str | None) -> datetime | None:
 
 
 ROWS = Rows(time=_text, when=_time, flag=int)
-DIALECT = Dialect(ROWS, mark="?", arrays=False, pos="rowid", lock_rows="")
+DIALECT = Dialect(ROWS, mark="?", arrays=False, pos="rowid", seq="rowid", lock_rows="")
+JOBS_DIALECT = replace(DIALECT, rows=replace(ROWS, time=job_stamp))
 item_values = ROWS.item_values
 item_from_row = ROWS.item_from_row

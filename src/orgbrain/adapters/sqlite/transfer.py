@@ -22,14 +22,13 @@ from ...errors import Conflict
 from ...ports import Record, RecordKind, RecordPage, Vector
 from ..records import TABLES, check_kind, checked, record_name
 from ..sql.transfer import Marks
+from .rows import job_stamp
 
 __all__ = ["Transfer"]
 
 
-def _text_time(kind: RecordKind, value: datetime) -> str:
-    if kind == "jobs":  # the queue's fixed-width stamps (jobs.py), so text order is time order
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
-    return value.isoformat()
+def _text_time(kind: RecordKind, value: datetime) -> str | None:
+    return job_stamp(value) if kind == "jobs" else value.isoformat()
 
 
 def _column(kind: RecordKind, name: str) -> str:
