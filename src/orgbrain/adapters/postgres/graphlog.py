@@ -1,119 +1,36 @@
-"""The store's edges, workspace counts and event log: one part of ``PostgresStore``, kept
-apart so the items and search stay readable (``store.py``)."""
+"""The store's event log, as this backend writes and counts it: one part of ``PostgresStore``,
+kept apart so the items and search stay readable (``store.py``). Events are numbered by
+``seq`` and stamped with ``timestamptz``; the edges, the counts and the reading of the log are both
+stores' (``adapters/sql/``)."""
 
 from __future__ import annotations
 
 import json
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any
 
 from ...errors import InvalidInput
-from ...model import Edge, utcnow
-from ...scopes import Visibility
+from ...model import utcnow
+from ..sql.edges import Edges
+from ..sql.events import EventLog
 from .db import Connection
-from .rows import edge_from_row, edge_values
 
 __all__ = ["EdgesAndLog"]
 
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
-class EdgesAndLog(ABC):
-    """Edges (``HAS_SECTION``, ``MENTIONS`` and the rest), counts and the event log."""
+class EdgesAndLog(Edges, EventLog):
+    """Edges and counts (``Edges``), and the event log (read by ``EventLog``)."""
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Connection]: ...
 
     @abstractmethod
     def _tx(self) -> AbstractContextManager[Connection]: ...
-
-    # -- edges --------------------------------------------------------------------------
-
-    def put_edge(self, edge: Edge) -> Edge:
-        with self._tx() as conn:
-            return self._put_edge(conn, edge)
-
-    def _put_edge(self, conn: Connection, edge: Edge) -> Edge:
-        dedupe = str(edge.props.get("dedupe", "")) if edge.props else ""
-        values = edge_values(edge, dedupe)
-        row = conn.execute(
-            "INSERT INTO edges (id, workspace, type, src, dst, dedupe, props, origin_actor, "
-            "origin_source, origin_run, origin_at) VALUES (%(id)s, %(workspace)s, %(type)s, "
-            "%(src)s, %(dst)s, %(dedupe)s, %(props)s, %(origin_actor)s, %(origin_source)s, "
-            "%(origin_run)s, %(origin_at)s) "
-            "ON CONFLICT (workspace, type, src, dst, dedupe) DO NOTHING RETURNING *",
-            values,
-        ).fetchone()
-        if row is None:
-            row = conn.execute(
-                "SELECT * FROM edges WHERE workspace = %s AND type = %s AND src = %s "
-                "AND dst = %s AND dedupe = %s",
-                (edge.workspace, edge.type, edge.src, edge.dst, dedupe),
-            ).fetchone()
-        assert row is not None
-        return edge_from_row(row)
-
-    def edges_of(
-        self,
-        workspace: str,
-        item_id: str,
-        visibility: Visibility,
-        *,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Edge]:
-        if limit is not None and limit < 0:
-            raise InvalidInput("limit must be >= 0")
-        sql = "SELECT e.* FROM edges e WHERE e.workspace = %s AND (e.src = %s OR e.dst = %s)"
-        params: list[Any] = [workspace, item_id, item_id]
-        if types:
-            sql += " AND e.type = ANY(%s)"
-            params.append(list(types))
-        if visibility.scopes is not None:
-            scopes = sorted(visibility.scopes)
-            for end in ("src", "dst"):
-                sql += (
-                    " AND EXISTS (SELECT 1 FROM items i WHERE i.workspace = e.workspace "
-                    f"AND i.id = e.{end} AND i.scope = ANY(%s))"
-                )
-                params.append(scopes)
-        sql += " ORDER BY e.pk"
-        if limit is not None:
-            sql += " LIMIT %s"
-            params.append(limit)
-        with self._read() as conn:
-            return [edge_from_row(r) for r in conn.execute(sql, params)]
-
-    def workspaces(self) -> list[str]:
-        with self._read() as conn:
-            rows = conn.execute("SELECT DISTINCT workspace FROM items ORDER BY workspace")
-            return [str(r["workspace"]) for r in rows]
-
-    def counts(self, workspace: str) -> dict[str, int]:
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT class, indexed, tombstoned_at IS NOT NULL AS forgotten, count(*) AS n "
-                "FROM items WHERE workspace = %s GROUP BY 1, 2, 3",
-                (workspace,),
-            ).fetchall()
-            edges = conn.execute(
-                "SELECT count(*) AS n FROM edges WHERE workspace = %s", (workspace,)
-            ).fetchone()
-        out: dict[str, int] = {}
-        for r in rows:
-            cls, n = r["class"], int(r["n"])
-            if r["forgotten"]:  # out of every read: counted apart
-                out["forgotten"] = out.get("forgotten", 0) + n
-                continue
-            out[cls] = out.get(cls, 0) + n
-            if r["indexed"]:
-                out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n
-        out["edges"] = 0 if edges is None else int(edges["n"])
-        return out
 
     # -- events -------------------------------------------------------------------------
 
@@ -141,23 +58,6 @@ class EdgesAndLog(ABC):
             ).fetchone()
         assert row is not None
         return int(row["seq"])
-
-    def events(
-        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
-    ) -> list[dict[str, object]]:
-        sql = "SELECT seq, at, record FROM events WHERE workspace = %s AND kind = %s"
-        params: list[object] = [workspace, kind]
-        if actor is not None:
-            sql += " AND actor = %s"
-            params.append(actor)
-        sql += " ORDER BY seq DESC LIMIT %s"
-        out = []
-        with self._read() as conn:
-            for r in conn.execute(sql, [*params, limit]):
-                data = json.loads(r["record"])
-                data.update(id=int(r["seq"]), at=r["at"].isoformat())
-                out.append(data)
-        return out
 
     def event_counts(
         self,

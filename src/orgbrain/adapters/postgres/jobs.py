@@ -12,16 +12,17 @@ queue's clock, not the server's, so leases expire when the tests say.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
-from typing import cast
 
 from ...errors import InvalidInput
 from ...ids import new_id
 from ...model import utcnow
-from ...ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
-from .db import DEFAULT_TIMEOUT_S, Database
-from .rows import ROWS
+from ...ports import Job, JobRequest
+from ..sql.jobs import Jobs
+from .db import DEFAULT_TIMEOUT_S, Connection, Database
+from .rows import DIALECT
 from .schema import migrate
 
 __all__ = ["PostgresJobQueue"]
@@ -33,11 +34,13 @@ _READY = (
 )
 
 
-_job = ROWS.job_from_row
+_job = DIALECT.rows.job_from_row
 
 
-class PostgresJobQueue:
+class PostgresJobQueue(Jobs):
     """``JobQueue`` over the PostgreSQL database at ``url`` (the store's tables' schema)."""
+
+    _dialect = DIALECT
 
     def __init__(
         self,
@@ -57,25 +60,16 @@ class PostgresJobQueue:
             conn.close()
         self._db.open()
 
+    def _read(self) -> AbstractContextManager[Connection]:
+        return self._db.read()
+
+    def _tx(self) -> AbstractContextManager[Connection]:
+        return self._db.tx()
+
     def close(self) -> None:
         self._db.close()
 
     # -- writes -------------------------------------------------------------------------
-
-    def enqueue(
-        self,
-        workspace: str,
-        kind: str,
-        key: str,
-        payload: Mapping[str, object],
-        *,
-        actor: str,
-        subject: str | None = None,
-        max_attempts: int = 5,
-    ) -> Job:
-        return self.enqueue_many(
-            workspace, kind, [(key, payload, subject)], actor=actor, max_attempts=max_attempts
-        )[0]
 
     def enqueue_many(
         self,
@@ -199,152 +193,3 @@ class PostgresJobQueue:
             ).fetchall()
         by_pk = {int(r["pk"]): r for r in rows}
         return [_job(by_pk[pk]) for pk in picked]  # in the order they were picked
-
-    def extend(self, job_ids: Sequence[str], owner: str, lease_s: float) -> list[str]:
-        if not job_ids:
-            return []
-        now = self._clock()
-        with self._db.tx() as conn:
-            rows = conn.execute(
-                "UPDATE jobs SET lease_until = %s, updated_at = %s WHERE id = ANY(%s) "
-                "AND state = 'running' AND lease_owner = %s RETURNING id",
-                (now + timedelta(seconds=lease_s), now, list(job_ids), owner),
-            ).fetchall()
-        held = {r["id"] for r in rows}
-        return [i for i in job_ids if i in held]
-
-    def complete(self, job_id: str, owner: str) -> bool:
-        now = self._clock()
-        with self._db.tx() as conn:
-            cur = conn.execute(
-                "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, "
-                "last_error = NULL, finished_at = %s, updated_at = %s "
-                "WHERE id = %s AND state = 'running' AND lease_owner = %s",
-                (now, now, job_id, owner),
-            )
-            return cur.rowcount == 1
-
-    def fail(self, job_id: str, owner: str, error: str, *, retry_in: float | None = None) -> bool:
-        now = self._clock()
-        with self._db.tx() as conn:
-            row = conn.execute(
-                "SELECT attempts, max_attempts FROM jobs "
-                "WHERE id = %s AND state = 'running' AND lease_owner = %s FOR UPDATE",
-                (job_id, owner),
-            ).fetchone()
-            if row is None:
-                return False
-            if retry_in is not None and int(row["attempts"]) < int(row["max_attempts"]):
-                conn.execute(
-                    "UPDATE jobs SET state = 'queued', last_error = %s, run_after = %s, "
-                    "lease_owner = NULL, lease_until = NULL, updated_at = %s WHERE id = %s",
-                    (error, now + timedelta(seconds=max(0.0, retry_in)), now, job_id),
-                )
-            else:
-                conn.execute(
-                    "UPDATE jobs SET state = 'failed', last_error = %s, lease_owner = NULL, "
-                    "lease_until = NULL, finished_at = %s, updated_at = %s WHERE id = %s",
-                    (error, now, now, job_id),
-                )
-            return True
-
-    # -- reads --------------------------------------------------------------------------
-
-    def get(self, job_id: str) -> Job | None:
-        with self._db.read() as conn:
-            row = conn.execute("SELECT * FROM jobs WHERE id = %s", (job_id,)).fetchone()
-        return None if row is None else _job(row)
-
-    def find(self, workspace: str, keys: Sequence[str]) -> dict[str, Job]:
-        unique = list(dict.fromkeys(keys))
-        if not unique:
-            return {}
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM jobs WHERE workspace = %s AND key = ANY(%s)", (workspace, unique)
-            ).fetchall()
-        return {r["key"]: _job(r) for r in rows}
-
-    def list_jobs(
-        self,
-        workspace: str | None,
-        *,
-        state: JobState | None = None,
-        kind: str | None = None,
-        actor: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> JobPage:
-        where: list[str] = []
-        params: list[object] = []
-        for column, value in (
-            ("workspace", workspace),
-            ("state", state),
-            ("kind", kind),
-            ("actor", actor),
-        ):
-            if value is not None:
-                where.append(f"{column} = %s")
-                params.append(value)
-        if cursor is not None:
-            if not cursor.isdigit() or len(cursor) > 18:
-                raise InvalidInput(f"invalid cursor {cursor!r}")
-            where.append("pk < %s")
-            params.append(int(cursor))
-        sql = "SELECT * FROM jobs"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        with self._db.read() as conn:
-            found = conn.execute(
-                sql + " ORDER BY pk DESC LIMIT %s", (*params, limit + 1)
-            ).fetchall()
-        more = len(found) > limit
-        found = found[:limit]
-        next_cursor = str(found[-1]["pk"]) if more and found else None
-        return JobPage(tuple(_job(r) for r in found), next_cursor)
-
-    def counts(self) -> dict[JobState, int]:
-        out: dict[JobState, int] = {"queued": 0, "running": 0, "done": 0, "failed": 0}
-        with self._db.read() as conn:
-            for r in conn.execute("SELECT state, count(*) AS n FROM jobs GROUP BY state"):
-                out[cast(JobState, r["state"])] = int(r["n"])
-        return out
-
-    def backlog(self, workspace: str, *, actor: str | None = None) -> list[JobBacklog]:
-        sql = (
-            "SELECT kind, state, count(*) AS n, min(created_at) AS oldest FROM jobs "
-            "WHERE workspace = %s AND state IN ('queued', 'running', 'failed')"
-        )
-        params: list[object] = [workspace]
-        if actor is not None:
-            sql, params = sql + " AND actor = %s", [*params, actor]
-        with self._db.read() as conn:
-            rows = conn.execute(sql + " GROUP BY kind, state ORDER BY kind, state", params)
-            return [
-                JobBacklog(r["kind"], cast(JobState, r["state"]), int(r["n"]), r["oldest"])
-                for r in rows
-            ]
-
-    def finished(
-        self,
-        workspace: str,
-        *,
-        actor: str | None = None,
-        since: datetime | None = None,
-        limit: int = 1000,
-    ) -> list[JobTiming]:
-        sql = (
-            "SELECT kind, created_at, finished_at FROM jobs WHERE workspace = %s AND state = 'done'"
-        )
-        params: list[object] = [workspace]
-        if actor is not None:
-            sql, params = sql + " AND actor = %s", [*params, actor]
-        if since is not None:
-            sql, params = sql + " AND finished_at >= %s", [*params, since]
-        with self._db.read() as conn:
-            rows = conn.execute(sql + " ORDER BY pk DESC LIMIT %s", (*params, limit))
-            return [
-                JobTiming(r["kind"], r["created_at"], r["finished_at"])
-                for r in rows
-                if r["finished_at"] is not None
-            ]

@@ -1,21 +1,21 @@
-"""How the PostgreSQL store writes a time and a flag: ``timestamptz`` and ``boolean``,
-read back (``dict_row``) as aware datetimes in UTC and booleans (``adapters/sql/rows.py``
-maps the rest, as the SQLite store does)."""
+"""How the PostgreSQL store writes a time and a flag (``timestamptz`` and ``boolean``,
+read back by ``dict_row`` as aware datetimes in UTC and booleans) and its SQL differs
+(``%s`` marks, a list bound as one array, rows numbered by ``pk``); ``adapters/sql`` holds
+the rest, as the SQLite store's."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ..sql.rows import ITEM_COLUMNS, Rows, shown_key, stored_key
+from ..sql.dialect import Dialect
+from ..sql.rows import ITEM_COLUMNS, Rows, stored_key
 
 __all__ = [
+    "DIALECT",
     "ITEM_COLUMNS",
     "ROWS",
-    "edge_from_row",
-    "edge_values",
     "item_from_row",
     "item_values",
-    "shown_key",
     "stored_key",
     "utc",
 ]
@@ -32,7 +32,6 @@ def _time(value: datetime | None) -> datetime | None:
 
 
 ROWS = Rows(time=utc, when=_time, flag=bool)
+DIALECT = Dialect(ROWS, mark="%s", arrays=True, pos="pk", seq="seq", lock_rows=" FOR UPDATE")
 item_values = ROWS.item_values
 item_from_row = ROWS.item_from_row
-edge_values = ROWS.edge_values
-edge_from_row = ROWS.edge_from_row

@@ -20,18 +20,18 @@ from ...ids import new_id
 from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
+from ..sql.proposals import Proposals
+from ..sql.statements import Statements
+from ..sql.versions import OLD_ROW_COLUMNS, Versions
 from . import keywords
 from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
 from .pending import Pending
-from .proposals import Proposals
 from .rollups import Rollups
-from .rows import ITEM_COLUMNS, item_from_row, item_values, stored_key
+from .rows import DIALECT, ITEM_COLUMNS, item_from_row, item_values, stored_key
 from .schema import migrate, vector_index_sql
-from .statements import Statements
 from .transfer import Transfer
 from .vectors import vector_rows, vector_search
-from .versions import OLD_ROW_COLUMNS, Versions
 
 __all__ = ["PostgresStore"]
 
@@ -62,6 +62,8 @@ class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Trans
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
     request's deadline (``orgbrain.deadline``) bounds it further while one is served.
     """
+
+    _dialect = DIALECT
 
     def __init__(
         self,

@@ -9,7 +9,7 @@ already here stays); an event keeps its sequence number, and the sequence moves 
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -20,12 +20,11 @@ from ...errors import Conflict
 from ...model import Item
 from ...ports import Record, RecordKind, RecordPage, Vector
 from ..records import TABLES, check_kind, checked
+from ..sql.transfer import Marks
 from .db import Connection
 from .rows import item_from_row
 
 __all__ = ["Transfer"]
-
-_MARK = "mark:"
 
 
 def _column(kind: RecordKind, name: str) -> str:
@@ -33,8 +32,8 @@ def _column(kind: RecordKind, name: str) -> str:
     return "seq" if (kind, name) == ("events", "id") else name
 
 
-class Transfer(ABC):
-    """``export_records``, ``import_records``, ``count_records`` and ``mark``."""
+class Transfer(Marks):
+    """``export_records`` and ``import_records`` (``Marks``: the counts and marks)."""
 
     @abstractmethod
     def _read(self) -> AbstractContextManager[Connection]: ...
@@ -102,11 +101,7 @@ class Transfer(ABC):
                     "(SELECT max(seq) FROM events))"
                 )
             if mark is not None:
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (%s, %s) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (_MARK + mark[0], mark[1]),
-                )
+                self._set_mark(conn, mark)
         return added
 
     def _import_item(
@@ -130,16 +125,3 @@ class Transfer(ABC):
             "UPDATE items SET updated_at = %s WHERE id = %s", (row["updated_at"], row["id"])
         )
         return 1
-
-    def count_records(self, kind: RecordKind) -> dict[str, int]:
-        table = TABLES[check_kind(kind)]
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT workspace, count(*) AS n FROM {table.name} GROUP BY 1 ORDER BY 1"
-            ).fetchall()
-        return {str(r["workspace"]): int(r["n"]) for r in rows}
-
-    def mark(self, name: str) -> str | None:
-        with self._read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = %s", (_MARK + name,)).fetchone()
-        return None if row is None else str(row["value"])

@@ -1,121 +1,36 @@
-"""The store's edges, workspace counts and event log: one part of ``SQLiteStore``, kept
-apart so the items and search stay readable (``store.py``)."""
+"""The store's event log, as this backend writes and counts it: one part of ``SQLiteStore``,
+kept apart so the items and search stay readable (``store.py``). Events are numbered by
+``rowid`` and stamped as UTC ISO text; the edges, the counts and the reading of the log are both
+stores' (``adapters/sql/``)."""
 
 from __future__ import annotations
 
 import json
 import re
 import sqlite3
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 
 from ...errors import InvalidInput
-from ...model import Edge, utcnow
-from ...scopes import Visibility
-from .rows import edge_from_row, edge_values
+from ...model import utcnow
+from ..sql.edges import Edges
+from ..sql.events import EventLog
 
 __all__ = ["EdgesAndLog"]
 
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
-class EdgesAndLog(ABC):
-    """Edges (``HAS_SECTION``, ``MENTIONS`` and the rest), counts and the event log over
-    the store's connection and write transaction."""
+class EdgesAndLog(Edges, EventLog):
+    """Edges and counts (``Edges``), and the event log (read by ``EventLog``)."""
 
     @abstractmethod
     def _conn(self) -> sqlite3.Connection: ...
 
     @abstractmethod
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-    @abstractmethod
-    def _visible_sql(self, visibility: Visibility, alias: str = "") -> tuple[str, list[str]]: ...
-
-    # -- edges --------------------------------------------------------------------------
-
-    def put_edge(self, edge: Edge) -> Edge:
-        with self._tx() as conn:
-            return self._put_edge(conn, edge)
-
-    def _put_edge(self, conn: sqlite3.Connection, edge: Edge) -> Edge:
-        dedupe = str(edge.props.get("dedupe", "")) if edge.props else ""
-        conn.execute(
-            "INSERT OR IGNORE INTO edges (id, workspace, type, src, dst, dedupe, props, "
-            "origin_actor, origin_source, origin_run, origin_at) VALUES (:id, :workspace, "
-            ":type, :src, :dst, :dedupe, :props, :origin_actor, :origin_source, :origin_run, "
-            ":origin_at)",
-            edge_values(edge, dedupe),
-        )
-        row = conn.execute(
-            "SELECT * FROM edges WHERE workspace = ? AND type = ? AND src = ? AND dst = ? "
-            "AND dedupe = ?",
-            (edge.workspace, edge.type, edge.src, edge.dst, dedupe),
-        ).fetchone()
-        return edge_from_row(row)
-
-    def edges_of(
-        self,
-        workspace: str,
-        item_id: str,
-        visibility: Visibility,
-        *,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Edge]:
-        if limit is not None and limit < 0:
-            raise InvalidInput("limit must be >= 0")
-        sql = "SELECT e.* FROM edges e WHERE e.workspace = ? AND (e.src = ? OR e.dst = ?)"
-        params: list[object] = [workspace, item_id, item_id]
-        if types:
-            sql += f" AND e.type IN ({', '.join('?' * len(types))})"
-            params += list(types)
-        if visibility.scopes is not None:
-            scopes = sorted(visibility.scopes)
-            marks = ", ".join("?" * len(scopes))
-            for end in ("src", "dst"):
-                sql += (
-                    f" AND EXISTS (SELECT 1 FROM items i WHERE i.workspace = e.workspace "
-                    f"AND i.id = e.{end} AND i.scope IN ({marks}))"
-                )
-                params += scopes
-        sql += " ORDER BY e.rowid"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [edge_from_row(r) for r in self._conn().execute(sql, params)]
-
-    def workspaces(self) -> list[str]:
-        rows = self._conn().execute("SELECT DISTINCT workspace FROM items ORDER BY workspace")
-        return [str(r[0]) for r in rows]
-
-    def counts(self, workspace: str) -> dict[str, int]:
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT class, indexed, tombstoned_at IS NOT NULL, count(*) FROM items "
-                "WHERE workspace = ? GROUP BY 1, 2, 3",
-                (workspace,),
-            )
-            .fetchall()
-        )
-        out: dict[str, int] = {}
-        for cls, indexed, forgotten, n in rows:
-            if forgotten:  # out of every read: counted apart
-                out["forgotten"] = out.get("forgotten", 0) + n
-                continue
-            out[cls] = out.get(cls, 0) + n
-            if indexed:
-                out[f"{cls}_indexed"] = out.get(f"{cls}_indexed", 0) + n
-        edges = (
-            self._conn()
-            .execute("SELECT count(*) FROM edges WHERE workspace = ?", (workspace,))
-            .fetchone()
-        )
-        out["edges"] = int(edges[0])
-        return out
 
     # -- events -------------------------------------------------------------------------
 
@@ -136,22 +51,6 @@ class EdgesAndLog(ABC):
                 ),
             )
             return int(cur.lastrowid or 0)
-
-    def events(
-        self, workspace: str, kind: str, *, limit: int = 20, actor: str | None = None
-    ) -> list[dict[str, object]]:
-        sql = "SELECT rowid, at, record FROM events WHERE workspace = ? AND kind = ?"
-        params: list[object] = [workspace, kind]
-        if actor is not None:
-            sql += " AND actor = ?"
-            params.append(actor)
-        sql += " ORDER BY rowid DESC LIMIT ?"
-        out = []
-        for rowid, at, record in self._conn().execute(sql, [*params, limit]):
-            data = json.loads(record)
-            data.update(id=rowid, at=at)
-            out.append(data)
-        return out
 
     def event_counts(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -15,12 +15,15 @@ from ...ids import new_id
 from ...model import Edge, Item, Origin, StorageClass, utcnow
 from ...ports import ItemFilter, Page, ScoredId, Vector
 from ...scopes import Visibility
+from ..sql.proposals import Proposals
+from ..sql.statements import Statements
+from ..sql.versions import OLD_ROW_COLUMNS, Versions
 from .db import Database
 from .graphlog import EdgesAndLog
 from .keywords import KeywordIndex
-from .proposals import Proposals
 from .rollups import Rollups
 from .rows import (
+    DIALECT,
     ITEM_COLUMNS,
     item_from_row,
     item_values,
@@ -28,10 +31,8 @@ from .rows import (
 )
 from .schema import migrate
 from .snapshot import watermark
-from .statements import Statements
 from .transfer import Transfer
 from .vectors import VectorIndex
-from .versions import OLD_ROW_COLUMNS, Versions
 
 __all__ = ["KeywordEngine", "SQLiteStore"]
 
@@ -61,6 +62,8 @@ class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfe
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
 
+    _dialect = DIALECT
+
     def __init__(
         self, path: str | Path, *, timeout: float = 30.0, keyword_engine: KeywordEngine = "tantivy"
     ) -> None:
@@ -82,6 +85,9 @@ class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfe
 
     def _conn(self) -> sqlite3.Connection:
         return self._db.conn()
+
+    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
+        return nullcontext(self._conn())
 
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return self._db.tx()

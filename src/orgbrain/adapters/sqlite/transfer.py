@@ -10,7 +10,7 @@ follow an item through the table's triggers; its vectors are stamped with a fres
 from __future__ import annotations
 
 import sqlite3
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -21,16 +21,14 @@ import numpy as np
 from ...errors import Conflict
 from ...ports import Record, RecordKind, RecordPage, Vector
 from ..records import TABLES, check_kind, checked, record_name
+from ..sql.transfer import Marks
+from .rows import job_stamp
 
 __all__ = ["Transfer"]
 
-_MARK = "mark:"
 
-
-def _text_time(kind: RecordKind, value: datetime) -> str:
-    if kind == "jobs":  # the queue's fixed-width stamps (jobs.py), so text order is time order
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
-    return value.isoformat()
+def _text_time(kind: RecordKind, value: datetime) -> str | None:
+    return job_stamp(value) if kind == "jobs" else value.isoformat()
 
 
 def _column(kind: RecordKind, name: str) -> str:
@@ -38,8 +36,8 @@ def _column(kind: RecordKind, name: str) -> str:
     return "rowid" if (kind, name) == ("events", "id") else name
 
 
-class Transfer(ABC):
-    """``export_records``, ``import_records``, ``count_records`` and ``mark``."""
+class Transfer(Marks):
+    """``export_records`` and ``import_records`` (``Marks``: the counts and marks)."""
 
     embedding_dim: int | None
 
@@ -102,11 +100,7 @@ class Transfer(ABC):
             for row, vecs in zip(rows, vectors, strict=True):
                 added += self._insert(conn, kind, row, vecs)
             if mark is not None:
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES (?, ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (_MARK + mark[0], mark[1]),
-                )
+                self._set_mark(conn, mark)
         return added
 
     def _insert(
@@ -148,15 +142,3 @@ class Transfer(ABC):
         if cur.rowcount != 1 and kind == "items":
             raise Conflict(f"item {record_name(kind, row)} could not be stored")
         return 1 if cur.rowcount == 1 else 0
-
-    def count_records(self, kind: RecordKind) -> dict[str, int]:
-        table = TABLES[check_kind(kind)]
-        rows = self._conn().execute(
-            f"SELECT workspace, count(*) FROM {table.name} GROUP BY workspace ORDER BY 1"
-        )
-        return {str(ws): int(n) for ws, n in rows}
-
-    def mark(self, name: str) -> str | None:
-        row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (_MARK + name,))
-        found = row.fetchone()
-        return None if found is None else str(found[0])

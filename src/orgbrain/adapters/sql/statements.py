@@ -1,12 +1,11 @@
-"""The store's typed statements, their evidence, item supersession and the event feed:
-one part of ``PostgresStore``, kept apart like ``graphlog.py``."""
+"""The store's typed statements, their evidence and item supersession, for both SQL
+stores: one part of the store, kept apart like its edges and log."""
 
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -14,12 +13,12 @@ from ...errors import InvalidInput
 from ...model import Edge, Evidence, Item, Statement
 from ...scopes import Visibility
 from ..records import TABLES
-from .db import Connection
-from .rows import ROWS, item_from_row
+from .dialect import Connection, Part
 
 __all__ = ["Statements"]
 
 _STATEMENT = TABLES["statements"].columns
+_EVIDENCE = TABLES["evidence"].columns
 
 # Evidence that still counts: its item exists and is not forgotten.
 _LIVE = (
@@ -28,15 +27,8 @@ _LIVE = (
 )
 
 
-class Statements(ABC):
-    """Statements (``model.Statement``) with their evidence, item supersession, and the
-    event feed read by sequence number."""
-
-    @abstractmethod
-    def _read(self) -> AbstractContextManager[Connection]: ...
-
-    @abstractmethod
-    def _tx(self) -> AbstractContextManager[Connection]: ...
+class Statements(Part):
+    """Statements (``model.Statement``) with their evidence, and item supersession."""
 
     @abstractmethod
     def _put_edge(self, conn: Connection, edge: Edge) -> Edge: ...
@@ -44,15 +36,16 @@ class Statements(ABC):
     # -- statements -------------------------------------------------------------------
 
     def put_statement(self, statement: Statement) -> tuple[Statement, bool]:
-        s = statement
+        d, s = self._dialect, statement
         with self._tx() as conn:
-            row = conn.execute(
-                f"INSERT INTO statements ({', '.join(_STATEMENT)}) "
-                f"VALUES ({', '.join(['%s'] * len(_STATEMENT))}) "
-                "ON CONFLICT (id) DO NOTHING RETURNING pk",
-                ROWS.statement_values(s),
-            ).fetchone()
-            created = row is not None
+            cur = conn.execute(
+                d.sql(
+                    f"INSERT INTO statements ({', '.join(_STATEMENT)}) "
+                    f"VALUES ({', '.join('?' * len(_STATEMENT))}) ON CONFLICT (id) DO NOTHING"
+                ),
+                d.rows.statement_values(s),
+            )
+            created = cur.rowcount == 1
             ev = Evidence(s.item_id, s.byte_range, s.text, s.tier, s.confidence, s.origin.at)
             self._add_evidence(conn, s.workspace, s.id, ev)
         found = self.statements(s.workspace, Visibility.everything(), ids=[s.id], live=False)
@@ -62,13 +55,17 @@ class Statements(ABC):
         with self._tx() as conn:
             return self._add_evidence(conn, workspace, statement_id, evidence)
 
-    @staticmethod
-    def _add_evidence(conn: Connection, workspace: str, statement_id: str, ev: Evidence) -> bool:
+    def _add_evidence(
+        self, conn: Connection, workspace: str, statement_id: str, ev: Evidence
+    ) -> bool:
+        d = self._dialect
         cur = conn.execute(
-            "INSERT INTO statement_evidence (workspace, statement_id, item_id, byte_start, "
-            "byte_end, text, tier, confidence, at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (statement_id, item_id, byte_start) DO NOTHING",
-            ROWS.evidence_values(workspace, statement_id, ev),
+            d.sql(
+                f"INSERT INTO statement_evidence ({', '.join(_EVIDENCE)}) "
+                f"VALUES ({', '.join('?' * len(_EVIDENCE))}) "
+                "ON CONFLICT (statement_id, item_id, byte_start) DO NOTHING"
+            ),
+            d.rows.evidence_values(workspace, statement_id, ev),
         )
         return cur.rowcount == 1
 
@@ -90,7 +87,8 @@ class Statements(ABC):
     ) -> list[Statement]:
         if limit < 0:
             raise InvalidInput("limit must be >= 0")
-        sql = f"SELECT s.*, (SELECT count(*) {_LIVE}) AS n FROM statements s WHERE s.workspace = %s"
+        d = self._dialect
+        sql = f"SELECT s.*, (SELECT count(*) {_LIVE}) AS n FROM statements s WHERE s.workspace = ?"
         params: list[Any] = [workspace]
         for column, values in (
             ("s.id", ids),
@@ -99,15 +97,15 @@ class Statements(ABC):
             ("s.type", types),
         ):
             if values is not None:
-                sql += f" AND {column} = ANY(%s)"
-                params.append(list(values))
+                cond, more = d.any_of(column, values)
+                sql, params = f"{sql} AND {cond}", params + more
         if predicate is not None:
-            sql += " AND s.predicate = %s"
+            sql += " AND s.predicate = ?"
             params.append(predicate)
         if item_id is not None:
             sql += (
                 " AND EXISTS (SELECT 1 FROM statement_evidence e WHERE e.statement_id = s.id "
-                "AND e.workspace = s.workspace AND e.item_id = %s)"
+                "AND e.workspace = s.workspace AND e.item_id = ?)"
             )
             params.append(item_id)
         if current is True:
@@ -117,53 +115,62 @@ class Statements(ABC):
         if conflicted:
             sql += " AND s.conflicts <> '[]'"
         if visibility.scopes is not None:
-            sql += " AND s.scope = ANY(%s)"
-            params.append(sorted(visibility.scopes))
+            cond, more = d.any_of("s.scope", sorted(visibility.scopes))
+            sql, params = f"{sql} AND {cond}", params + more
         if live:
+            # ... and the reader sees at least one of them.
             sql += f" AND EXISTS (SELECT 1 {_LIVE}"
             if visibility.scopes is not None:
-                sql += " AND i.scope = ANY(%s)"
-                params.append(sorted(visibility.scopes))
+                cond, more = d.any_of("i.scope", sorted(visibility.scopes))
+                sql, params = f"{sql} AND {cond}", params + more
             sql += ")"
-        sql += " ORDER BY s.valid_from, s.pk LIMIT %s"
+        sql += f" ORDER BY s.valid_from, s.{d.pos} LIMIT ?"
         params.append(limit)
         with self._read() as conn:
-            return [ROWS.statement_from_row(r) for r in conn.execute(sql, params)]
+            return [d.rows.statement_from_row(r) for r in conn.execute(d.sql(sql), params)]
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:
+        d = self._dialect
         sql = (
             "SELECT v.* FROM statement_evidence v JOIN items i ON i.workspace = v.workspace "
-            "AND i.id = v.item_id WHERE v.workspace = %s AND v.statement_id = %s "
+            "AND i.id = v.item_id WHERE v.workspace = ? AND v.statement_id = ? "
             "AND i.tombstoned_at IS NULL"
         )
         params: list[Any] = [workspace, statement_id]
         if visibility.scopes is not None:
-            sql += " AND i.scope = ANY(%s)"
-            params.append(sorted(visibility.scopes))
+            cond, more = d.any_of("i.scope", sorted(visibility.scopes))
+            sql, params = f"{sql} AND {cond}", params + more
         with self._read() as conn:
-            return [ROWS.evidence_from_row(r) for r in conn.execute(sql + " ORDER BY v.pk", params)]
+            rows = conn.execute(d.sql(f"{sql} ORDER BY v.{d.pos}"), params).fetchall()
+        return [d.rows.evidence_from_row(r) for r in rows]
 
     def end_statement(
         self, workspace: str, statement_id: str, valid_to: datetime, superseded_by: str
     ) -> bool:
-        """Close a current statement (once): valid until ``valid_to``, replaced by
-        ``superseded_by``."""
+        """Close a current statement: it held until ``valid_to``, replaced by
+        ``superseded_by``. A statement is closed once; False if it already was."""
+        d = self._dialect
         with self._tx() as conn:
             cur = conn.execute(
-                "UPDATE statements SET valid_to = %s, superseded_by = %s WHERE workspace = %s "
-                "AND id = %s AND superseded_by IS NULL",
-                (valid_to, superseded_by, workspace, statement_id),
+                d.sql(
+                    "UPDATE statements SET valid_to = ?, superseded_by = ? WHERE workspace = ? "
+                    "AND id = ? AND superseded_by IS NULL"
+                ),
+                (d.rows.time(valid_to), superseded_by, workspace, statement_id),
             )
             return cur.rowcount == 1
 
     def flag_conflict(self, workspace: str, a: str, b: str) -> None:
         """Mark statements ``a`` and ``b`` as disagreeing with each other (both kept)."""
+        d = self._dialect
         with self._tx() as conn:
             # Both rows locked in one order, so two flaggers never deadlock.
             rows = conn.execute(
-                "SELECT id, conflicts FROM statements WHERE workspace = %s AND id = ANY(%s) "
-                "ORDER BY id FOR UPDATE",
-                (workspace, [a, b]),
+                d.sql(
+                    "SELECT id, conflicts FROM statements WHERE workspace = ? AND id IN (?, ?) "
+                    f"ORDER BY id{d.lock_rows}"
+                ),
+                (workspace, a, b),
             ).fetchall()
             found = {r["id"]: json.loads(r["conflicts"]) for r in rows}
             for one, other in ((a, b), (b, a)):
@@ -171,7 +178,7 @@ class Statements(ABC):
                 if ids is None or other in ids:
                     continue
                 conn.execute(
-                    "UPDATE statements SET conflicts = %s WHERE workspace = %s AND id = %s",
+                    d.sql("UPDATE statements SET conflicts = ? WHERE workspace = ? AND id = ?"),
                     (json.dumps([*ids, other]), workspace, one),
                 )
 
@@ -180,62 +187,42 @@ class Statements(ABC):
     def entities_named(
         self, workspace: str, values: Sequence[str], visibility: Visibility
     ) -> list[Item]:
-        """Entities whose canonical value is one of ``values`` (not forgotten)."""
+        """Entities whose canonical value is one of ``values`` (answerable ones only)."""
         if not values:
             return []
+        d = self._dialect
+        named, params = d.any_of("canonical_value", values)
         sql = (
-            "SELECT * FROM items WHERE workspace = %s AND canonical_value = ANY(%s) "
+            f"SELECT * FROM items WHERE workspace = ? AND {named} "
             "AND class = 'entity' AND tombstoned_at IS NULL"
         )
-        params: list[Any] = [workspace, list(values)]
+        params = [workspace, *params]
         if visibility.scopes is not None:
-            sql += " AND scope = ANY(%s)"
-            params.append(sorted(visibility.scopes))
+            cond, more = d.any_of("scope", sorted(visibility.scopes))
+            sql, params = f"{sql} AND {cond}", params + more
         with self._read() as conn:
-            return [item_from_row(r) for r in conn.execute(sql + " ORDER BY pk", params)]
+            rows = conn.execute(d.sql(f"{sql} ORDER BY {d.pos}"), params).fetchall()
+        return [d.rows.item_from_row(r) for r in rows]
 
     def supersede_item(self, edge: Edge) -> bool:
         """Record that item ``edge.src`` supersedes ``edge.dst`` (a ``SUPERSEDES`` edge):
-        each end's link is set once. False when the old item already had a successor."""
+        the old item gets ``superseded_by`` (once; the first successor stays), the new one
+        ``supersedes`` (once). False when the old item already had a successor."""
+        d = self._dialect
         with self._tx() as conn:
             self._put_edge(conn, edge)
             cur = conn.execute(
-                "UPDATE items SET superseded_by = %s WHERE workspace = %s AND id = %s "
-                "AND superseded_by IS NULL",
+                d.sql(
+                    "UPDATE items SET superseded_by = ? WHERE workspace = ? AND id = ? "
+                    "AND superseded_by IS NULL"
+                ),
                 (edge.src, edge.workspace, edge.dst),
             )
             conn.execute(
-                "UPDATE items SET supersedes = %s WHERE workspace = %s AND id = %s "
-                "AND supersedes IS NULL",
+                d.sql(
+                    "UPDATE items SET supersedes = ? WHERE workspace = ? AND id = ? "
+                    "AND supersedes IS NULL"
+                ),
                 (edge.dst, edge.workspace, edge.src),
             )
             return cur.rowcount == 1
-
-    # -- events -----------------------------------------------------------------------
-
-    def events_after(
-        self,
-        workspace: str,
-        after: int,
-        *,
-        kinds: Sequence[str] | None = None,
-        subject: str | None = None,
-        limit: int = 100,
-    ) -> list[dict[str, object]]:
-        """Records after sequence number ``after``, oldest first, each with ``id`` (its
-        sequence number), ``kind`` and ``at``."""
-        sql = "SELECT seq, kind, at, record FROM events WHERE workspace = %s AND seq > %s"
-        params: list[Any] = [workspace, after]
-        if kinds is not None:
-            sql += " AND kind = ANY(%s)"
-            params.append(list(kinds))
-        if subject is not None:
-            sql += " AND subject = %s"
-            params.append(subject)
-        out = []
-        with self._read() as conn:
-            for r in conn.execute(sql + " ORDER BY seq LIMIT %s", [*params, limit]):
-                data = json.loads(r["record"])
-                data.update(id=int(r["seq"]), kind=r["kind"], at=r["at"].isoformat())
-                out.append(data)
-        return out
