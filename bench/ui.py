@@ -54,6 +54,7 @@ from orgbrain.ids import new_id  # noqa: E402
 from orgbrain.keys import issue_key  # noqa: E402
 from orgbrain.model import ByteRange, Item, Locator, Origin, utcnow  # noqa: E402
 from orgbrain.server import BackgroundServer, create_app  # noqa: E402
+from orgbrain.server.heap import settled_heap  # noqa: E402
 
 F32 = NDArray[np.float32]
 BUDGET_MS = 300.0
@@ -328,7 +329,7 @@ def main() -> None:
         token = issue_key(keys, WORKSPACE, "alice", "read,write,review", teams=["eng"]).token
         admin = issue_key(keys, WORKSPACE, "root", "read,admin").token
         brain = Brain.open(folder, embedder=MiniLMEmbedder(), workspace=WORKSPACE)
-        app = create_app(brain, keys)
+        app = create_app(brain, keys, lifespans=[settled_heap])  # as orgbrain serve
         with BackgroundServer(app) as server:
             c = sign_in(server.url, token)
             root = sign_in(server.url, admin)
