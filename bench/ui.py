@@ -54,6 +54,7 @@ from orgbrain.ids import new_id  # noqa: E402
 from orgbrain.keys import issue_key  # noqa: E402
 from orgbrain.model import ByteRange, Item, Locator, Origin, utcnow  # noqa: E402
 from orgbrain.server import BackgroundServer, create_app  # noqa: E402
+from orgbrain.server.heap import settled_heap  # noqa: E402
 
 F32 = NDArray[np.float32]
 BUDGET_MS = 300.0
@@ -182,13 +183,12 @@ def enrich(folder: Path, file_id: str) -> tuple[str, str]:
         return priya, billing
 
 
-def activity(folder: Path, n_events: int, n_jobs: int) -> None:
-    """A month of the loop: search, gate and review events and done, queued and failed
-    jobs, a tenth of them the reader's, imported in pages as a move would."""
+def loop_events(n_events: int, now: datetime) -> list[dict[str, object]]:
+    """A month of the loop's events as ``import_records`` takes them: ``n_events`` searches
+    over four surfaces and 37 actors (a tenth the reader's), and a gate and a review event
+    for every hundred."""
     rng = np.random.default_rng(2)
-    now = datetime.now(UTC)
     month = 30 * 86_400.0
-    store = SQLiteStore(folder / "brain.sqlite")
     first = 1_000_000  # past the few events the facade logged
 
     def actor(i: int) -> str:
@@ -197,24 +197,42 @@ def activity(folder: Path, n_events: int, n_jobs: int) -> None:
     def when(i: int, n: int) -> datetime:
         return now - timedelta(seconds=month * (1 - i / n) + 60)
 
+    events: list[dict[str, object]] = []
+    for i in range(n_events):
+        record = {
+            "surface": ("http", "ui", "mcp", "inject")[i % 4],
+            "spoke": bool(rng.random() < 0.7),
+            "k": 5,
+            "latency_ms": int(rng.gamma(2.0, 15.0)),
+            "actor": actor(i),
+        }
+        events.append(_event(first + i, "search", when(i, n_events), actor(i), record))
+    for i in range(n_events // 100):
+        at, who = when(i, n_events // 100), actor(i)
+        gate = {"decision": ("written", "inbox", "skipped")[i % 3], "scope": "org"}
+        events.append(_event(first + n_events + 2 * i, "gate", at, who, gate))
+        review = {"outcome": ("approved", "rejected")[i % 2], "waited_s": 3600.0 * (i % 48)}
+        review["scope"] = "org"
+        events.append(_event(first + n_events + 2 * i + 1, "review", at, who, review))
+    return events
+
+
+def activity(folder: Path, n_events: int, n_jobs: int) -> None:
+    """A month of the loop: search, gate and review events and done, queued and failed
+    jobs, a tenth of them the reader's, imported in pages as a move would."""
+    rng = np.random.default_rng(3)
+    now = datetime.now(UTC)
+    month = 30 * 86_400.0
+    store = SQLiteStore(folder / "brain.sqlite")
+
+    def actor(i: int) -> str:
+        return "human:alice" if i % 10 == 0 else f"human:u{i % 37}"
+
+    def when(i: int, n: int) -> datetime:
+        return now - timedelta(seconds=month * (1 - i / n) + 60)
+
     try:
-        events: list[dict[str, object]] = []
-        for i in range(n_events):
-            record = {
-                "surface": ("http", "ui", "mcp", "inject")[i % 4],
-                "spoke": bool(rng.random() < 0.7),
-                "k": 5,
-                "latency_ms": int(rng.gamma(2.0, 15.0)),
-                "actor": actor(i),
-            }
-            events.append(_event(first + i, "search", when(i, n_events), actor(i), record))
-        for i in range(n_events // 100):
-            at, who = when(i, n_events // 100), actor(i)
-            gate = {"decision": ("written", "inbox", "skipped")[i % 3], "scope": "org"}
-            events.append(_event(first + n_events + 2 * i, "gate", at, who, gate))
-            review = {"outcome": ("approved", "rejected")[i % 2], "waited_s": 3600.0 * (i % 48)}
-            review["scope"] = "org"
-            events.append(_event(first + n_events + 2 * i + 1, "review", at, who, review))
+        events = loop_events(n_events, now)
         for page in range(0, len(events), 5000):
             store.import_records("events", events[page : page + 5000])
         jobs: list[dict[str, object]] = []
@@ -328,7 +346,7 @@ def main() -> None:
         token = issue_key(keys, WORKSPACE, "alice", "read,write,review", teams=["eng"]).token
         admin = issue_key(keys, WORKSPACE, "root", "read,admin").token
         brain = Brain.open(folder, embedder=MiniLMEmbedder(), workspace=WORKSPACE)
-        app = create_app(brain, keys)
+        app = create_app(brain, keys, lifespans=[settled_heap])  # as orgbrain serve
         with BackgroundServer(app) as server:
             c = sign_in(server.url, token)
             root = sign_in(server.url, admin)

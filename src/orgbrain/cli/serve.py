@@ -148,6 +148,7 @@ def serve(
             config = ServerConfig.from_settings(
                 settings, deadline_s=deadline, index_threads=index_threads
             )
+            from ..server.heap import settled_heap
             from ..server.mcp import McpHttpApp
 
             mcp_app = McpHttpApp()
@@ -156,7 +157,7 @@ def serve(
                 keys,
                 config=config,
                 extra_mounts={"/mcp": mcp_app},
-                lifespans=[lambda _app: mcp_app.running()],
+                lifespans=[lambda _app: mcp_app.running(), settled_heap],
                 ui=UiConfig.from_settings(settings),
             )
             url = f"http://{host}:{port}"
