@@ -27,6 +27,7 @@ __all__ = [
     "APPROX_ABOVE",
     "LIST_ROWS",
     "PROBE_MIN",
+    "PROBE_SHARE",
     "Centroids",
     "Files",
     "assign",
@@ -40,7 +41,8 @@ centroids are built); smaller ones scan every row."""
 LIST_ROWS = 1024
 """About how many rows one list holds."""
 PROBE_MIN = 24_576
-"""A search through the tier reads at least this many rows (and 1/32 of all of them)."""
+"""A search through the tier reads at least this many rows (and ``1/PROBE_SHARE`` of all)."""
+PROBE_SHARE = 8
 _SAMPLE_PER_LIST = 16
 _ITERATIONS = 6
 _CHUNK = 65_536
@@ -50,9 +52,9 @@ I32 = NDArray[np.int32]
 Slots = NDArray[np.intp]
 
 
-def probe_rows(n: int, least: int = PROBE_MIN) -> int:
-    """How many rows a search reads at ``n`` rows: 1/32 of them, at least ``least``."""
-    return max(least, n // 32)
+def probe_rows(n: int, least: int = PROBE_MIN, share: int = PROBE_SHARE) -> int:
+    """How many rows a search reads at ``n`` rows: ``1/share`` of them, at least ``least``."""
+    return max(least, n // share)
 
 
 def _normalised(x: F32) -> F32:
@@ -100,20 +102,27 @@ class Centroids:
 
 
 class Files:
-    """The tier of one shelf: centroids, each slot's list, and the slots in list order.
+    """The tier of one shelf: centroids, each slot's list, and the rows in list order.
 
-    Slots are the shelf's. ``lists[s]`` is -1 while slot ``s`` is not filed. ``order`` and
-    ``offsets`` hold the filed slots grouped by list as of the last ``rebuild``; slots filed
-    (or refiled) since are in ``pending`` and read by every search, so a refiled slot may be
-    read twice, never missed.
+    Slots are the shelf's. ``lists[s]`` is -1 while slot ``s`` is not filed. ``order``,
+    ``offsets`` and a copy of the int8 ``codes`` and ``scales`` in that order hold the
+    filed rows grouped by list as of the last ``rebuild``, so that a list is read as one
+    contiguous block; rows filed (or refiled) since are ``pending`` and read from the shelf
+    by every search, so a refiled slot may be read twice (once with its old code), never
+    missed.
     """
 
     def __init__(self, centroids: F32) -> None:
         self.centroids = centroids
         self.order: Slots = np.zeros(0, dtype=np.intp)
         self.offsets: NDArray[np.int64] = np.zeros(len(centroids) + 1, dtype=np.int64)
+        self.codes: NDArray[np.int8] = np.zeros((0, centroids.shape[1]), dtype=np.int8)
+        self.scales: F32 = np.zeros(0, dtype=np.float32)
         self.pending: list[Slots] = []
         self.pending_n = 0
+
+    def nbytes(self) -> int:
+        return int(self.centroids.nbytes + self.order.nbytes + self.codes.nbytes)
 
     def file(self, slots: Slots, vectors: F32, lists: I32) -> None:
         """File new or changed rows against the centroids (``lists`` is the shelf's)."""
@@ -121,11 +130,13 @@ class Files:
         self.pending.append(np.asarray(slots, dtype=np.intp))
         self.pending_n += int(slots.shape[0])
 
-    def rebuild(self, lists: I32) -> None:
-        """Group every filed slot by list (``lists`` up to the shelf's row count)."""
+    def rebuild(self, lists: I32, codes: NDArray[np.int8], scales: F32) -> None:
+        """Group every filed slot by list (the shelf's arrays, up to its row count)."""
         filed = np.flatnonzero(lists >= 0)
         by = np.argsort(lists[filed], kind="stable")
         self.order = filed[by]
+        self.codes = codes[self.order]
+        self.scales = scales[self.order]
         counts = np.bincount(lists[filed], minlength=len(self.centroids))
         self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.pending, self.pending_n = [], 0
@@ -134,19 +145,22 @@ class Files:
         """Whether so many rows are pending that reading them costs more than a rebuild."""
         return self.pending_n > max(4096, n // 64)
 
-    def candidates(self, query: F32, rows: int) -> Slots:
-        """The slots of the lists nearest ``query``, best list first, until ``rows`` slots
-        are taken; then every pending slot."""
+    def nearest(self, query: F32, rows: int) -> list[tuple[int, int]]:
+        """The ``(start, end)`` blocks of the lists nearest ``query``, best first, until
+        they hold ``rows`` rows."""
         scores = self.centroids @ query
-        sizes = np.diff(self.offsets)
         ranked = np.argsort(-scores)
-        taken = np.cumsum(sizes[ranked])
+        taken = np.cumsum(np.diff(self.offsets)[ranked])
         stop = int(np.searchsorted(taken, rows)) + 1
-        parts = [self.order[self.offsets[c] : self.offsets[c + 1]] for c in ranked[:stop]]
-        parts += self.pending
-        if not parts:
+        starts, ends = self.offsets[ranked[:stop]], self.offsets[ranked[:stop] + 1]
+        return [(int(a), int(b)) for a, b in zip(starts, ends, strict=True) if b > a]
+
+    def pending_slots(self) -> Slots:
+        if not self.pending:
             return np.zeros(0, dtype=np.intp)
-        return np.concatenate(parts)
+        if len(self.pending) > 1:
+            self.pending = [np.concatenate(self.pending)]
+        return self.pending[0]
 
 
 class Builder:

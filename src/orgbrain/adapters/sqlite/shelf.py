@@ -24,7 +24,7 @@ import numkong
 import numpy as np
 from numpy.typing import NDArray
 
-from .coarse import APPROX_ABOVE, PROBE_MIN, Builder, Files, probe_rows
+from .coarse import APPROX_ABOVE, PROBE_MIN, PROBE_SHARE, Builder, Files, probe_rows
 
 __all__ = ["APPROX_ABOVE", "EXACT_BELOW", "Shelf", "quantise"]
 
@@ -77,11 +77,13 @@ class Shelf:
         exact_below: int = EXACT_BELOW,
         approx_above: int = APPROX_ABOVE,
         probe_min: int = PROBE_MIN,
+        probe_share: int = PROBE_SHARE,
     ) -> None:
         self.dim = dim
         self.exact_below = exact_below
         self.approx_above = approx_above
         self.probe_min = probe_min
+        self.probe_share = probe_share
         self.n = 0
         self.live = 0
         self.vectors: F32 = np.zeros((0, dim), dtype=np.float32)
@@ -188,7 +190,7 @@ class Shelf:
         self._epoch += 1
         self._builder, self._written = None, []
         if self.files is not None:
-            self.files.rebuild(self.lists[: self.n])
+            self.files.rebuild(self.lists[: self.n], self.codes, self.scales)
         self.n = self.live = int(keep.size)
         self._slots = {}
         for i, k in enumerate(self.keys[: self.n].tolist()):
@@ -229,10 +231,7 @@ class Shelf:
             return empty
         slots: Slots
         if visible > self.exact_below:
-            pool = self._pool(query, visible)
-            if pool is not None and mask is not None:
-                pool = pool[mask[pool]]
-            return self._shortlist(query, mask, limit, visible, pool)
+            return self._shortlist(query, mask, limit, visible)
         if mask is not None:
             slots = np.flatnonzero(mask)
             scores = self.vectors[slots] @ query
@@ -260,19 +259,19 @@ class Shelf:
         builder = self._builder
         return builder is None or builder.wait(timeout)
 
-    def _pool(self, query: F32, visible: int) -> Slots | None:
-        """The slots the approximate tier says to read for ``query`` (every pending one
-        among them), or None to read every row: the shelf is small, the tier is not built
+    def _tier_rows(self, visible: int) -> int | None:
+        """How many rows the approximate tier reads for a search that ``visible`` rows
+        may answer, or None to read every row: the shelf is small, the tier is not built
         yet, or so few rows are visible that the lists would have to be read nearly all."""
         if not self._tier_ready():
             return None
         assert self.files is not None
-        rows = probe_rows(self.n, self.probe_min) * self.n // max(visible, 1)
+        rows = probe_rows(self.n, self.probe_min, self.probe_share) * self.n // max(visible, 1)
         if rows * 2 >= self.n:
             return None
         if self.files.stale(self.n):
-            self.files.rebuild(self.lists[: self.n])
-        return self.files.candidates(query, rows)
+            self.files.rebuild(self.lists[: self.n], self.codes, self.scales)
+        return rows
 
     def _tier_ready(self) -> bool:
         if self.files is not None:
@@ -300,27 +299,29 @@ class Shelf:
         redo = np.unique(redo[redo < self.n])
         if redo.size:
             files.file(redo, self.vectors[redo], self.lists)
-        files.rebuild(self.lists[: self.n])
+        files.rebuild(self.lists[: self.n], self.codes, self.scales)
         self.files = files
         return True
 
     # -- the int8 path ----------------------------------------------------------------------
 
     def _shortlist(
-        self, query: F32, mask: Mask | None, limit: int, visible: int, pool: Slots | None = None
+        self, query: F32, mask: Mask | None, limit: int, visible: int
     ) -> tuple[I64, F32]:
         """The int8 path: ``_RESCORE_FACTOR * limit`` candidate rows rescored exactly,
         widened while they hold fewer than ``limit`` distinct keys (a key of several
-        vectors can fill many rows) and more rows are visible. ``pool``, when given, holds
-        the only slots read (already filtered by ``mask``; a slot may appear twice)."""
+        vectors can fill many rows) and more rows are visible. Through the approximate
+        tier when it is in use: then only the rows of the lists nearest the query (and the
+        rows not yet filed) are candidates."""
         take = _RESCORE_FACTOR * limit
-        if pool is not None:
-            visible = int(pool.shape[0])
+        rows = self._tier_rows(visible)
+        if rows is not None:
+            visible = min(visible, rows)
         while True:
             slots = (
                 self._int8_best(query, mask, take)
-                if pool is None
-                else self._pool_best(query, pool, take)
+                if rows is None
+                else self._tier_best(query, mask, take, rows)
             )
             slots.sort()  # slot order, so that equal scores rank as the exact path does
             scores: F32 = self.vectors[slots] @ query
@@ -341,17 +342,43 @@ class Shelf:
         best = np.argpartition(-approx, take - 1)[:take]
         return best if mask is None else best[mask[best]]
 
-    def _pool_best(self, query: F32, pool: Slots, limit: int) -> Slots:
-        """The ``max(limit, 256)`` distinct slots of ``pool`` with the best int8 dot."""
-        if pool.shape[0] == 0:
-            return pool
+    def _tier_best(self, query: F32, mask: Mask | None, limit: int, rows: int) -> Slots:
+        """Like ``_int8_best`` over the rows of the lists nearest ``query`` (``rows`` of
+        them, each list one contiguous block of the tier's copy of the codes) and the rows
+        filed since the copy was made; distinct slots, in no order."""
+        files = self.files
+        assert files is not None
         peak = float(np.abs(query).max()) or 1.0
         q = np.rint(query * (_I8_MAX / peak)).astype(np.int8).reshape(1, -1)
-        dots = numkong.cdist(q, self.codes[pool], metric="dot", out_dtype="float32")
-        approx: F32 = np.asarray(dots, dtype=np.float32).reshape(-1) * self.scales[pool]
+        blocks = files.nearest(query, rows)
+        pending = files.pending_slots()
+        parts = [
+            np.asarray(
+                numkong.cdist(q, files.codes[a:b], metric="dot", out_dtype="float32"),
+                dtype=np.float32,
+            ).reshape(-1)
+            for a, b in blocks
+        ]
+        slots = np.concatenate([*(files.order[a:b] for a, b in blocks), pending])
+        scales = np.concatenate([*(files.scales[a:b] for a, b in blocks), self.scales[pending]])
+        if pending.size:
+            parts.append(
+                np.asarray(
+                    numkong.cdist(q, self.codes[pending], metric="dot", out_dtype="float32"),
+                    dtype=np.float32,
+                ).reshape(-1)
+            )
+        if not parts:
+            return np.zeros(0, dtype=np.intp)
+        approx: F32 = np.concatenate(parts) * scales
+        if mask is not None:
+            keep = mask[slots]
+            slots, approx = slots[keep], approx[keep]
+        if slots.shape[0] == 0:
+            return slots
         take = min(max(limit, _RESCORE_MIN), approx.shape[0])
         best = np.argpartition(-approx, take - 1)[:take]
-        return np.unique(pool[best])
+        return np.unique(slots[best])
 
 
 def _grown(array: NDArray[Any], cap: int) -> NDArray[Any]:
