@@ -138,7 +138,7 @@ def main() -> None:
     ap.add_argument("--m", type=int, default=16)
     ap.add_argument("--ef-construction", type=int, default=64)
     ap.add_argument("--usearch", action="store_true", help="also usearch, same m and ef")
-    ap.add_argument("--real", type=int, default=3000, help="as bench/backends.py")
+    ap.add_argument("--real", type=int, default=40000, help="as bench/backends.py")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     x = section_vectors(args.sections, args.real)
