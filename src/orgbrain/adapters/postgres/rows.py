@@ -32,6 +32,8 @@ def _time(value: datetime | None) -> datetime | None:
 
 
 ROWS = Rows(time=utc, when=_time, flag=bool)
-DIALECT = Dialect(ROWS, mark="%s", arrays=True, pos="pk", seq="seq", lock_rows=" FOR UPDATE")
+DIALECT = Dialect(
+    ROWS, mark="%s", arrays=True, pos="pk", seq="seq", find="strpos", lock_rows=" FOR UPDATE"
+)
 item_values = ROWS.item_values
 item_from_row = ROWS.item_from_row

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import Conflict, InvalidInput
+from ...errors import Conflict
 from ...ids import new_id
 from ...model import Edge, Item, Origin, StorageClass, utcnow
-from ...ports import ItemFilter, Page, ScoredId, Vector
+from ...ports import ScoredId, Vector
 from ...scopes import Visibility
+from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
 from ..sql.statements import Statements
 from ..sql.versions import OLD_ROW_COLUMNS, Versions
@@ -28,7 +29,7 @@ from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
 from .pending import Pending
 from .rollups import Rollups
-from .rows import DIALECT, ITEM_COLUMNS, item_from_row, item_values, stored_key
+from .rows import DIALECT, ITEM_COLUMNS, item_from_row, item_values
 from .schema import migrate, vector_index_sql
 from .transfer import Transfer
 from .vectors import vector_rows, vector_search
@@ -56,7 +57,7 @@ _TEXT = ("class", "scope", "label", "body")
 """What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
-class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfer):
+class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Transfer):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
@@ -203,9 +204,6 @@ class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Trans
             return "", []
         return f" AND {alias}scope = ANY(%s)", [sorted(visibility.scopes)]
 
-    def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None:
-        return self.get_items(workspace, [item_id], visibility).get(item_id)
-
     def get_items(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, Item]:
@@ -220,17 +218,6 @@ class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Trans
             ).fetchall()
         return {r["id"]: item_from_row(r) for r in rows}
 
-    def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
-    ) -> Item | None:
-        vis, params = self._visible_sql(visibility)
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT * FROM items WHERE workspace = %s AND source_key = %s" + vis,
-                [workspace, stored_key(scope, source_key), *params],
-            ).fetchone()
-        return None if row is None else item_from_row(row)
-
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
         """The item's vectors, one row each: its own first, then its passages'."""
         with self._read() as conn:
@@ -243,58 +230,6 @@ class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Trans
         if not rows:
             return None
         return np.asarray([r["e"] for r in rows], dtype=np.float32)
-
-    def list_items(
-        self,
-        workspace: str,
-        filter: ItemFilter,
-        visibility: Visibility,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> Page:
-        where = ["workspace = %s"]
-        params: list[object] = [workspace]
-        if filter.storage_class is not None:
-            where.append("class = %s")
-            params.append(filter.storage_class)
-        if filter.storage_classes is not None:
-            where.append("class = ANY(%s)")
-            params.append(list(filter.storage_classes))
-        if not filter.tombstoned:
-            where.append("tombstoned_at IS NULL")
-        if filter.kind is not None:
-            where.append("kind = %s")
-            params.append(filter.kind)
-        if filter.indexed is not None:
-            where.append("indexed = %s")
-            params.append(filter.indexed)
-        if filter.parent_id is not None:
-            where.append("parent_id = %s")
-            params.append(filter.parent_id)
-        if filter.run_id is not None:
-            where.append("origin_run = %s")
-            params.append(filter.run_id)
-        if filter.name_contains:
-            where.append(
-                "(strpos(lower(coalesce(name, '')), %s) > 0 OR strpos(lower(label), %s) > 0)"
-            )
-            needle = filter.name_contains.lower()
-            params += [needle, needle]
-        if cursor is not None:
-            if not cursor.isdigit() or len(cursor) > 18:
-                raise InvalidInput(f"invalid cursor {cursor!r}")
-            where.append("pk < %s" if filter.newest_first else "pk > %s")
-            params.append(int(cursor))
-        vis, vparams = self._visible_sql(visibility)
-        order = "pk DESC" if filter.newest_first else "pk"
-        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY {order} LIMIT %s"
-        with self._read() as conn:
-            rows = conn.execute(sql, [*params, *vparams, limit + 1]).fetchall()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        items = tuple(item_from_row(r) for r in rows)
-        return Page(items, str(rows[-1]["pk"]) if more and rows else None)
 
     def commit_index(
         self,
@@ -356,17 +291,6 @@ class PostgresStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Trans
                 pending.vectors.pop(pk, None)
                 conn.execute("DELETE FROM items WHERE pk = %s", (pk,))  # vectors cascade
             return stored
-
-    def set_index_error(
-        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
-    ) -> None:
-        sql = "UPDATE items SET index_error = %s, updated_at = %s WHERE workspace = %s AND id = %s"
-        args: list[object] = [error, utcnow(), workspace, item_id]
-        if content_hash is not None:
-            sql += " AND content_hash = %s"
-            args.append(content_hash)
-        with self._tx() as conn:
-            conn.execute(sql, args)
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""

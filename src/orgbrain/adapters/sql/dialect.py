@@ -52,6 +52,9 @@ class Dialect:
     """The column that numbers the event log in the order events were logged: ``rowid``
     in SQLite, ``seq`` in PostgreSQL (taken under a per-workspace lock, see its
     ``log_event``)."""
+    find: str
+    """The function that finds text in text (its 1-based place, 0 when absent):
+    ``instr`` in SQLite, ``strpos`` in PostgreSQL."""
     lock_rows: str
     """What a SELECT in a write transaction ends with to hold the rows it read until the
     transaction ends: `` FOR UPDATE`` in PostgreSQL; nothing in SQLite, where the one

@@ -37,7 +37,9 @@ def _time(value: str | None) -> datetime | None:
 
 
 ROWS = Rows(time=_text, when=_time, flag=int)
-DIALECT = Dialect(ROWS, mark="?", arrays=False, pos="rowid", seq="rowid", lock_rows="")
+DIALECT = Dialect(
+    ROWS, mark="?", arrays=False, pos="rowid", seq="rowid", find="instr", lock_rows=""
+)
 JOBS_DIALECT = replace(DIALECT, rows=replace(ROWS, time=job_stamp))
 item_values = ROWS.item_values
 item_from_row = ROWS.item_from_row

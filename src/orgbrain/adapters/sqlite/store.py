@@ -13,8 +13,9 @@ import numpy as np
 from ...errors import Conflict, InvalidInput, Unavailable
 from ...ids import new_id
 from ...model import Edge, Item, Origin, StorageClass, utcnow
-from ...ports import ItemFilter, Page, ScoredId, Vector
+from ...ports import ScoredId, Vector
 from ...scopes import Visibility
+from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
 from ..sql.statements import Statements
 from ..sql.versions import OLD_ROW_COLUMNS, Versions
@@ -27,7 +28,6 @@ from .rows import (
     ITEM_COLUMNS,
     item_from_row,
     item_values,
-    stored_key,
 )
 from .schema import migrate
 from .snapshot import watermark
@@ -57,7 +57,7 @@ _UPDATE_ITEM = (
 _OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
 
 
-class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfer):
+class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Transfer):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
@@ -210,10 +210,6 @@ class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfe
         scopes = sorted(visibility.scopes)
         return f" AND {alias}scope IN ({', '.join('?' * len(scopes))})", scopes
 
-    def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None:
-        found = self.get_items(workspace, [item_id], visibility)
-        return found.get(item_id)
-
     def get_items(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, Item]:
@@ -232,20 +228,6 @@ class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfe
                 out[row["id"]] = item_from_row(row)
         return out
 
-    def get_by_source_key(
-        self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
-    ) -> Item | None:
-        vis, params = self._visible_sql(visibility)
-        row = (
-            self._conn()
-            .execute(
-                "SELECT * FROM items WHERE workspace = ? AND source_key = ?" + vis,
-                [workspace, stored_key(scope, source_key), *params],
-            )
-            .fetchone()
-        )
-        return None if row is None else item_from_row(row)
-
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
         """The item's vectors, one row each: its own first, then its passages'."""
         row = (
@@ -259,57 +241,6 @@ class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfe
             return None
         flat = np.frombuffer(row[0], dtype=np.float32)
         return flat.reshape(-1, self.embedding_dim or flat.shape[0]).copy()
-
-    def list_items(
-        self,
-        workspace: str,
-        filter: ItemFilter,
-        visibility: Visibility,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> Page:
-        where = ["workspace = ?"]
-        params: list[object] = [workspace]
-        if filter.storage_class is not None:
-            where.append("class = ?")
-            params.append(filter.storage_class)
-        if filter.storage_classes is not None:
-            where.append(f"class IN ({', '.join('?' * len(filter.storage_classes))})")
-            params += filter.storage_classes
-        if not filter.tombstoned:
-            where.append("tombstoned_at IS NULL")
-        if filter.kind is not None:
-            where.append("kind = ?")
-            params.append(filter.kind)
-        if filter.indexed is not None:
-            where.append("indexed = ?")
-            params.append(int(filter.indexed))
-        if filter.parent_id is not None:
-            where.append("parent_id = ?")
-            params.append(filter.parent_id)
-        if filter.run_id is not None:
-            where.append("origin_run = ?")
-            params.append(filter.run_id)
-        if filter.name_contains:
-            where.append("(instr(lower(coalesce(name, '')), ?) > 0 OR instr(lower(label), ?) > 0)")
-            needle = filter.name_contains.lower()
-            params += [needle, needle]
-        if cursor is not None:
-            try:
-                after = int(cursor)
-            except ValueError:
-                raise InvalidInput(f"invalid cursor {cursor!r}") from None
-            where.append("rowid < ?" if filter.newest_first else "rowid > ?")
-            params.append(after)
-        vis, vparams = self._visible_sql(visibility)
-        order = "rowid DESC" if filter.newest_first else "rowid"
-        sql = f"SELECT * FROM items WHERE {' AND '.join(where)}{vis} ORDER BY {order} LIMIT ?"
-        rows = self._conn().execute(sql, [*params, *vparams, limit + 1]).fetchall()
-        more = len(rows) > limit
-        rows = rows[:limit]
-        items = tuple(item_from_row(r) for r in rows)
-        return Page(items, str(rows[-1]["rowid"]) if more and rows else None)
 
     def commit_index(
         self,
@@ -368,17 +299,6 @@ class SQLiteStore(EdgesAndLog, Rollups, Statements, Versions, Proposals, Transfe
                 if had_vec:
                     self._log_vec_delete(conn, file.workspace, rowid)
             return stored
-
-    def set_index_error(
-        self, workspace: str, item_id: str, error: str | None, *, content_hash: str | None = None
-    ) -> None:
-        sql = "UPDATE items SET index_error = ?, updated_at = ? WHERE workspace = ? AND id = ?"
-        args: list[object] = [error, utcnow().isoformat(), workspace, item_id]
-        if content_hash is not None:
-            sql += " AND content_hash = ?"
-            args.append(content_hash)
-        with self._tx() as conn:
-            conn.execute(sql, args)
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""
