@@ -1,6 +1,7 @@
 """The loop's stats as every surface shows them (``GET /v1/stats``, ``orgbrain stats
 --json``, ``Client.stats``, the web UI's health page), and the lag of background work
-(``Brain.job_lag``)."""
+(``Brain.job_lag``: ``GET /v1/stats/jobs``, ``orgbrain stats --jobs --json``,
+``Client.job_lag``, the health page)."""
 
 from __future__ import annotations
 
