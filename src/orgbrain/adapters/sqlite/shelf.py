@@ -8,27 +8,20 @@ filled with visible rows. At 100k rows the cost is memory traffic, not arithmeti
 int8 codes are a quarter of the bytes of float32.
 
 Measured against exact search on MiniLM embeddings (``bench/vectors.py``), this found the
-whole top 50. Above ``APPROX_ABOVE`` live rows the shelf searches through its approximate
-tier once that is built (``coarse.py``): the int8 stage reads only the rows of the lists
-nearest the query, and every row the tier has not filed yet. A sign-bit shortlist before
-the int8 stage was tried and dropped: on this box it saved little or nothing at 100k-200k
-rows, and sign bits do not rank every embedding distribution well.
+whole top 50. A sign-bit shortlist before the int8 stage was tried and dropped: on this
+box it saved little or nothing at 100k-200k rows, and sign bits do not rank every
+embedding distribution well.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import numkong
 import numpy as np
 from numpy.typing import NDArray
 
-from .coarse import APPROX_ABOVE, PROBE_MIN, PROBE_SHARE, Builder, Files, probe_rows
-
-__all__ = ["APPROX_ABOVE", "EXACT_BELOW", "Shelf", "quantise"]
-
-log = logging.getLogger(__name__)
+__all__ = ["EXACT_BELOW", "Shelf", "quantise"]
 
 EXACT_BELOW = 8192
 """A search over at most this many visible rows is exact float32 brute force."""
@@ -71,19 +64,9 @@ class Shelf:
     exactly while its slots are alive.
     """
 
-    def __init__(
-        self,
-        dim: int,
-        exact_below: int = EXACT_BELOW,
-        approx_above: int = APPROX_ABOVE,
-        probe_min: int = PROBE_MIN,
-        probe_share: int = PROBE_SHARE,
-    ) -> None:
+    def __init__(self, dim: int, exact_below: int = EXACT_BELOW) -> None:
         self.dim = dim
         self.exact_below = exact_below
-        self.approx_above = approx_above
-        self.probe_min = probe_min
-        self.probe_share = probe_share
         self.n = 0
         self.live = 0
         self.vectors: F32 = np.zeros((0, dim), dtype=np.float32)
@@ -92,15 +75,8 @@ class Shelf:
         self.scopes: NDArray[np.int32] = np.zeros(0, dtype=np.int32)
         self.alive: Mask = np.zeros(0, dtype=bool)
         self.keys: I64 = np.zeros(0, dtype=np.int64)
-        self.lists: NDArray[np.int32] = np.zeros(0, dtype=np.int32)  # -1: not filed
         self._slots: dict[int, list[int]] = {}
         self.per_key = 1  # the most vectors a live key holds, or held since the last compact
-        # The approximate tier (coarse.py): built in the background once the shelf is
-        # large; ``_epoch`` changes whenever slots move, so a build over old slots is void.
-        self.files: Files | None = None
-        self._builder: Builder | None = None
-        self._written: list[Slots] = []
-        self._epoch = 0
 
     def __len__(self) -> int:
         """Live keys (items), not vectors."""
@@ -114,7 +90,6 @@ class Shelf:
             self.scopes,
             self.alive,
             self.keys,
-            self.lists,
         )
 
     def nbytes(self) -> int:
@@ -158,11 +133,6 @@ class Shelf:
         self.scopes[slots] = scopes
         self.keys[slots] = keys
         self.alive[slots] = True
-        self.lists[slots] = -1
-        if self.files is not None:
-            self.files.file(slots, vectors, self.lists)
-        elif self._builder is not None:
-            self._written.append(slots)
 
     def put(self, key: int, vector: F32, scope: int) -> None:
         rows = vector.reshape(-1, self.dim)
@@ -184,13 +154,9 @@ class Shelf:
 
     def compact(self) -> None:
         keep = np.flatnonzero(self.alive[: self.n])
-        (self.vectors, self.codes, self.scales, self.scopes, self.alive, self.keys, self.lists) = (
+        self.vectors, self.codes, self.scales, self.scopes, self.alive, self.keys = (
             a[keep].copy() for a in self._arrays()
         )
-        self._epoch += 1
-        self._builder, self._written = None, []
-        if self.files is not None:
-            self.files.rebuild(self.lists[: self.n], self.codes, self.scales)
         self.n = self.live = int(keep.size)
         self._slots = {}
         for i, k in enumerate(self.keys[: self.n].tolist()):
@@ -203,10 +169,9 @@ class Shelf:
             return
         # Headroom, so that the first writes after a bulk load do not copy the whole shelf.
         new_cap = max(size + size // 8 + 256, cap + cap // 2)
-        (self.vectors, self.codes, self.scales, self.scopes, self.alive, self.keys, self.lists) = (
+        self.vectors, self.codes, self.scales, self.scopes, self.alive, self.keys = (
             _grown(a, new_cap) for a in self._arrays()
         )
-        self.lists[self.n :] = -1
 
     # -- search ---------------------------------------------------------------------------
 
@@ -252,77 +217,15 @@ class Shelf:
             best = ranked[first[:limit]]
         return self.keys[slots[best]], scores[best]
 
-    # -- the approximate tier -------------------------------------------------------------
-
-    def settle(self, timeout: float | None = None) -> bool:
-        """Wait for a running build of the approximate tier; whether none is running."""
-        builder = self._builder
-        return builder is None or builder.wait(timeout)
-
-    def _tier_rows(self, visible: int) -> int | None:
-        """How many rows the approximate tier reads for a search that ``visible`` rows
-        may answer, or None to read every row: the shelf is small, the tier is not built
-        yet, or so few rows are visible that the lists would have to be read nearly all."""
-        if not self._tier_ready():
-            return None
-        assert self.files is not None
-        rows = probe_rows(self.n, self.probe_min, self.probe_share) * self.n // max(visible, 1)
-        if rows * 2 >= self.n:
-            return None
-        if self.files.stale(self.n):
-            self.files.rebuild(self.lists[: self.n], self.codes, self.scales)
-        return rows
-
-    def _tier_ready(self) -> bool:
-        if self.files is not None:
-            return True
-        if self.live <= self.approx_above:
-            self._builder, self._written = None, []
-            return False
-        builder = self._builder
-        if builder is None:
-            self._builder = Builder(self.vectors, self.n, self._epoch)
-            return False
-        if not builder.wait(0):
-            return False
-        self._builder, written, self._written = None, self._written, []
-        built = builder.result
-        if built is None or built.epoch != self._epoch:
-            if builder.error is not None:
-                log.warning("the approximate vector tier failed to build: %s", builder.error)
-            return False  # the next search starts another build
-        start = built.lists.shape[0]
-        self.lists[:start] = built.lists
-        files = Files(built.centroids)
-        # Rows added or rewritten while the build ran: filed against the new centroids.
-        redo = np.concatenate([np.arange(start, self.n, dtype=np.intp), *written])
-        redo = np.unique(redo[redo < self.n])
-        if redo.size:
-            files.file(redo, self.vectors[redo], self.lists)
-        files.rebuild(self.lists[: self.n], self.codes, self.scales)
-        self.files = files
-        return True
-
-    # -- the int8 path ----------------------------------------------------------------------
-
     def _shortlist(
         self, query: F32, mask: Mask | None, limit: int, visible: int
     ) -> tuple[I64, F32]:
         """The int8 path: ``_RESCORE_FACTOR * limit`` candidate rows rescored exactly,
         widened while they hold fewer than ``limit`` distinct keys (a key of several
-        vectors can fill many rows) and more rows are visible. Through the approximate
-        tier when it is in use: then only the rows of the lists nearest the query (and the
-        rows not yet filed) are candidates."""
+        vectors can fill many rows) and more rows are visible."""
         take = _RESCORE_FACTOR * limit
-        rows = self._tier_rows(visible)
-        if rows is not None:
-            visible = min(visible, rows)
         while True:
-            slots = (
-                self._int8_best(query, mask, take)
-                if rows is None
-                else self._tier_best(query, mask, take, rows)
-            )
+            slots = self._int8_best(query, mask, take)
             slots.sort()  # slot order, so that equal scores rank as the exact path does
             scores: F32 = self.vectors[slots] @ query
             keys, best = self._best_keys(slots, scores, limit)
@@ -341,44 +244,6 @@ class Shelf:
         take = min(max(limit, _RESCORE_MIN), approx.shape[0])
         best = np.argpartition(-approx, take - 1)[:take]
         return best if mask is None else best[mask[best]]
-
-    def _tier_best(self, query: F32, mask: Mask | None, limit: int, rows: int) -> Slots:
-        """Like ``_int8_best`` over the rows of the lists nearest ``query`` (``rows`` of
-        them, each list one contiguous block of the tier's copy of the codes) and the rows
-        filed since the copy was made; distinct slots, in no order."""
-        files = self.files
-        assert files is not None
-        peak = float(np.abs(query).max()) or 1.0
-        q = np.rint(query * (_I8_MAX / peak)).astype(np.int8).reshape(1, -1)
-        blocks = files.nearest(query, rows)
-        pending = files.pending_slots()
-        parts = [
-            np.asarray(
-                numkong.cdist(q, files.codes[a:b], metric="dot", out_dtype="float32"),
-                dtype=np.float32,
-            ).reshape(-1)
-            for a, b in blocks
-        ]
-        slots = np.concatenate([*(files.order[a:b] for a, b in blocks), pending])
-        scales = np.concatenate([*(files.scales[a:b] for a, b in blocks), self.scales[pending]])
-        if pending.size:
-            parts.append(
-                np.asarray(
-                    numkong.cdist(q, self.codes[pending], metric="dot", out_dtype="float32"),
-                    dtype=np.float32,
-                ).reshape(-1)
-            )
-        if not parts:
-            return np.zeros(0, dtype=np.intp)
-        approx: F32 = np.concatenate(parts) * scales
-        if mask is not None:
-            keep = mask[slots]
-            slots, approx = slots[keep], approx[keep]
-        if slots.shape[0] == 0:
-            return slots
-        take = min(max(limit, _RESCORE_MIN), approx.shape[0])
-        best = np.argpartition(-approx, take - 1)[:take]
-        return np.unique(slots[best])
 
 
 def _grown(array: NDArray[Any], cap: int) -> NDArray[Any]:

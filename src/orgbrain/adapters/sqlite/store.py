@@ -366,11 +366,6 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
         vec = np.asarray(vector, dtype=np.float32).reshape(-1)
         return index.search(self._conn(), storage_class, vec, limit, visibility.scopes)
 
-    def settle_vectors(self, timeout: float | None = None) -> bool:
-        """Wait for the vector indexes' approximate tiers being built in the background
-        (benchmarks); whether all are done. A search never waits for one."""
-        return all(index.settle(timeout) for index in list(self._vectors.values()))
-
 
 def _token(value: str) -> str:
     """The opaque FTS token for a workspace, class or scope (see migration 0003)."""

@@ -12,10 +12,6 @@ The rows of each storage class live on their own ``Shelf`` (``shelf.py``, which 
 how a shelf is searched), so a search never scans or masks another class. An item's
 embedding blob may hold several vectors, its own then its passages' (``indexer.passages``);
 each is a row of the shelf, and the item scores its best.
-
-A shelf of more than ``APPROX_ABOVE`` rows builds an approximate tier in the background
-(``coarse.py``) and, once it is ready, reads only the rows near the query; rows written
-since are read on every search, so the tier never hides an acknowledged write.
 """
 
 from __future__ import annotations
@@ -29,8 +25,7 @@ from numpy.typing import NDArray
 
 from ...errors import InvalidInput
 from ...model import STORAGE_CLASSES
-from .coarse import PROBE_MIN
-from .shelf import APPROX_ABOVE, EXACT_BELOW, Shelf
+from .shelf import EXACT_BELOW, Shelf
 from .snapshot import read_snapshot, watermark
 
 __all__ = ["VectorIndex"]
@@ -41,23 +36,13 @@ Mask = NDArray[np.bool_]
 class VectorIndex:
     """Cosine search over one workspace's indexed embeddings, one shelf per storage class."""
 
-    def __init__(
-        self,
-        workspace: str,
-        dim: int,
-        *,
-        exact_below: int = EXACT_BELOW,
-        approx_above: int = APPROX_ABOVE,
-        probe_min: int = PROBE_MIN,
-    ) -> None:
+    def __init__(self, workspace: str, dim: int, *, exact_below: int = EXACT_BELOW) -> None:
         self.workspace = workspace
         self.dim = dim
         self._lock = threading.Lock()
         self._seq = -1
         self._exact_below = exact_below
-        self._approx_above = approx_above
-        self._probe_min = probe_min
-        self._shelves = self._new_shelves()
+        self._shelves = [Shelf(dim, exact_below) for _ in STORAGE_CLASSES]
         self._class_code: dict[str, int] = {c: i for i, c in enumerate(STORAGE_CLASSES)}
         self._shelf_of: dict[int, int] = {}
         self._item_ids: dict[int, str] = {}
@@ -65,17 +50,6 @@ class VectorIndex:
 
     def __len__(self) -> int:
         return sum(len(s) for s in self._shelves)
-
-    def _new_shelves(self) -> list[Shelf]:
-        return [
-            Shelf(self.dim, self._exact_below, self._approx_above, self._probe_min)
-            for _ in STORAGE_CLASSES
-        ]
-
-    def settle(self, timeout: float | None = None) -> bool:
-        """Wait for the approximate tiers being built (benchmarks and tests); whether all
-        are done. A search never waits: it reads every row until its shelf's tier is in."""
-        return all(shelf.settle(timeout) for shelf in self._shelves)
 
     def search(
         self,
@@ -173,7 +147,7 @@ class VectorIndex:
 
     def _reset(self) -> None:
         self._seq = -1
-        self._shelves = self._new_shelves()
+        self._shelves = [Shelf(self.dim, self._exact_below) for _ in STORAGE_CLASSES]
         self._shelf_of.clear()
         self._item_ids.clear()
         self._scope_codes.clear()
