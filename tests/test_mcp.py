@@ -243,6 +243,9 @@ def served(tmp_path: Path, backend: Backend) -> Any:
         "carol": issue_key(keys, ws, "carol", "read", agent=True).token,
     }
     with BackgroundServer(api) as server:
+        # No background derivation: it would race the neighbourhood check with entities of
+        # its own (as the stdio test, where no server runs jobs).
+        api.state.orgbrain.worker.stop()
         yield brain, seed(brain), server.url + "/mcp", tokens
     keys.close()
     brain.close()
