@@ -139,17 +139,36 @@ FROM unnest(%(terms)s::text[]) AS q(term)
 
 _TOP = (
     """
-SELECT q.term, h.item_pk, h.tf, h.dl
-FROM unnest(%(terms)s::text[]) AS q(term) CROSS JOIN LATERAL (
-    SELECT k.item_pk, k.tf, k.dl FROM kw_postings k
-    WHERE k.workspace = %(ws)s AND k.class = %(cls)s AND k.term = q.term AND {visible}
-    ORDER BY """
+WITH q AS (
+    SELECT * FROM unnest(%(terms)s::text[], %(idf)s::float8[]) AS q(term, idf)
+), hits AS (
+    SELECT q.term, h.item_pk,
+        q.idf * h.tf * %(k1p)s / (h.tf + %(k1b)s + %(norm)s * h.dl) AS w
+    FROM q CROSS JOIN LATERAL (
+        SELECT k.item_pk, k.tf, k.dl FROM kw_postings k
+        WHERE k.workspace = %(ws)s AND k.class = %(cls)s AND k.term = q.term AND {visible}
+        ORDER BY """
     + KW_IMPACT.replace("tf", "k.tf").replace("dl", "k.dl")
     + """ DESC
-    LIMIT %(depth)s
-) h
+        LIMIT %(depth)s
+    ) h
+), cut AS (
+    SELECT term, min(w) AS w FROM hits GROUP BY term HAVING count(*) >= %(depth)s
+), cand AS (
+    SELECT item_pk, sum(w) AS partial, array_agg(term) AS terms FROM hits GROUP BY item_pk
+)
+SELECT c.item_pk, c.partial, c.terms,
+    c.partial + coalesce((SELECT sum(cut.w) FROM cut WHERE cut.term <> ALL(c.terms)), 0)
+        AS bound,
+    (SELECT coalesce(array_agg(term), '{{}}') FROM cut) AS cut_terms
+FROM cand c
+ORDER BY bound DESC, c.item_pk
+LIMIT %(best)s
 """
 )
+"""Each term's best ``depth`` visible postings weighed by BM25; the ``best`` candidates by
+their bound (their partial sum, plus each cut-short term's last weight where they were
+not read), with the terms they were read under and the terms cut short."""
 
 _REST = """
 SELECT item_pk, term, tf, dl FROM kw_postings
@@ -181,8 +200,9 @@ def keyword_search(
         "cls": storage_class,
         "terms": tokens,
         "cap": DF_EXACT,
+        "best": max(2 * limit, limit + RESCORE_EXTRA),
+        "depth": max(DEPTH_MIN, DEPTH_PER_HIT * limit),
     }
-    depth = params["depth"] = max(DEPTH_MIN, DEPTH_PER_HIT * limit)
     visible = "true"
     if scopes is not None:
         visible = "k.scope = ANY(%(scopes)s)"
@@ -192,19 +212,21 @@ def keyword_search(
         assert st is not None
         n, toks, parts = float(st["n"]), float(st["toks"]), int(st["parts"])
         df = _document_frequencies(conn, params, n)
-        params["terms"] = [t for t in tokens if df.get(t, 0) > 0]
-        hits = conn.execute(_TOP.format(visible=visible), params).fetchall() if df else []
         scorer = _Scorer(n, toks, df)
-        found = _Candidates(scorer, depth)
-        for r in hits:
-            found.add(str(r["term"]), int(r["item_pk"]), int(r["tf"]), int(r["dl"]))
-        best = found.best(max(2 * limit, limit + RESCORE_EXTRA))
-        missing = found.cut_terms()
-        if best and missing:
-            rest = conn.execute(_REST, {"pks": best, "terms": missing}).fetchall()
+        ordered = sorted(scorer.idf)
+        params.update(terms=ordered, idf=[scorer.idf[t] for t in ordered])
+        params.update(k1p=K1 + 1, k1b=K1 * (1 - B), norm=scorer.norm)
+        rows = conn.execute(_TOP.format(visible=visible), params).fetchall() if df else []
+        score = {int(r["item_pk"]): float(r["partial"]) for r in rows}
+        read = {int(r["item_pk"]): set(r["terms"]) for r in rows}
+        missing = sorted(rows[0]["cut_terms"]) if rows else []
+        if missing:
+            rest = conn.execute(_REST, {"pks": list(score), "terms": missing}).fetchall()
             for r in rest:
-                found.complete(str(r["term"]), int(r["item_pk"]), int(r["tf"]), int(r["dl"]))
-        top = sorted(((-found.score[pk], pk) for pk in best), key=lambda x: x)[:limit]
+                pk, term = int(r["item_pk"]), str(r["term"])
+                if term not in read[pk]:
+                    score[pk] += scorer.weight(term, int(r["tf"]), int(r["dl"]))
+        top = sorted((-s, pk) for pk, s in score.items())[:limit]
         ids = (
             conn.execute(
                 "SELECT pk, id FROM items WHERE pk = ANY(%s)", ([pk for _, pk in top],)
@@ -228,46 +250,6 @@ class _Scorer:
 
     def weight(self, term: str, tf: int, dl: int) -> float:
         return self.idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B) + self.norm * dl)
-
-
-class _Candidates:
-    """Items met in the postings read so far, their partial sums and what bounds the
-    rest."""
-
-    def __init__(self, scorer: _Scorer, depth: int) -> None:
-        self.scorer, self.depth = scorer, depth
-        self.score: dict[int, float] = {}
-        self.terms: dict[int, set[str]] = {}
-        self.read: dict[str, int] = {}
-        self.last: dict[str, float] = {}
-
-    def add(self, term: str, pk: int, tf: int, dl: int) -> None:
-        w = self.scorer.weight(term, tf, dl)
-        self.score[pk] = self.score.get(pk, 0.0) + w
-        self.terms.setdefault(pk, set()).add(term)
-        self.read[term] = self.read.get(term, 0) + 1
-        self.last[term] = w
-
-    def cut_terms(self) -> list[str]:
-        """The terms whose visible postings were read only in part."""
-        return sorted(t for t, k in self.read.items() if k >= self.depth)
-
-    def best(self, k: int) -> list[int]:
-        """The ``k`` candidates that could score highest: the partial sum plus the cut
-        weight of each cut term they were not read under."""
-        cut = {t: self.last[t] for t in self.cut_terms()}
-
-        def bound(pk: int) -> float:
-            seen = self.terms[pk]
-            return self.score[pk] + sum(w for t, w in cut.items() if t not in seen)
-
-        return [pk for _, pk in sorted((-bound(pk), pk) for pk in self.score)[:k]]
-
-    def complete(self, term: str, pk: int, tf: int, dl: int) -> None:
-        """A posting of a candidate under a cut term: added unless already read."""
-        if term not in self.terms[pk]:
-            self.terms[pk].add(term)
-            self.score[pk] += self.scorer.weight(term, tf, dl)
 
 
 def _document_frequencies(conn: Connection, params: dict[str, object], n: float) -> dict[str, int]:
