@@ -12,6 +12,9 @@ nothing is downloaded. Every question goes to both, turn about (the order altern
 a burst of load on the shared machine lands on both: the ratio of their p50s is the
 figure to read. Both include the query embedding and ask for 10 hits; orgbrain's search is
 the default plan as a user gets it (its search event logged), txtai's is ``search(q, 10)``.
+Both compute on one thread (orgbrain's embedder runs BLAS on one; torch is set to one for
+txtai): on a shared 2-core box torch's default two threads spin against each other and
+made txtai's searches ten times slower in a first run, which would flatter orgbrain.
 Recall@10 of the evidence turns (categories 1-4) is printed beside, as a check that both
 searched the same thing. Without txtai installed only orgbrain is timed.
 """
@@ -53,9 +56,11 @@ def txtai_index(conv: Conversation) -> Any | None:
     """A txtai hybrid index over the conversation's turns (ids are the turns' dia_ids), or
     None when txtai is not installed."""
     try:
+        import torch
         from txtai import Embeddings  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return None
+    torch.set_num_threads(1)
     index = Embeddings(path=str(bundled_model_dir()), hybrid=True, content=False)
     index.index([(t.dia_id, _note(conv.sample_id, t).body, None) for t in conv.turns])
     return index
@@ -77,10 +82,11 @@ def orgbrain_folder(conv: Conversation, cache: Path, into: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--questions", type=int, default=300, help="at most this many, spread")
+    ap.add_argument("--conversations", type=int, help="only the first N conversations")
     ap.add_argument("--cache", type=Path, help="the eval's index cache (orgbrain eval --cache)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    convs = load_locomo(LOCOMO)
+    convs = load_locomo(LOCOMO)[: args.conversations]
     every = max(1, sum(len(c.questions) for c in convs) // args.questions)
     prefix = "locomo:"
     times: dict[str, list[float]] = {"orgbrain": [], "txtai": []}
@@ -151,7 +157,8 @@ def main() -> None:
             verdict,
             f"Load average (1/5/15 min) {load_before} before, {load_after} after; txtai "
             f"indexing took {build_s['txtai']:.0f} s. "
-            f"Command: `python -m bench.peers_latency --questions {args.questions}`.",
+            f"Command: `python -m bench.peers_latency --questions {args.questions}"
+            + (f" --conversations {args.conversations}`." if args.conversations else "`."),
         ]
     )
     if not args.no_write:
