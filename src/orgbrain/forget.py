@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from .context import BrainContext
 from .errors import InvalidInput
+from .graph import rekey_around
 from .model import ByteRange, Forgotten, Item
 from .writes import version_folder
 
@@ -43,6 +44,8 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
     targets = [item, *ctx.sections_of(item.id)] if item.storage_class == "file" else [item]
     gone = [_erased(t) if erase else t for t in targets]
     ctx.store.put_items([(replace(t, tombstoned_at=now), None) for t in gone])
+    # Its words leave the keys of the turns around it (graph/context_keys.py).
+    rekey_around(ctx.store, ctx.workspace, [t.id for t in targets])
     if erase:
         # Every version's bytes and text go too; a crash before the blobs are deleted
         # leaves blobs no row names, which the sweep removes.

@@ -244,6 +244,15 @@ class Store(Protocol):
         """Take a file's sections out of answers (their file's bytes changed)."""
         ...
 
+    def set_keys(self, workspace: str, keys: Mapping[str, str]) -> None:
+        """Set items' keys (item id -> text): keyword-only text, searched by
+        ``keyword_search`` with the item's label and body, and nothing else: never in an
+        ``Item``, a citation or a vector. Every process's keyword index sees the change.
+        A later ``put_item`` keeps an item's keys, unless it moves the item to another
+        scope or tombstones it: then they are emptied (they were chosen for where the item
+        was). Unknown ids are skipped."""
+        ...
+
     def keyword_search(
         self,
         workspace: str,
@@ -252,7 +261,8 @@ class Store(Protocol):
         limit: int,
         visibility: Visibility,
     ) -> list[ScoredId]:
-        """BM25 over label and body of answerable items, best first (higher is better)."""
+        """BM25 over label, body and keys (``set_keys``) of answerable items, best first
+        (higher is better)."""
         ...
 
     def vector_search(
@@ -494,7 +504,12 @@ class Store(Protocol):
         ...
 
     def mark(self, name: str) -> str | None:
-        """The value last recorded under ``name`` by ``import_records``, or None."""
+        """The value last recorded under ``name`` (``import_records``, ``set_mark``, or a
+        migration that asks for a one-off pass), or None."""
+        ...
+
+    def set_mark(self, name: str, value: str) -> None:
+        """Record ``value`` under ``name`` (a one-off pass done, say)."""
         ...
 
 

@@ -20,6 +20,7 @@ from typing import BinaryIO
 from .context import BrainContext
 from .derive import request_derive
 from .errors import Forbidden, InvalidInput, NotFound, TooLarge
+from .graph import rekey_around
 from .ids import new_id
 from .indexer import embed_texts
 from .ingest.sniff import MEDIA_TYPES, FileFormat, Sniffer
@@ -303,6 +304,8 @@ def record_supersedes(
                 {"reason": "explicit", "dedupe": "supersedes"},
             )
         )
+    if olds:  # a superseded turn's words leave its neighbours' keys
+        rekey_around(ctx.store, ctx.workspace, [old.id for old in olds])
 
 
 # -- notes ------------------------------------------------------------------------------
@@ -323,6 +326,8 @@ def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
         ctx.embedder, [f"{i.label}\n{i.body}" for i in items], ctx.settings.embed_batch
     )
     saved = ctx.store.put_items(list(zip(items, vectors, strict=True)))
+    # An edited or moved turn's words change in its neighbours' keys (context_keys.py).
+    rekey_around(ctx.store, ctx.workspace, [i.id for i in saved])
     for note, item, olds in zip(notes, saved, replaced, strict=True):
         record_supersedes(ctx, item, olds, note.run_id)
     if any(replaced):

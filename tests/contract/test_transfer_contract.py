@@ -119,6 +119,7 @@ def fill(store: Store, jobs: JobQueue) -> dict[str, Item]:
         Edge(new_id("edg"), "w1", "SUPERSEDES", replacement.id, newer.id, o, {"reason": "x"})
     )
     store.put_edge(Edge(new_id("edg"), "w1", "MENTIONS", section.id, note.id, o, {"dedupe": "a"}))
+    store.set_keys("w1", {replacement.id: "zebracorn parade"})  # keyword-only text
     s1 = Statement(
         id="stm_1", workspace="w1", type="fact", subject_id=note.id, subject="travel",
         predicate="uses", object="Car", object_id=None, scope="org", item_id=note.id,
@@ -195,6 +196,7 @@ def everything(store: Store, jobs: JobQueue, made: dict[str, Item]) -> dict[str,
     out["evidence"] = [store.evidence("w1", s, ALL) for s in ("stm_1", "stm_2")]
     # Ids, not scores: each adapter has its own BM25 (the same ranking, other numbers).
     out["kw"] = [i for i, _ in store.keyword_search("w1", "note", ["travel"], 10, ALL)]
+    out["kw_keys"] = [i for i, _ in store.keyword_search("w1", "note", ["zebracorn"], 5, ALL)]
     out["kw_sections"] = [i for i, _ in store.keyword_search("w1", "section", ["refunds"], 5, ALL)]
     out["vs"] = [i for i, _ in store.vector_search("w1", "section", vec(3), 5, ALL)]
     out["vs_notes"] = [i for i, _ in store.vector_search("w1", "note", vec(9), 5, ALL)]
@@ -224,6 +226,7 @@ def test_a_brain_moves_record_by_record_and_answers_the_same(
     assert added == {k: sum(src.count_records(k).values()) for k in RECORD_KINDS}
     assert all(added[k] for k in RECORD_KINDS)
     before, after = everything(src, src_jobs, made), everything(dst, dst_jobs, made)
+    assert before["kw_keys"] == [made["replacement"].id]  # keys travel with their item
     for key, value in before.items():
         assert after[key] == value, key
     assert dst.mark("move") == "jobs:None"

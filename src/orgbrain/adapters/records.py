@@ -45,7 +45,7 @@ TABLES: Mapping[RecordKind, Table] = {
             f"{_ORIGIN} occurred_at blob_key text_key byte_start byte_end page_start "
             "page_end sheet heading_path canonical_type canonical_value parent_id ordinal "
             "name media_type size content_hash index_error supersedes superseded_by "
-            "tombstoned_at created_at updated_at"
+            "tombstoned_at created_at updated_at keys"
         ),
         frozenset({"origin_at", "occurred_at", "tombstoned_at", "created_at", "updated_at"}),
         frozenset({"indexed"}),

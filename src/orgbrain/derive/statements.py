@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
-from ..graph import entity_for
+from ..graph import entity_for, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
 
@@ -202,4 +202,7 @@ def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
         ctx.origin("derive"),
         {"reason": "derived", "dedupe": "supersedes"},
     )
-    return old.id if store.supersede_item(edge) else None
+    if not store.supersede_item(edge):
+        return None
+    rekey_around(store, ws, [old.id])  # its words leave its neighbours' keys
+    return old.id

@@ -3,6 +3,7 @@
 Derivation (the typed graph the brain grows by itself) and supersession land here next.
 """
 
+from .context_keys import KEYS_CAP, backfill_keys, rekey_around
 from .links import (
     MAX_EDGES_PER_HOP,
     MAX_HOPS,
@@ -25,6 +26,7 @@ from .links import (
 )
 
 __all__ = [
+    "KEYS_CAP",
     "MAX_EDGES_PER_HOP",
     "MAX_HOPS",
     "MAX_ITEMS_PER_HOP",
@@ -33,6 +35,7 @@ __all__ = [
     "Link",
     "Mention",
     "Neighborhood",
+    "backfill_keys",
     "entity_for",
     "entity_source_key",
     "link",
@@ -42,5 +45,6 @@ __all__ = [
     "normalise_value",
     "observe_mention",
     "put_system_edge",
+    "rekey_around",
     "visible_edges",
 ]

@@ -19,6 +19,7 @@ from ..errors import Forbidden, InvalidInput
 from ..ids import new_id
 from ..model import Canonical, Edge, Hop, Item, Link, Mention, Neighborhood
 from ..scopes import Visibility, narrowest_scope
+from .context_keys import SEQUENCE_EDGE, refresh_keys
 
 __all__ = [
     "MAX_EDGES_PER_HOP",
@@ -238,11 +239,16 @@ def link(
 
 def put_system_edge(ctx: BrainContext, type_: str, src: str, dst: str, source: str) -> Edge:
     """An edge the system knows to be true (e.g. the order of turns in one session), of any
-    type but a reserved one, between two visible items; the same edge again is a no-op."""
-    t = type_ if type_ in ("FOLLOWED_BY", "SIMILAR_TO") else normalise_edge_type(type_)
+    type but a reserved one, between two visible items; the same edge again is a no-op.
+    Every ``FOLLOWED_BY`` edge is written here (derive's ``sequence`` step, loaders through
+    ``Brain.link_system``), and its two ends' keys follow it (``context_keys.py``)."""
+    t = type_ if type_ in (SEQUENCE_EDGE, "SIMILAR_TO") else normalise_edge_type(type_)
     a, b = ctx.get(src), ctx.get(dst)
     edge = Edge(new_id("edg"), ctx.workspace, t, a.id, b.id, ctx.origin(source))
-    return ctx.store.put_edge(edge)
+    saved = ctx.store.put_edge(edge)
+    if t == SEQUENCE_EDGE:  # each turn is found by the other's words too (context_keys.py)
+        refresh_keys(ctx.store, ctx.workspace, [a.id, b.id])
+    return saved
 
 
 def visible_edges(

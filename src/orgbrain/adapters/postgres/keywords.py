@@ -4,7 +4,8 @@ bounded number of postings per query term however large the brain grows.
 
 PostgreSQL's own ranking (``ts_rank_cd``) has no inverse document frequency, so a rare
 term weighs no more than a common one; on SciFact that costs nDCG. Instead each answerable
-item's label and body (one text, as FTS5 and tantivy score a row) is cut into terms by the
+item's label, body and keys (one text, as FTS5 and tantivy score a row; keys are keyword-
+only text, migration ``0014``) is cut into terms by the
 embedded engine's analyzer (tantivy's: simple tokens, lowercase, ASCII folding, English
 Snowball stemming, tokens over 40 bytes dropped), and each term's frequency is stored in
 ``kw_postings`` with the document's length and scope beside it (migration ``0004``). The
@@ -92,10 +93,11 @@ def analyze(text: str) -> list[str]:
     return list(_analyzer().analyze(text))
 
 
-def document_terms(label: str, body: str) -> tuple[Counter[str], int]:
+def document_terms(label: str, body: str, keys: str = "") -> tuple[Counter[str], int]:
     """An item's terms with their frequencies, and its length in terms (``items.kw_len``):
-    label and body as one text, as FTS5 and tantivy score a row."""
-    terms = Counter(analyze(f"{label}\n{body}"))
+    label, body and keys (keyword-only text, migration ``0014``) as one text, as FTS5 and
+    tantivy score a row."""
+    terms = Counter(analyze(f"{label}\n{body}\n{keys}"))
     return terms, sum(terms.values())
 
 

@@ -358,6 +358,18 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     ROLLUP_MIGRATION,  # running counts of the loop's events (rollups.py)
+    (
+        # An item's keys: keyword-only text (a conversation turn's neighbours' words,
+        # graph/context_keys.py), posted with its label and body (keywords.py) but never
+        # returned, cited or embedded. The one-off pass that fills them for brains written
+        # before is run on open (mark:context_keys).
+        "0014_context_keys",
+        """
+        ALTER TABLE items ADD COLUMN keys text NOT NULL DEFAULT '';
+        INSERT INTO meta (key, value) VALUES ('mark:context_keys', 'pending')
+            ON CONFLICT (key) DO NOTHING;
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000

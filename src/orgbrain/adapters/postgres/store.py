@@ -9,7 +9,8 @@ same brain at once: nothing is cached in a process, nothing needs catching up.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -36,7 +37,7 @@ from .vectors import vector_rows, vector_search
 
 __all__ = ["PostgresStore"]
 
-_WRITTEN = (*ITEM_COLUMNS, "kw_len", "n_vectors")
+_WRITTEN = (*ITEM_COLUMNS, "keys", "kw_len", "n_vectors")
 _INSERT_ITEM = (
     f"INSERT INTO items ({', '.join(_WRITTEN)}) "
     f"VALUES ({', '.join(f'%({c})s' for c in _WRITTEN)}) "
@@ -48,12 +49,12 @@ _UPDATE_ITEM = (
     + " WHERE pk = %(pk)s RETURNING *"
 )
 _OLD = (
-    "SELECT pk, id, workspace, created_at, kw_len, n_vectors, indexed, scope, "
+    "SELECT pk, id, workspace, created_at, keys, kw_len, n_vectors, indexed, scope, "
     + ", ".join(OLD_ROW_COLUMNS)
     + " FROM items WHERE workspace = %s AND (source_key = %s OR id = %s) "
     "ORDER BY source_key = %s DESC LIMIT 1 FOR UPDATE"
 )
-_TEXT = ("class", "scope", "label", "body")
+_TEXT = ("class", "scope", "label", "body", "keys")
 """What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
@@ -154,22 +155,27 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
             return [self._put(conn, item, vec, pending) for item, vec in items]
 
     def _put(
-        self, conn: Connection, item: Item, embedding: Vector | None, pending: Pending
+        self,
+        conn: Connection,
+        item: Item,
+        embedding: Vector | None,
+        pending: Pending,
+        keys: str | None = None,
     ) -> Item:
+        """Write ``item``; its keys are ``keys`` when given (a move), else the row's own,
+        unless the item moves to another scope or is tombstoned (``set_keys``)."""
         now = utcnow()
         values = item_values(item)
         # Out of answers (unindexed or tombstoned): no vectors, no postings.
         answerable = item.indexed and item.tombstoned_at is None
         rows = vector_rows(embedding, self.embedding_dim) if answerable else None
-        terms, length = (
-            keywords.document_terms(item.label, item.body) if answerable else (None, None)
-        )
         values.update(
             updated_at=now,
             created_at=values["created_at"] or now,
-            kw_len=length,
+            keys=keys or "",
             n_vectors=0 if rows is None else len(rows),
         )
+        terms, length = self._terms(values, answerable)
         # A new key and id: one statement. Otherwise the row of this key, else the row of
         # this id (the same item put in another scope: its key moves with it).
         row = conn.execute(_INSERT_ITEM, values).fetchone()
@@ -182,6 +188,9 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
             # Supersession is set once and never moved (``supersede_item``).
             for link in ("supersedes", "superseded_by"):
                 values[link] = values[link] or old[link]
+            if keys is None and old["scope"] == item.scope and item.tombstoned_at is None:
+                values["keys"] = old["keys"]
+                terms, length = self._terms(values, answerable)
             self._keep_version(conn, item.workspace, old["id"], old, values, now)
             had = old["kw_len"]
             if had is not None and terms is not None and all(old[f] == values[f] for f in _TEXT):
@@ -198,6 +207,40 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
         if rows is not None:
             pending.add_vectors(pk, item.workspace, item.storage_class, item.scope, rows)
         return item_from_row(row)
+
+    @staticmethod
+    def _terms(
+        values: dict[str, Any], answerable: bool
+    ) -> tuple[Counter[str] | None, int | None]:
+        """The postings an item's row makes (none out of answers); sets its ``kw_len``."""
+        terms, length = (
+            keywords.document_terms(values["label"], values["body"], values["keys"])
+            if answerable
+            else (None, None)
+        )
+        values["kw_len"] = length
+        return terms, length
+
+    def set_keys(self, workspace: str, keys: Mapping[str, str]) -> None:
+        with self._write() as (conn, pending):
+            for item_id, text in sorted(keys.items()):
+                old = conn.execute(
+                    "SELECT pk, class, scope, label, body, keys, kw_len FROM items "
+                    "WHERE workspace = %s AND id = %s FOR UPDATE",
+                    (workspace, item_id),
+                ).fetchone()
+                if old is None or old["keys"] == text:
+                    continue  # unchanged keys are not written: their postings stand
+                pk, had = int(old["pk"]), old["kw_len"]
+                length = None
+                if had is not None:  # answerable: its postings follow its keys
+                    pending.drop_postings(conn, pk, workspace, old["class"], int(had))
+                    terms, length = keywords.document_terms(old["label"], old["body"], text)
+                    pending.add_postings(pk, workspace, old["class"], old["scope"], terms, length)
+                conn.execute(
+                    "UPDATE items SET keys = %s, kw_len = coalesce(%s, kw_len) WHERE pk = %s",
+                    (text, length, pk),
+                )
 
     def _visible_sql(self, visibility: Visibility, alias: str = "") -> tuple[str, list[Any]]:
         if visibility.scopes is None:

@@ -45,8 +45,16 @@ class Transfer(Marks):
     def _write(self) -> AbstractContextManager[tuple[Connection, Any]]: ...
 
     @abstractmethod
-    def _put(self, conn: Connection, item: Item, embedding: Vector | None, pending: Any) -> Item:
-        """The store's write of one item, in the caller's ``_write`` transaction."""
+    def _put(
+        self,
+        conn: Connection,
+        item: Item,
+        embedding: Vector | None,
+        pending: Any,
+        keys: str | None = None,
+    ) -> Item:
+        """The store's write of one item (with ``keys``), in the caller's ``_write``
+        transaction."""
 
     def export_records(self, kind: RecordKind, *, after: int = 0, limit: int = 500) -> RecordPage:
         table = TABLES[check_kind(kind)]
@@ -119,7 +127,7 @@ class Transfer(Marks):
                 )
             return 0
         embedding = None if vectors is None else np.asarray(vectors, dtype=np.float32)
-        self._put(conn, item_from_row(row), embedding, pending)
+        self._put(conn, item_from_row(row), embedding, pending, keys=row["keys"])
         # The write stamps it now; a moved item keeps when it was last changed.
         conn.execute(
             "UPDATE items SET updated_at = %s WHERE id = %s", (row["updated_at"], row["id"])

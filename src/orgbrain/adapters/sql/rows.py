@@ -30,7 +30,9 @@ from ..records import TABLES
 
 __all__ = ["ITEM_COLUMNS", "Row", "Rows", "norm_object", "shown_key", "stored_key"]
 
-ITEM_COLUMNS = TABLES["items"].columns
+ITEM_COLUMNS = tuple(c for c in TABLES["items"].columns if c != "keys")
+"""The columns an ``Item`` fills. Its keys (keyword-only text, ``Store.set_keys``) are not
+part of the model: no read returns them, and only ``set_keys`` and a move write them."""
 
 
 class Row(Protocol):

@@ -15,7 +15,7 @@ _MARK = "mark:"
 
 
 class Marks(Part):
-    """``count_records`` and ``mark``, and ``_set_mark`` for an import."""
+    """``count_records``, ``mark`` and ``set_mark``, and ``_set_mark`` for an import."""
 
     def count_records(self, kind: RecordKind) -> dict[str, int]:
         table = TABLES[check_kind(kind)]
@@ -31,6 +31,10 @@ class Marks(Part):
                 self._dialect.sql("SELECT value FROM meta WHERE key = ?"), (_MARK + name,)
             ).fetchone()
         return None if row is None else str(row["value"])
+
+    def set_mark(self, name: str, value: str) -> None:
+        with self._tx() as conn:
+            self._set_mark(conn, (name, value))
 
     def _set_mark(self, conn: Connection, mark: tuple[str, str]) -> None:
         """Set mark ``mark[0]`` to ``mark[1]``, in the caller's transaction."""

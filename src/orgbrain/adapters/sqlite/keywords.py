@@ -11,8 +11,8 @@ with a fresh ``kw_seq`` (migration 0004), so catching up reads only what changed
 the last look, whichever process wrote it. Nothing is persisted beside the database; after
 a crash or a restart the index is rebuilt from the rows on the first keyword search.
 
-Scoring follows the FTS5 path: BM25 (k1 1.2, b 0.75) over label and body as one text, as
-FTS5 scores a row; English stemming; the workspace is the index itself, class and scope
+Scoring follows the FTS5 path: BM25 (k1 1.2, b 0.75) over label, body and keys (keyword-only
+text, migration 0014) as one text, as FTS5 scores a row; English stemming; the workspace is the index itself, class and scope
 are non-scoring filters.
 """
 
@@ -28,8 +28,8 @@ from .snapshot import read_snapshot, watermark
 
 __all__ = ["KeywordIndex"]
 
-# (rowid, id, class, scope, label, body, live)
-ChangeRow = tuple[int, str, str, str, str | None, str | None, int]
+# (rowid, id, class, scope, label, body, keys, live)
+ChangeRow = tuple[int, str, str, str, str | None, str | None, str | None, int]
 
 _ANALYZER = "orgbrain_en"
 # The writer's memory budget: the first load of 100k sections fits in one segment.
@@ -119,13 +119,13 @@ class KeywordIndex:
             if self._seq < 0:
                 # The unary + keeps SQLite off the workspace indexes: a first load scans.
                 cursor = conn.execute(
-                    "SELECT rowid, id, class, scope, label, body, 1 FROM items "
+                    "SELECT rowid, id, class, scope, label, body, keys, 1 FROM items "
                     "WHERE +workspace = ? AND indexed = 1 AND tombstoned_at IS NULL",
                     (self.workspace,),
                 )
             else:
                 cursor = conn.execute(
-                    "SELECT c.item_rowid, i.id, i.class, i.scope, i.label, i.body, "
+                    "SELECT c.item_rowid, i.id, i.class, i.scope, i.label, i.body, i.keys, "
                     "i.rowid IS NOT NULL AND i.indexed = 1 AND i.tombstoned_at IS NULL "
                     "FROM kw_changes c LEFT JOIN items i ON i.rowid = c.item_rowid "
                     "WHERE c.workspace = ? AND c.seq > ?",
@@ -138,15 +138,19 @@ class KeywordIndex:
         self._seq = seq
 
     def _apply(self, rows: Iterable[ChangeRow]) -> None:
-        """(rowid, id, class, scope, label, body, live) rows: replace each row's document."""
-        for rowid, item_id, cls, scope, label, body, live in rows:
+        """(rowid, id, class, scope, label, body, keys, live) rows: replace each row's
+        document."""
+        for rowid, item_id, cls, scope, label, body, keys, live in rows:
             if self._ids.pop(rowid, None) is not None:
                 self._writer.delete_documents_by_term("rowid", rowid)
             if not live:
                 continue  # deleted, tombstoned or taken out of answers
             self._writer.add_document(
                 tantivy.Document(
-                    rowid=rowid, cls=cls, sc=scope, text=f"{label or ''}\n{body or ''}"
+                    rowid=rowid,
+                    cls=cls,
+                    sc=scope,
+                    text=f"{label or ''}\n{body or ''}\n{keys or ''}",
                 )
             )
             self._ids[rowid] = item_id

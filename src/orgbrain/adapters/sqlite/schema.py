@@ -411,6 +411,65 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     ROLLUP_MIGRATION,  # running counts of the loop's events (rollups.py)
+    (
+        # An item's keys: keyword-only text (a conversation turn's neighbours' words,
+        # graph/context_keys.py), searched with its label and body but never returned,
+        # cited or embedded. A change to them stamps kw_changes like the body's, and FTS5
+        # reads them as part of the body. The one-off pass that fills them for brains
+        # written before is run on open (mark:context_keys).
+        "0014_context_keys",
+        """
+        ALTER TABLE items ADD COLUMN keys TEXT NOT NULL DEFAULT '';
+        DROP TRIGGER kw_changes_update;
+        CREATE TRIGGER kw_changes_update
+        AFTER UPDATE OF class, scope, label, body, keys, indexed, tombstoned_at ON items
+        WHEN ((old.indexed = 1 AND old.tombstoned_at IS NULL)
+            OR (new.indexed = 1 AND new.tombstoned_at IS NULL))
+        AND (old.class IS NOT new.class
+            OR old.scope IS NOT new.scope OR old.label IS NOT new.label
+            OR old.body IS NOT new.body OR old.keys IS NOT new.keys
+            OR old.indexed IS NOT new.indexed
+            OR old.tombstoned_at IS NOT new.tombstoned_at)
+        BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'kw_seq';
+            INSERT OR REPLACE INTO kw_changes (item_rowid, workspace, seq) VALUES (new.rowid,
+                new.workspace, (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'kw_seq'));
+        END;
+        DROP TRIGGER items_fts_insert;
+        DROP TRIGGER items_fts_delete;
+        DROP TRIGGER items_fts_update;
+        CREATE TRIGGER items_fts_insert AFTER INSERT ON items BEGIN
+            INSERT INTO items_fts (rowid, ws, cls, sc, label, body)
+            SELECT new.rowid,
+                'x' || hex(new.workspace), 'x' || hex(new.class), 'x' || hex(new.scope),
+                new.label, new.body || iif(new.keys = '', '', char(10) || new.keys)
+            WHERE new.indexed = 1 AND new.tombstoned_at IS NULL;
+        END;
+        CREATE TRIGGER items_fts_delete AFTER DELETE ON items BEGIN
+            INSERT INTO items_fts (items_fts, rowid, ws, cls, sc, label, body)
+            SELECT 'delete', old.rowid,
+                'x' || hex(old.workspace), 'x' || hex(old.class), 'x' || hex(old.scope),
+                old.label, old.body || iif(old.keys = '', '', char(10) || old.keys)
+            WHERE old.indexed = 1 AND old.tombstoned_at IS NULL;
+        END;
+        CREATE TRIGGER items_fts_update
+        AFTER UPDATE OF workspace, class, scope, label, body, keys, indexed, tombstoned_at
+        ON items
+        BEGIN
+            INSERT INTO items_fts (items_fts, rowid, ws, cls, sc, label, body)
+            SELECT 'delete', old.rowid,
+                'x' || hex(old.workspace), 'x' || hex(old.class), 'x' || hex(old.scope),
+                old.label, old.body || iif(old.keys = '', '', char(10) || old.keys)
+            WHERE old.indexed = 1 AND old.tombstoned_at IS NULL;
+            INSERT INTO items_fts (rowid, ws, cls, sc, label, body)
+            SELECT new.rowid,
+                'x' || hex(new.workspace), 'x' || hex(new.class), 'x' || hex(new.scope),
+                new.label, new.body || iif(new.keys = '', '', char(10) || new.keys)
+            WHERE new.indexed = 1 AND new.tombstoned_at IS NULL;
+        END;
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('mark:context_keys', 'pending');
+        """,
+    ),
 )
 
 

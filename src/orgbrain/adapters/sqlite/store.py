@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Literal, get_args
@@ -51,6 +51,9 @@ _INSERT_ITEM = (
 _UPDATE_ITEM = (
     "UPDATE items SET "
     + ", ".join(f"{c} = :{c}" for c in ITEM_COLUMNS if c not in ("id", "workspace", "created_at"))
+    # Keys were chosen for the scope the item had and for a live item (``set_keys``): a
+    # move to another scope or a tombstone drops them (the old values are read here).
+    + ", keys = iif(scope IS :scope AND :tombstoned_at IS NULL, keys, '')"
     + " WHERE rowid = :rowid"
 )
 
@@ -299,6 +302,14 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
                 if had_vec:
                     self._log_vec_delete(conn, file.workspace, rowid)
             return stored
+
+    def set_keys(self, workspace: str, keys: Mapping[str, str]) -> None:
+        with self._tx() as conn:
+            # Unchanged keys are not written: the keyword index catches up only on changes.
+            conn.executemany(
+                "UPDATE items SET keys = ? WHERE +workspace = ? AND id = ? AND keys IS NOT ?",
+                [(text, workspace, item_id, text) for item_id, text in sorted(keys.items())],
+            )
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:
         """Take a file's sections out of answers (its bytes changed; reindex brings them back)."""

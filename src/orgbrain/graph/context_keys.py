@@ -1,0 +1,150 @@
+"""Contextual keys: a conversation turn is found by its neighbours' words too.
+
+A reply ("Yes, last Tuesday!") means little without the turn before it. Where the system
+knows the order of turns (a ``FOLLOWED_BY`` edge: one note of a run to the next), each end
+gets the other's body as keys (``Store.set_keys``): keyword-only text, searched with its
+label and body, never shown, cited or embedded. An item's keys are the bodies of the turn
+before it and the turn after it, each cut at ``KEYS_CAP`` characters (docs/eval.md,
+"Issue 17": LoCoMo dev ranking recall@10 0.749 -> 0.782 with the plans' neighbour boost
+off, which the keys replace).
+
+A neighbour lends its words only when a reader who finds the item could read the
+neighbour too, and only while it is live:
+
+- the same scope as the item (a private turn's words never make an org turn findable);
+- not forgotten (tombstoned) and not superseded.
+
+Whatever changes a neighbour's words or standing (an edit, a move to another scope, a
+forget, a supersession) calls ``rekey_around``, which computes the keys of the items
+around it again from what the store holds now. The store itself empties an item's own
+keys when it moves to another scope or is tombstoned (``Store.set_keys``). Keys are computed with the store's own
+view of everything (``Visibility.everything``), never the asker's, so who wrote the edge
+cannot change what they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..model import Edge, Item
+from ..ports import Store
+from ..scopes import Visibility
+
+__all__ = [
+    "KEYS_CAP",
+    "KEYS_MARK",
+    "SEQUENCE_EDGE",
+    "around",
+    "backfill_keys",
+    "context_keys",
+    "lends",
+    "refresh_keys",
+    "rekey_around",
+]
+
+SEQUENCE_EDGE = "FOLLOWED_BY"
+KEYS_CAP = 300
+"""Characters of each neighbour's body kept in an item's keys. The replay bench's best on
+LongMemEval (whose assistant turns run to thousands of characters); LoCoMo's turns are
+nearly all shorter (95% under 300), so the cap keeps a neighbour's words without letting a
+long one outweigh the turn's own."""
+KEYS_MARK = "context_keys"
+"""The store mark a migration sets to ``pending`` when the one-off back-fill is due."""
+_BATCH = 200
+_EDGES_PER_ITEM = 20
+"""Sequence edges read per item: a turn has one before and one after; more is a custom
+writer's business, and only the oldest of each side counts."""
+
+
+def lends(neighbour: Item | None, item: Item) -> bool:
+    """Whether ``neighbour``'s words may stand in ``item``'s keys: the same scope, live."""
+    return (
+        neighbour is not None
+        and neighbour.scope == item.scope
+        and neighbour.tombstoned_at is None
+        and neighbour.superseded_by is None
+    )
+
+
+def context_keys(item: Item, before: Item | None, after: Item | None) -> str:
+    """``item``'s keys: the bodies of the turns before and after it that may lend their
+    words (``lends``), each cut at ``KEYS_CAP`` characters."""
+    if item.tombstoned_at is not None:
+        return ""
+    parts = [n.body[:KEYS_CAP] for n in (before, after) if n is not None and lends(n, item)]
+    return "\n".join(p for p in parts if p)
+
+
+def around(store: Store, workspace: str, item_ids: Iterable[str]) -> set[str]:
+    """The items linked to any of ``item_ids`` by a sequence edge (either side)."""
+    out: set[str] = set()
+    for item_id in item_ids:
+        for e in _sequence_edges(store, workspace, item_id):
+            out.add(e.dst if e.src == item_id else e.src)
+    return out
+
+
+def refresh_keys(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
+    """Compute the keys of ``item_ids`` again from their sequence neighbours as the store
+    holds them now, and store them; returns how many items were looked at."""
+    ids = sorted(set(item_ids))
+    everything = Visibility.everything()
+    for start in range(0, len(ids), _BATCH):
+        batch = ids[start : start + _BATCH]
+        items = store.get_items(workspace, batch, everything)
+        sides: dict[str, tuple[str | None, str | None]] = {}
+        for item_id in items:
+            edges = _sequence_edges(store, workspace, item_id)
+            before = next((e.src for e in edges if e.dst == item_id and e.src != item_id), None)
+            after = next((e.dst for e in edges if e.src == item_id and e.dst != item_id), None)
+            sides[item_id] = (before, after)
+        wanted = {n for pair in sides.values() for n in pair if n is not None}
+        neighbours = store.get_items(workspace, sorted(wanted - items.keys()), everything)
+        neighbours.update(items)
+        keys = {
+            item_id: context_keys(
+                items[item_id],
+                neighbours.get(before) if before else None,
+                neighbours.get(after) if after else None,
+            )
+            for item_id, (before, after) in sides.items()
+        }
+        store.set_keys(workspace, keys)
+    return len(ids)
+
+
+def rekey_around(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
+    """After ``item_ids`` changed their words or standing (edited, moved to another
+    scope, forgotten, superseded): the keys of their sequence neighbours, and their own,
+    computed again. Items with no sequence edge cost one read each; returns how many
+    items were looked at."""
+    changed = set(item_ids)
+    linked = around(store, workspace, changed)
+    return refresh_keys(store, workspace, linked | changed) if linked else 0
+
+
+def backfill_keys(store: Store) -> int:
+    """The one-off pass a migration asks for (``KEYS_MARK`` pending): keys for every item
+    at either end of a sequence edge, in every workspace; returns how many were looked at.
+    Run again, it changes nothing."""
+    if store.mark(KEYS_MARK) != "pending":
+        return 0
+    ends: dict[str, set[str]] = {}
+    after = 0
+    while True:
+        page = store.export_records("edges", after=after, limit=5000)
+        for r in page.records:
+            if r["type"] == SEQUENCE_EDGE:
+                ends.setdefault(str(r["workspace"]), set()).update((str(r["src"]), str(r["dst"])))
+        if page.next_after is None:
+            break
+        after = page.next_after
+    done = sum(refresh_keys(store, ws, ids) for ws, ids in sorted(ends.items()))
+    store.set_mark(KEYS_MARK, "done")
+    return done
+
+
+def _sequence_edges(store: Store, workspace: str, item_id: str) -> Sequence[Edge]:
+    return store.edges_of(
+        workspace, item_id, Visibility.everything(), types=[SEQUENCE_EDGE], limit=_EDGES_PER_ITEM
+    )
