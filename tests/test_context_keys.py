@@ -5,6 +5,7 @@ forgotten, edited away or superseded."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def turns(brain: Brain, *bodies: str, scope: str | None = None, run: str = "s1")
         for n, b in enumerate(bodies)
     ]
     system = brain.acting_as("system:test")
-    for a, b in zip(items, items[1:], strict=False):
+    for a, b in pairwise(items):
         system.link_system("FOLLOWED_BY", a.id, b.id, "test")
     return items
 

@@ -17,9 +17,9 @@ neighbour too, and only while it is live:
 Whatever changes a neighbour's words or standing (an edit, a move to another scope, a
 forget, a supersession) calls ``rekey_around``, which computes the keys of the items
 around it again from what the store holds now. The store itself empties an item's own
-keys when it moves to another scope or is tombstoned (``Store.set_keys``). Keys are computed with the store's own
-view of everything (``Visibility.everything``), never the asker's, so who wrote the edge
-cannot change what they are.
+keys when it moves to another scope or is tombstoned (``Store.set_keys``). Keys are
+computed with the store's own view of everything (``Visibility.everything``), never the
+asker's, so who wrote the edge cannot change what they are.
 """
 
 from __future__ import annotations

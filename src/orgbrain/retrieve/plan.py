@@ -184,7 +184,6 @@ PLANS: dict[str, SearchPlan] = {
         _CONVEX_Z,
         name="tuned-z",
         floor_rel=0.0,
-        neighbour_weight=0.3,
         gate=_GATE,
         graph_weight=1.0,
         route=True,

@@ -209,9 +209,7 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
         return item_from_row(row)
 
     @staticmethod
-    def _terms(
-        values: dict[str, Any], answerable: bool
-    ) -> tuple[Counter[str] | None, int | None]:
+    def _terms(values: dict[str, Any], answerable: bool) -> tuple[Counter[str] | None, int | None]:
         """The postings an item's row makes (none out of answers); sets its ``kw_len``."""
         terms, length = (
             keywords.document_terms(values["label"], values["body"], values["keys"])

@@ -11,9 +11,9 @@ with a fresh ``kw_seq`` (migration 0004), so catching up reads only what changed
 the last look, whichever process wrote it. Nothing is persisted beside the database; after
 a crash or a restart the index is rebuilt from the rows on the first keyword search.
 
-Scoring follows the FTS5 path: BM25 (k1 1.2, b 0.75) over label, body and keys (keyword-only
-text, migration 0014) as one text, as FTS5 scores a row; English stemming; the workspace is the index itself, class and scope
-are non-scoring filters.
+Scoring follows the FTS5 path: BM25 (k1 1.2, b 0.75) over label, body and keys (keyword-
+only text, migration 0014) as one text, as FTS5 scores a row; English stemming; the
+workspace is the index itself, class and scope are non-scoring filters.
 """
 
 from __future__ import annotations
