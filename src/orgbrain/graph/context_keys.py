@@ -5,8 +5,8 @@ knows the order of turns (a ``FOLLOWED_BY`` edge: one note of a run to the next)
 gets the other's body as keys (``Store.set_keys``): keyword-only text, searched with its
 label and body, never shown, cited or embedded. An item's keys are the bodies of the turn
 before it and the turn after it, each cut at ``KEYS_CAP`` characters (docs/eval.md,
-"Issue 17": LoCoMo dev ranking recall@10 0.749 -> 0.782 with the plans' neighbour boost
-off, which the keys replace).
+"Issue 17, contextual keys": LoCoMo dev ranking recall@10 0.749 -> 0.782, the default
+plan's neighbour boost off, which the keys replace).
 
 A neighbour lends its words only when a reader who finds the item could read the
 neighbour too, and only while it is live:
@@ -43,11 +43,11 @@ __all__ = [
 ]
 
 SEQUENCE_EDGE = "FOLLOWED_BY"
-KEYS_CAP = 300
-"""Characters of each neighbour's body kept in an item's keys. The replay bench's best on
-LongMemEval (whose assistant turns run to thousands of characters); LoCoMo's turns are
-nearly all shorter (95% under 300), so the cap keeps a neighbour's words without letting a
-long one outweigh the turn's own."""
+KEYS_CAP = 500
+"""Characters of each neighbour's body kept in an item's keys. Measured with the real evals
+(docs/eval.md, "Issue 17, contextual keys"): 500 is as good as no cap on LoCoMo (whose
+turns are all shorter) and better than 150 or 300 on LongMemEval, whose assistant turns run
+to thousands of characters and would otherwise outweigh the turn's own words."""
 KEYS_MARK = "context_keys"
 """The store mark a migration sets to ``pending`` when the one-off back-fill is due."""
 _BATCH = 200

@@ -179,7 +179,9 @@ PLANS: dict[str, SearchPlan] = {
     "tuned-z-flat": replace(_CONVEX_Z, name="tuned-z-flat", neighbour_weight=0.3, gate=_GATE),
     # The default: the above plus the typed graph (a stream of its own, and the router).
     # The gate decides whether it speaks; when it does, it gives the k hits asked for
-    # (no relative floor trims the list: floor_rel 0).
+    # (no relative floor trims the list: floor_rel 0). No neighbour boost: a turn's
+    # neighbours' words are its keys instead (graph/context_keys.py; docs/eval.md,
+    # "Issue 17, contextual keys").
     "tuned-z": replace(
         _CONVEX_Z,
         name="tuned-z",
