@@ -5,6 +5,7 @@ forgotten, edited away or superseded."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 
 from orgbrain import Brain, Principal
 from orgbrain.graph import KEYS_CAP
-from orgbrain.model import Item
+from orgbrain.graph.context_keys import context_keys
+from orgbrain.model import Item, Origin, utcnow
 from orgbrain.retrieve import PLANS
 from orgbrain.views.search import SearchResultView
 from tests.backends import Backend
@@ -110,3 +112,17 @@ def test_a_brain_written_before_keys_is_filled_once_on_open(
     with backend.open(tmp_path / "b", embedder=HashEmbedder()) as brain:
         assert found(brain, "zebracorn") == [q.id, reply.id]
         assert brain._ctx.store.mark("context_keys") == "done"
+
+
+def test_only_live_notes_of_the_same_scope_lend_their_words() -> None:
+    at = Origin("human:test", "test", utcnow())
+    turn = Item("not_1", "w", "message", "note", "", "Bob: yes", "t1", True, "org", at)
+    ask = replace(turn, id="not_0", body="Ann: tea?" + " x" * KEYS_CAP)
+    assert context_keys(turn, ask, None) == ask.body[:KEYS_CAP]
+    assert context_keys(turn, None, replace(ask, scope="user:ann")) == ""
+    assert context_keys(turn, replace(ask, tombstoned_at=utcnow()), None) == ""
+    assert context_keys(turn, replace(ask, superseded_by="not_9"), None) == ""
+    assert context_keys(turn, replace(ask, storage_class="section"), None) == ""
+    assert context_keys(replace(turn, storage_class="section"), ask, None) == ""
+    assert context_keys(replace(turn, tombstoned_at=utcnow()), ask, None) == ""
+    assert context_keys(turn, ask, ask) == f"{ask.body[:KEYS_CAP]}\n{ask.body[:KEYS_CAP]}"

@@ -8,8 +8,10 @@ before it and the turn after it, each cut at ``KEYS_CAP`` characters (docs/eval.
 "Issue 17, contextual keys": LoCoMo dev ranking recall@10 0.749 -> 0.782, the default
 plan's neighbour boost off, which the keys replace).
 
-A neighbour lends its words only when a reader who finds the item could read the
-neighbour too, and only while it is live:
+Turns are notes: only a note gets keys, and only a note lends its words (a file's
+sections carry their context in their labels, and their text changes by re-indexing,
+which no key follows). A neighbour lends its words only when a reader who finds the item
+could read the neighbour too, and only while it is live:
 
 - the same scope as the item (a private turn's words never make an org turn findable);
 - not forgotten (tombstoned) and not superseded.
@@ -57,9 +59,11 @@ writer's business, and only the oldest of each side counts."""
 
 
 def lends(neighbour: Item | None, item: Item) -> bool:
-    """Whether ``neighbour``'s words may stand in ``item``'s keys: the same scope, live."""
+    """Whether ``neighbour``'s words may stand in ``item``'s keys: a note of the same
+    scope, live."""
     return (
         neighbour is not None
+        and neighbour.storage_class == "note"
         and neighbour.scope == item.scope
         and neighbour.tombstoned_at is None
         and neighbour.superseded_by is None
@@ -69,7 +73,7 @@ def lends(neighbour: Item | None, item: Item) -> bool:
 def context_keys(item: Item, before: Item | None, after: Item | None) -> str:
     """``item``'s keys: the bodies of the turns before and after it that may lend their
     words (``lends``), each cut at ``KEYS_CAP`` characters."""
-    if item.tombstoned_at is not None:
+    if item.storage_class != "note" or item.tombstoned_at is not None:
         return ""
     parts = [n.body[:KEYS_CAP] for n in (before, after) if n is not None and lends(n, item)]
     return "\n".join(p for p in parts if p)
