@@ -99,7 +99,11 @@ def read_safetensors(path: Path) -> dict[str, NDArray[Any]]:
 
 @dataclass(frozen=True, slots=True)
 class _Layer:
-    qkv_w: F32  # (3 * hidden, hidden): query (pre-scaled by 1/sqrt(head_dim)), key, value
+    """One encoder layer. The projections are stored ``(in, out)``, C-contiguous: ``x @ w``
+    with both operands row-major is the product OpenBLAS does fastest for the few rows of
+    a query (~40% less CPU than through a transposed view of the file's ``(out, in)``)."""
+
+    qkv_w: F32  # (hidden, 3 * hidden): query (pre-scaled by 1/sqrt(head_dim)), key, value
     qkv_b: F32
     out_w: F32
     out_b: F32
@@ -155,6 +159,10 @@ def load_minilm(folder: Path) -> MiniLMWeights:
         # float16 checkpoints become float32 here; float32 ones stay views of the map.
         return np.asarray(tensor, dtype=np.float32)
 
+    def get_t(*names: str) -> F32:
+        """The named ``(out, in)`` weights side by side as one ``(in, out...)`` copy."""
+        return np.ascontiguousarray(np.concatenate([get(n) for n in names]).T)
+
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
     if hidden % heads:
@@ -168,12 +176,14 @@ def load_minilm(folder: Path) -> MiniLMWeights:
         att = p + "attention."
         layers.append(
             _Layer(
-                qkv_w=np.concatenate(
-                    [
-                        get(att + "self.query.weight") * scale,
-                        get(att + "self.key.weight"),
-                        get(att + "self.value.weight"),
-                    ]
+                qkv_w=np.ascontiguousarray(
+                    np.concatenate(
+                        [
+                            get(att + "self.query.weight") * scale,
+                            get(att + "self.key.weight"),
+                            get(att + "self.value.weight"),
+                        ]
+                    ).T
                 ),
                 qkv_b=np.concatenate(
                     [
@@ -182,13 +192,13 @@ def load_minilm(folder: Path) -> MiniLMWeights:
                         get(att + "self.value.bias"),
                     ]
                 ),
-                out_w=get(att + "output.dense.weight"),
+                out_w=get_t(att + "output.dense.weight"),
                 out_b=get(att + "output.dense.bias"),
                 ln1_g=get(att + "output.LayerNorm.weight"),
                 ln1_b=get(att + "output.LayerNorm.bias"),
-                up_w=get(p + "intermediate.dense.weight"),
+                up_w=get_t(p + "intermediate.dense.weight"),
                 up_b=get(p + "intermediate.dense.bias"),
-                down_w=get(p + "output.dense.weight"),
+                down_w=get_t(p + "output.dense.weight"),
                 down_b=get(p + "output.dense.bias"),
                 ln2_g=get(p + "output.LayerNorm.weight"),
                 ln2_b=get(p + "output.LayerNorm.bias"),
@@ -228,10 +238,10 @@ def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.
     padded = not bool(mask.all())
     key_bias = np.where(mask, np.float32(0), np.finfo(np.float32).min).astype(np.float32)
     key_bias4 = key_bias[:, None, None, :]
-    up_buf = np.empty((min(rows, _FFN_ROWS), weights.layers[0].up_w.shape[0]), np.float32)
+    up_buf = np.empty((min(rows, _FFN_ROWS), weights.layers[0].up_w.shape[1]), np.float32)
     gelu_buf = np.empty((3, *up_buf.shape), np.float32)
     for layer in weights.layers:
-        qkv = x @ layer.qkv_w.T
+        qkv = x @ layer.qkv_w
         qkv += layer.qkv_b
         # (rows, 3 * hidden) -> three (batch, heads, T, head_dim) views, no copies.
         split = qkv.reshape(batch, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
@@ -240,7 +250,7 @@ def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.
             scores += key_bias4
         _softmax_rows(scores)
         context = (scores @ split[2]).transpose(0, 2, 1, 3).reshape(rows, hidden)
-        attended = context @ layer.out_w.T
+        attended = context @ layer.out_w
         attended += layer.out_b
         attended += x
         _layer_norm(attended, layer.ln1_g, layer.ln1_b, weights.eps)
@@ -255,10 +265,10 @@ def _feed_forward(x: F32, layer: _Layer, eps: float, up_buf: F32, gelu_buf: F32)
         rows = x[start : start + _FFN_ROWS]
         n = rows.shape[0]
         up = up_buf[:n]
-        np.matmul(rows, layer.up_w.T, out=up)
+        np.matmul(rows, layer.up_w, out=up)
         up += layer.up_b
         _gelu(up, gelu_buf[:, :n])
-        down = up @ layer.down_w.T
+        down = up @ layer.down_w
         down += layer.down_b
         down += rows
         _layer_norm(down, layer.ln2_g, layer.ln2_b, eps)
