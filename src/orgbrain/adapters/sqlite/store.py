@@ -92,6 +92,9 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return self._db.tx()
 
+    def _lazy_tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._db.tx(durable=False)
+
     def close(self) -> None:
         self._db.close()
         self._keywords.clear()
