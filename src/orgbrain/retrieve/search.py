@@ -203,8 +203,9 @@ class Searcher:
         fused = self._fuse(plan, found.rows)
         ranks: dict[str, dict[str, int]] = {}
         for stream, rows in zip(plan.streams, found.rows, strict=True):
+            name = stream.name  # a property: computed once a stream, not once a row
             for r, (item_id, _) in enumerate(rows, start=1):
-                ranks.setdefault(item_id, {})[stream.name] = r
+                ranks.setdefault(item_id, {})[name] = r
         if found.graph.ranked and plan.graph_weight > 0:
             # By rank, in the fusion's units: the graph's first item gains what one
             # stream's best row gives (times the weight).
