@@ -162,10 +162,12 @@ def test_a_search_that_fails_is_counted_failed(toy: Brain, tmp_path: Path) -> No
 
 def test_a_log_that_fails_never_fails_the_search(tmp_path: Path) -> None:
     class NoLog(SQLiteStore):
-        def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
+        def log_event(
+            self, workspace: str, kind: str, record: dict[str, object], *, durable: bool = True
+        ) -> int:
             if kind == "search":
                 raise Unavailable("the store is busy")
-            return super().log_event(workspace, kind, record)
+            return super().log_event(workspace, kind, record, durable=durable)
 
     ctx = build_context(
         NoLog(tmp_path / "brain.sqlite"), LocalBlobStore(tmp_path / "blobs"), HashEmbedder()
@@ -174,6 +176,28 @@ def test_a_log_that_fails_never_fails_the_search(tmp_path: Path) -> None:
         brain.add_note(BILLING)
         assert brain.search("who owns the billing service").hits
         assert brain.context_for_turn("who owns the billing service?").decision == "injected"
+
+
+def test_a_search_event_is_not_fsynced_on_its_own(tmp_path: Path) -> None:
+    """A search event is a statistic: logged lazily (no fsync of its own), while the
+    connection goes back to synchronous=FULL for every acknowledged write after it."""
+    logged: list[tuple[str, bool]] = []
+
+    class Seen(SQLiteStore):
+        def log_event(
+            self, workspace: str, kind: str, record: dict[str, object], *, durable: bool = True
+        ) -> int:
+            logged.append((kind, durable))
+            return super().log_event(workspace, kind, record, durable=durable)
+
+    store = Seen(tmp_path / "brain.sqlite")
+    ctx = build_context(store, LocalBlobStore(tmp_path / "blobs"), HashEmbedder())
+    with Brain(ctx) as brain:
+        brain.add_note(BILLING)
+        assert brain.search("who owns the billing service").hits
+        assert ("search", False) in logged
+        assert store._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert len(searches(brain)) == 1
 
 
 def test_evaluations_and_without_search_log_log_nothing(toy: Brain, tmp_path: Path) -> None:

@@ -294,6 +294,21 @@ class Store(Protocol):
         ``visibility`` allows, oldest first; at most ``limit`` of them."""
         ...
 
+    def edges_around(
+        self,
+        workspace: str,
+        item_ids: Sequence[str],
+        visibility: Visibility,
+        *,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> dict[str, list[Edge]]:
+        """``edges_of`` for each of ``item_ids`` in one read: by id, its edges (of
+        ``types``) whose both ends ``visibility`` allows, oldest first, at most ``limit``
+        each; an edge between two of the ids is listed under both, and an id without
+        edges is left out."""
+        ...
+
     def counts(self, workspace: str) -> dict[str, int]:
         """Items per class (``file``, ``note``, ...) and indexed per class
         (``file_indexed``), forgotten ones apart (``forgotten``), and ``edges``."""
@@ -303,8 +318,14 @@ class Store(Protocol):
         """Every workspace that holds an item, sorted."""
         ...
 
-    def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
-        """Append a JSON record to the workspace's log (e.g. kind "turn"); returns its id."""
+    def log_event(
+        self, workspace: str, kind: str, record: dict[str, object], *, durable: bool = True
+    ) -> int:
+        """Append a JSON record to the workspace's log (e.g. kind "turn"); returns its id.
+
+        ``durable=False`` is for statistics (a search event): committed and readable at
+        once, in order, but not flushed to disk on its own, so a crash of the machine (not
+        of the process) may lose it until the next durable write flushes the log."""
         ...
 
     def events(

@@ -212,6 +212,51 @@ def test_edges_of_reads_at_most_limit_oldest_first(make_store: StoreFactory) -> 
         s.edges_of("w1", hub.id, ALL, limit=-1)
 
 
+def test_edges_around_is_edges_of_for_each_id_in_one_read(make_store: StoreFactory) -> None:
+    s = make_store()
+    o = Origin("agent:x", "test", utcnow())
+    turns = [s.put_item(item(f"turn {n}"), vec(n)) for n in range(4)]
+    hidden = s.put_item(item("hidden turn", scope="user:bob"), vec(9))
+    hub = s.put_item(item("hub"), vec(10))
+
+    def edge(kind: str, a: Item, b: Item) -> str:
+        return s.put_edge(Edge(new_id("edg"), "w1", kind, a.id, b.id, o)).id
+
+    nexts = [edge("NEXT", turns[n], turns[n + 1]) for n in range(3)]
+    edge("NEXT", turns[3], hidden)
+    other = edge("RELATES", turns[1], turns[3])
+    loop = edge("NEXT", hub, hub)
+    spokes = [edge("NEXT", hub, t) for t in turns]
+    ids = [t.id for t in turns] + [hub.id, hidden.id, "no-such-item"]
+    for vis in (ALL, Visibility(frozenset({"org"}))):
+        for types in (None, ["NEXT"]):
+            for limit in (None, 1, 2, 16):
+                got = s.edges_around("w1", ids, vis, types=types, limit=limit)
+                want = {i: s.edges_of("w1", i, vis, types=types, limit=limit) for i in ids}
+                assert got == {i: e for i, e in want.items() if e}, (vis, types, limit)
+    around = s.edges_around("w1", [turns[1].id, hub.id], ALL, types=["NEXT"], limit=2)
+    assert [e.id for e in around[turns[1].id]] == nexts[:2]  # oldest first; not RELATES
+    assert [e.id for e in around[hub.id]] == [loop, spokes[0]]  # a loop once
+    assert other not in {e.id for es in around.values() for e in es}
+    assert s.edges_around("w1", [], ALL) == {}
+    assert s.edges_around("w1", ids, ALL, limit=0) == {}
+    assert s.edges_around("w2", ids, ALL) == {}
+    with pytest.raises(InvalidInput):
+        s.edges_around("w1", ids, ALL, limit=-1)
+
+
+def test_a_lazy_event_is_logged_in_order_like_any_other(make_store: StoreFactory) -> None:
+    s = make_store()
+    first = s.log_event("w1", "search", {"spoke": True, "actor": "human:a"}, durable=False)
+    second = s.log_event("w1", "turn", {"query": "q"})
+    third = s.log_event("w1", "search", {"spoke": False}, durable=False)
+    assert first < second < third
+    assert [e["id"] for e in s.events_after("w1", 0)] == [first, second, third]
+    assert s.event_counts("w1", "search", ["spoke"]) == {(True,): 1, (False,): 1}
+    t = make_store()  # another handle sees them at once
+    assert [e["spoke"] for e in t.events("w1", "search")] == [False, True]
+
+
 def test_list_items_paginates_with_a_cursor(make_store: StoreFactory) -> None:
     s = make_store()
     ids = [s.put_item(item(f"note {i}"), vec(i)).id for i in range(7)]

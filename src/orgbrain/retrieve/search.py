@@ -203,8 +203,9 @@ class Searcher:
         fused = self._fuse(plan, found.rows)
         ranks: dict[str, dict[str, int]] = {}
         for stream, rows in zip(plan.streams, found.rows, strict=True):
+            name = stream.name  # a property: computed once a stream, not once a row
             for r, (item_id, _) in enumerate(rows, start=1):
-                ranks.setdefault(item_id, {})[stream.name] = r
+                ranks.setdefault(item_id, {})[name] = r
         if found.graph.ranked and plan.graph_weight > 0:
             # By rank, in the fusion's units: the graph's first item gains what one
             # stream's best row gives (times the weight).
@@ -303,20 +304,15 @@ class Searcher:
         return rrf([[i for i, _ in r] for r in rows], k=plan.rrf_k, weights=weights)
 
     def _neighbours(self, fused: dict[str, float], plan: SearchPlan) -> list[tuple[str, str]]:
-        """Adjacent pairs around the best ``neighbour_depth`` candidates: one edge lookup
-        each, so the cost is bounded however deep the streams go."""
+        """Adjacent pairs around the best ``neighbour_depth`` candidates, read in one
+        store call of at most ``NEIGHBOURS`` edges each, so the cost is bounded however
+        deep the streams go."""
         ctx = self.ctx
-        pairs: list[tuple[str, str]] = []
-        for item_id in list(fused)[: plan.neighbour_depth]:
-            for edge in ctx.store.edges_of(
-                ctx.workspace,
-                item_id,
-                ctx.visibility,
-                types=[plan.neighbour_edge],
-                limit=NEIGHBOURS,
-            ):
-                pairs.append((edge.src, edge.dst))
-        return pairs
+        best = list(fused)[: plan.neighbour_depth]
+        around = ctx.store.edges_around(
+            ctx.workspace, best, ctx.visibility, types=[plan.neighbour_edge], limit=NEIGHBOURS
+        )
+        return [(e.src, e.dst) for item_id in best for e in around.get(item_id, ())]
 
     @staticmethod
     def _freshness(item: Item, now: datetime, plan: SearchPlan) -> float:

@@ -7,6 +7,12 @@ silent, how many hits, ``k``, the verdict and the latency in whole milliseconds.
 text: the counts are the point, and a query may be private (injection's ``turn`` events
 keep theirs, for the reader who asked). A log that cannot be written is itself logged and
 the search goes on: reads fail open. ``ctx.search_log`` off (evaluations) logs nothing.
+
+A search event is a statistic, not an acknowledged write: it is logged with
+``durable=False`` (no fsync of its own; it reaches disk with the next durable write or
+checkpoint), so a crash of the machine may lose the last searches' events, never a
+write. That fsync was ~7 ms of a search's ~65 (docs/benchmarks.md, "Search latency
+against txtai").
 """
 
 from __future__ import annotations
@@ -110,6 +116,6 @@ def _log(ctx: BrainContext, surface: str, k: int, seen: SearchSeen, latency_ms: 
     if seen.error is not None:
         record["error"] = seen.error
     try:
-        ctx.store.log_event(ctx.workspace, SEARCH_EVENT, record)
+        ctx.store.log_event(ctx.workspace, SEARCH_EVENT, record, durable=False)
     except Exception:  # reads fail open: a log that fails never fails the search
         log.warning("could not log a search event; the search goes on", exc_info=True)

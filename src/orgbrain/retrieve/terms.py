@@ -128,7 +128,7 @@ def stem(word: str) -> str:
 
 def text_stems(text: str) -> frozenset[str]:
     """The stems of every word of ``text``."""
-    return frozenset(stem(m.group(0)) for m in _WORD.finditer(text))
+    return frozenset(map(stem, _WORD.findall(text)))  # _WORD has no groups: whole words
 
 
 def coverage(terms: list[str], stems: frozenset[str]) -> float:

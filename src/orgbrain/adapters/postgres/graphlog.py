@@ -32,12 +32,19 @@ class EdgesAndLog(Edges, EventLog):
     @abstractmethod
     def _tx(self) -> AbstractContextManager[Connection]: ...
 
+    @abstractmethod
+    def _lazy_tx(self) -> AbstractContextManager[Connection]:
+        """A write transaction whose commit is not flushed to disk on its own (the
+        ``durable=False`` of ``log_event``)."""
+
     # -- events -------------------------------------------------------------------------
 
-    def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
+    def log_event(
+        self, workspace: str, kind: str, record: dict[str, object], *, durable: bool = True
+    ) -> int:
         actor = record.get("actor")
         subject = record.get("item_id")  # the item an event is about, for its story
-        with self._tx() as conn:
+        with self._tx() if durable else self._lazy_tx() as conn:
             # One writer per workspace at a time takes a sequence number and commits, so
             # numbers become visible in order: a reader of events after N (events_after)
             # never passes one that commits later with a smaller number.

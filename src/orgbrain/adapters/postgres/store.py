@@ -102,6 +102,15 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
         return self._db.tx()
 
     @contextmanager
+    def _lazy_tx(self) -> Iterator[Connection]:
+        with self._db.tx() as conn:
+            # This transaction's COMMIT returns before its WAL record is flushed; a server
+            # crash may lose the last such commits (up to 3 x wal_writer_delay), never
+            # corrupt or reorder anything.
+            conn.execute("SET LOCAL synchronous_commit = off")
+            yield conn
+
+    @contextmanager
     def _write(self) -> Iterator[tuple[Connection, Pending]]:
         """A transaction whose postings, vectors and statistics are written at its end."""
         with self._db.tx() as conn:

@@ -59,10 +59,68 @@ class Edges(Part):
             raise InvalidInput("limit must be >= 0")
         d = self._dialect
         sql = "SELECT e.* FROM edges e WHERE e.workspace = ? AND (e.src = ? OR e.dst = ?)"
-        params: list[Any] = [workspace, item_id, item_id]
+        where, params = self._edge_filter(types, visibility)
+        sql += f"{where} ORDER BY e.{d.pos}"
+        params = [workspace, item_id, item_id, *params]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._read() as conn:
+            rows = conn.execute(d.sql(sql), params).fetchall()
+        return [d.rows.edge_from_row(r) for r in rows]
+
+    def edges_around(
+        self,
+        workspace: str,
+        item_ids: Sequence[str],
+        visibility: Visibility,
+        *,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> dict[str, list[Edge]]:
+        if limit is not None and limit < 0:
+            raise InvalidInput("limit must be >= 0")
+        ids = list(dict.fromkeys(item_ids))
+        if not ids or limit == 0:
+            return {}
+        d = self._dialect
+        where, more = self._edge_filter(types, visibility)
+        in_src, src_ids = d.any_of("e.src", ids)
+        in_dst, dst_ids = d.any_of("e.dst", ids)
+        # Each edge once per end among the ids (a loop once), numbered per end, oldest
+        # first, so that ``limit`` bounds the read for every id as ``edges_of`` does.
+        ends = (
+            f"SELECT e.*, e.{d.pos} AS at_, e.src AS end_ FROM edges e "
+            f"WHERE e.workspace = ? AND {in_src}{where} UNION ALL "
+            f"SELECT e.*, e.{d.pos} AS at_, e.dst AS end_ FROM edges e "
+            f"WHERE e.workspace = ? AND {in_dst} AND e.src <> e.dst{where}"
+        )
+        sql = (
+            "SELECT * FROM (SELECT x.*, row_number() OVER "
+            f"(PARTITION BY x.end_ ORDER BY x.at_) AS n_ FROM ({ends}) x) y"
+        )
+        params: list[Any] = [workspace, *src_ids, *more, workspace, *dst_ids, *more]
+        if limit is not None:
+            sql += " WHERE n_ <= ?"
+            params.append(limit)
+        sql += " ORDER BY end_, n_"
+        with self._read() as conn:
+            rows = conn.execute(d.sql(sql), params).fetchall()
+        out: dict[str, list[Edge]] = {}
+        for r in rows:
+            out.setdefault(r["end_"], []).append(d.rows.edge_from_row(r))
+        return out
+
+    def _edge_filter(
+        self, types: Sequence[str] | None, visibility: Visibility
+    ) -> tuple[str, list[Any]]:
+        """The conditions (each starting `` AND``) that an edge ``e`` is of ``types`` and
+        that ``visibility`` allows both its ends, and their parameters."""
+        d = self._dialect
+        sql, params = "", []
         if types:
             cond, more = d.any_of("e.type", types)
-            sql, params = f"{sql} AND {cond}", params + more
+            sql, params = f" AND {cond}", more
         if visibility.scopes is not None:
             cond, more = d.any_of("i.scope", sorted(visibility.scopes))
             for end in ("src", "dst"):
@@ -71,13 +129,7 @@ class Edges(Part):
                     f"AND i.id = e.{end} AND {cond})"
                 )
                 params += more
-        sql += f" ORDER BY e.{d.pos}"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        with self._read() as conn:
-            rows = conn.execute(d.sql(sql), params).fetchall()
-        return [d.rows.edge_from_row(r) for r in rows]
+        return sql, params
 
     def workspaces(self) -> list[str]:
         with self._read() as conn:

@@ -51,21 +51,32 @@ class Database:
         return conn
 
     @contextmanager
-    def tx(self) -> Iterator[sqlite3.Connection]:
+    def tx(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction; COMMIT is fsynced (WAL + synchronous=FULL) before return.
-        A database another process holds past the timeout is ``Unavailable``."""
+        A database another process holds past the timeout is ``Unavailable``.
+
+        ``durable=False`` commits with ``synchronous=NORMAL``: the frames reach the WAL
+        (every reader sees them, a process crash keeps them) without an fsync of their
+        own; the next durable commit's fsync, or a checkpoint, takes them to disk. Power
+        loss or an OS crash before then rolls back such commits (never corrupts)."""
         with self._write_lock:
             conn = self.conn()
+            if not durable:
+                conn.execute("PRAGMA synchronous = NORMAL")
             try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise Unavailable(f"the {self._what} is busy: {exc}") from exc
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    raise Unavailable(f"the {self._what} is busy: {exc}") from exc
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            finally:
+                if not durable:
+                    conn.execute("PRAGMA synchronous = FULL")
 
     def close(self) -> None:
         with self._conns_lock:

@@ -32,12 +32,19 @@ class EdgesAndLog(Edges, EventLog):
     @abstractmethod
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
+    @abstractmethod
+    def _lazy_tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction whose commit is not flushed to disk on its own (the
+        ``durable=False`` of ``log_event``)."""
+
     # -- events -------------------------------------------------------------------------
 
-    def log_event(self, workspace: str, kind: str, record: dict[str, object]) -> int:
+    def log_event(
+        self, workspace: str, kind: str, record: dict[str, object], *, durable: bool = True
+    ) -> int:
         actor = record.get("actor")
         subject = record.get("item_id")  # the item an event is about, for its story
-        with self._tx() as conn:
+        with self._tx() if durable else self._lazy_tx() as conn:
             cur = conn.execute(
                 "INSERT INTO events (workspace, kind, at, actor, subject, record) "
                 "VALUES (?, ?, ?, ?, ?, ?)",

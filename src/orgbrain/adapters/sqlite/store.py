@@ -58,6 +58,7 @@ _UPDATE_ITEM = (
 )
 
 _OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
+_ITEM_SELECT = ", ".join(ITEM_COLUMNS)
 
 
 class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Transfer):
@@ -94,6 +95,9 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
 
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return self._db.tx()
+
+    def _lazy_tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._db.tx(durable=False)
 
     def close(self) -> None:
         self._db.close()
@@ -218,17 +222,21 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
     ) -> dict[str, Item]:
         out: dict[str, Item] = {}
         vis, params = self._visible_sql(visibility)
-        conn = self._conn()
+        # The item's columns only (not its embedding), read as plain tuples and named in
+        # a dict: ~40% cheaper than sqlite3.Row's lookups for a search's 100 candidates.
+        cursor = self._conn().cursor()
+        cursor.row_factory = None
         unique = list(dict.fromkeys(ids))
         for i in range(0, len(unique), 500):
             batch = unique[i : i + 500]
             sql = (
                 # `+workspace`: look rows up by id, never by scanning the workspace's index.
-                f"SELECT * FROM items WHERE +workspace = ? "
+                f"SELECT {_ITEM_SELECT} FROM items WHERE +workspace = ? "
                 f"AND id IN ({', '.join('?' * len(batch))})" + vis
             )
-            for row in conn.execute(sql, [workspace, *batch, *params]):
-                out[row["id"]] = item_from_row(row)
+            for row in cursor.execute(sql, [workspace, *batch, *params]):
+                item = item_from_row(dict(zip(ITEM_COLUMNS, row, strict=True)))
+                out[item.id] = item
         return out
 
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
