@@ -9,6 +9,7 @@ from ..errors import InvalidInput
 from ..model import StorageClass
 from ..settings import DEFAULT_PLAN
 from .fuse import Normalise
+from .learned import LinearRanker
 
 __all__ = [
     "DEFAULT_PLAN",
@@ -109,6 +110,8 @@ class SearchPlan:
     graph_weight: float = 0.0
     route: bool = False
     superseded_factor: float = 0.5
+    learned: LinearRanker | None = None
+    """A learned order for the first ``learned.depth`` candidates (``retrieve.learned``)."""
 
     def reading(self, limit: int) -> SearchPlan:
         """The plan reading deep enough to fill ``limit`` hits: each stream and the fetched
