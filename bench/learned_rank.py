@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -64,6 +63,14 @@ def _capture(plan: SearchPlan) -> SearchPlan:
     return replace(plan.with_limits(k_max=100, floors=False), learned=still)
 
 
+def _cached(cache: Path, key: str, what: str) -> bool:
+    """Whether the eval cache holds ``key``: this script reads caches, never builds one."""
+    if (cache / key / "index.json").is_file():
+        return True
+    print(f"{what}: not in the cache {cache}, skipped (build it with the eval first)")
+    return False
+
+
 def _ask(brain: Brain, query: str, plan: SearchPlan) -> dict[str, Any]:
     result, trace = brain.search_traced(query, k=100, plan=plan, evidence_depth=0)
     keys = {h.item.id: h.item.source_key for h in result.hits}
@@ -79,6 +86,8 @@ def _locomo(path: Path, cache: Path, memo: QueryMemo, plan: SearchPlan) -> Itera
         notes = [lc._note(conv.sample_id, t) for t in conv.turns]
         edges = lc._next_turns(conv)
         key = index_key("locomo", memo, notes, edges)
+        if not _cached(cache, key, f"locomo {conv.sample_id}"):
+            continue
         with indexed_brain(cache, key, memo, lc._writer(notes, edges, False)) as (brain, _):
             for q in conv.questions:
                 if q.category not in ANSWERABLE or not q.evidence:
@@ -100,6 +109,8 @@ def _scifact(
     data = be.load_beir(folder, "train")
     notes = [be._note(d) for d in data.corpus]
     key = index_key("beir", memo, notes)
+    if not _cached(cache, key, "scifact"):
+        return
     with indexed_brain(cache, key, memo, be._writer(notes, None)) as (brain, _):
         for qid, text in data.queries.items():
             yield {
@@ -119,8 +130,7 @@ def _lme(
             continue
         notes, edges = lm._notes(q)
         key = index_key("longmemeval", memo, notes, edges)
-        if not (cache / key / "index.json").is_file():
-            print(f"longmemeval {q.question_id}: not in the cache, skipped")
+        if not _cached(cache, key, f"longmemeval {q.question_id}"):
             continue
         with indexed_brain(cache, key, memo, lm._writer(notes, edges)) as (brain, _):
             gold = {
@@ -331,6 +341,29 @@ def fit(args: argparse.Namespace) -> None:
         _write(ranker)
 
 
+def session(args: argparse.Namespace) -> None:
+    """Candidate (d) of docs/eval.md, replayed on every set: a candidate gains ``w`` times
+    the best other candidate of its run or file (both as shares of the list's best)."""
+    rows = [json.loads(line) for line in Path(args.data).open()]
+    rows = [r for r in rows if r["head"]]
+    depth = args.depth
+    share, best = FEATURES.index("score_share"), FEATURES.index("run_best")
+    base = _figures(rows, None, depth)
+    print(f"{'w':>5} " + " ".join(f"{s:>12}" for s in SETS if s in base))
+    print(f"{'-':>5} " + " ".join(f"{base[s][0]:12.3f}" for s in SETS if s in base))
+    for w in args.weights:
+        scores = {
+            r["set"] + r["qid"]: [x[share] + w * x[best] for x in r["x"][:depth]] for r in rows
+        }
+        fig = _figures(rows, scores, depth)
+        cats = _locomo_cats(rows, scores, depth)
+        print(
+            f"{w:5.2f} "
+            + " ".join(f"{fig[s][0]:12.3f}" for s in SETS if s in fig)
+            + f"   locomo by category {[round(v, 3) for v in cats.values()]}"
+        )
+
+
 def _write(ranker: LinearRanker) -> None:
     path = Path(__file__).resolve().parent.parent / "src/orgbrain/retrieve/learned_model.py"
     body = (
@@ -363,9 +396,15 @@ def main() -> None:
     f.add_argument("--depth", type=int, default=30)
     f.add_argument("--c", type=float, default=1.0)
     f.add_argument("--write", action="store_true")
+    r = sub.add_parser("session")
+    r.add_argument("data")
+    r.add_argument("--depth", type=int, default=50)
+    r.add_argument("--weights", type=float, nargs="+", default=[0.02, 0.05, 0.1, 0.3])
     args = p.parse_args()
     if args.cmd == "dump":
         dump(args)
+    elif args.cmd == "session":
+        session(args)
     else:
         fit(args)
 

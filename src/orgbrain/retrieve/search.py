@@ -393,9 +393,9 @@ class Searcher:
         assert len(items) == len(head)
         evidence = hit_evidence(query, found.terms, items, found.cosines)
         keyword: dict[str, float] = {}
-        for stream, rows in zip(found.plan.streams, found.rows, strict=True):
+        for stream, listed in zip(found.plan.streams, found.rows, strict=True):
             if stream.kind == "keyword":
-                for item_id, value in rows:
+                for item_id, value in listed:
                     keyword[item_id] = max(value, keyword.get(item_id, value))
         support = found.graph.support
         signals = [
