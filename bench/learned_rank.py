@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -260,7 +261,9 @@ def _pairs(
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
 
 
-def train(rows: Sequence[dict[str, Any]], depth: int, c: float) -> LinearRanker:
+def train(
+    rows: Sequence[dict[str, Any]], depth: int, c: float, drop: Sequence[str] = ()
+) -> LinearRanker:
     from sklearn.linear_model import LogisticRegression
 
     allx = np.concatenate([np.asarray(r["x"][:depth], dtype=float) for r in rows])
@@ -269,10 +272,13 @@ def train(rows: Sequence[dict[str, Any]], depth: int, c: float) -> LinearRanker:
     scale[scale == 0] = 1.0
     x, y, w = _pairs(rows, depth, mean, scale)
     model = LogisticRegression(C=c, fit_intercept=False, max_iter=2000)
-    model.fit(x, y, sample_weight=w * len(w))
+    keep = np.array([name not in drop for name in FEATURES])
+    model.fit(x[:, keep], y, sample_weight=w * len(w))
+    coef = np.zeros(len(FEATURES))
+    coef[keep] = model.coef_[0]
     return LinearRanker(
         "learned",
-        tuple(round(float(v), 4) for v in model.coef_[0]),
+        tuple(round(float(v), 4) for v in coef),
         tuple(round(float(v), 4) for v in mean),
         tuple(round(float(v), 4) for v in scale),
         depth=depth,
@@ -281,6 +287,18 @@ def train(rows: Sequence[dict[str, Any]], depth: int, c: float) -> LinearRanker:
 
 def _score(ranker: LinearRanker, row: dict[str, Any]) -> list[float]:
     return [ranker.score(x) for x in row["x"][: ranker.depth]]
+
+
+def _paired_se(
+    rows: Sequence[dict[str, Any]], scores: dict[str, list[float]], depth: int, name: str
+) -> float:
+    """The standard error of the per-question difference from the fused order, on one set."""
+    d = [
+        metric(r, reranked(r, scores[r["set"] + r["qid"]], depth)) - metric(r, r["ranked"])
+        for r in rows
+        if r["set"] == name
+    ]
+    return float(np.std(d, ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
 
 
 def _figures(
@@ -307,28 +325,29 @@ def _locomo_cats(
 
 def fit(args: argparse.Namespace) -> None:
     rows = [json.loads(line) for line in Path(args.data).open()]
-    rows = [r for r in rows if r["head"]]
+    rows = [r for r in rows if r["head"] and (not args.sets or r["set"] in args.sets)]
     _LOCOMO_CONVS.update(r["fold"] for r in rows if r["set"] == "locomo")
     depth = args.depth
     base = _figures(rows, None, depth)
     held: dict[str, list[float]] = {}
     for f in range(FOLDS):
         train_rows = [r for r in rows if _fold(r) != f]
-        ranker = train(train_rows, depth, args.c)
+        ranker = train(train_rows, depth, args.c, args.drop)
         for r in rows:
             if _fold(r) == f:
                 held[r["set"] + r["qid"]] = _score(ranker, r)
     held_fig = _figures(rows, held, depth)
-    ranker = train(rows, depth, args.c)
+    ranker = train(rows, depth, args.c, args.drop)
     trained = {r["set"] + r["qid"]: _score(ranker, r) for r in rows}
     train_fig = _figures(rows, trained, depth)
     print(f"depth {depth}, C {args.c}")
-    print(f"{'set':12} {'n':>5} {'fused':>7} {'held-out':>9} {'train':>7}")
+    print(f"{'set':12} {'n':>5} {'fused':>7} {'held-out':>9} {'(SE)':>7} {'train':>7}")
     for s in SETS:
         if s in base:
+            se = _paired_se(rows, held, depth, s)
             print(
                 f"{s:12} {base[s][1]:5d} {base[s][0]:7.3f} {held_fig[s][0]:9.3f} "
-                f"{train_fig[s][0]:7.3f}"
+                f"{se:7.4f} {train_fig[s][0]:7.3f}"
             )
     cats = (_locomo_cats(rows, None, depth), _locomo_cats(rows, held, depth))
     print(
@@ -396,6 +415,8 @@ def main() -> None:
     f.add_argument("--depth", type=int, default=30)
     f.add_argument("--c", type=float, default=1.0)
     f.add_argument("--write", action="store_true")
+    f.add_argument("--drop", nargs="*", default=[], help="features to leave out")
+    f.add_argument("--sets", nargs="*", default=[], help="train and score these sets only")
     r = sub.add_parser("session")
     r.add_argument("data")
     r.add_argument("--depth", type=int, default=50)
