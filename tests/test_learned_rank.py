@@ -10,6 +10,7 @@ import pytest
 from orgbrain.brain import Brain, NoteInput
 from orgbrain.retrieve import get_plan
 from orgbrain.retrieve.learned import FEATURES, LinearRanker, Signals, features, reorder
+from orgbrain.retrieve.learned_model import LEARNED
 from orgbrain.retrieve.verdict import HitEvidence
 
 N = len(FEATURES)
@@ -118,3 +119,30 @@ def test_the_stage_reorders_a_real_search(brain: Brain) -> None:
     scores = [h.score for h in moved.hits]
     assert scores == sorted(scores, reverse=True)
     assert "learned" in moved.timings_ms
+
+
+def test_the_shipped_ranker_puts_a_turn_that_answers_above_one_that_asks(brain: Brain) -> None:
+    # Two turns share the question's words; the one that only asks comes first by the
+    # fused score (it echoes the question), the one that states the answer second.
+    turns = [
+        "Caroline: What did Melanie paint last weekend at the lake? Did Melanie paint?",
+        "Melanie: I painted the sunrise over the lake last weekend, all in orange.",
+        "Caroline: The support group meets on Tuesdays downtown.",
+        "Melanie: My kids loved the camping trip in the mountains.",
+    ]
+    brain.add_notes(
+        [
+            NoteInput(body=t, kind="turn", source_key=f"t{n}", run_id=f"s{n}")
+            for n, t in enumerate(turns)
+        ]
+    )
+    query = "What did Melanie paint last weekend at the lake?"
+    plan = get_plan("tuned-z")
+    assert get_plan("tuned-z-learned") == replace(plan, name="tuned-z-learned", learned=LEARNED)
+    deep = plan.with_limits(k_max=10, floors=False)
+    fused = [h.item.source_key for h in brain.search(query, k=10, plan=deep).hits]
+    learned = get_plan("tuned-z-learned").with_limits(k_max=10, floors=False)
+    ranked = [h.item.source_key for h in brain.search(query, k=10, plan=learned).hits]
+    assert fused.index("t0") < fused.index("t1")
+    assert ranked[0] == "t1"
+    assert sorted(ranked) == sorted(fused)

@@ -44,7 +44,8 @@ class Trace:
     """What a search saw on the way to its verdict, for evaluations and logs.
 
     ``floored``: the score floors alone said nothing; ``evidence``: the gate's view of the
-    first ranked hits (before the floors cut any), whether or not the plan has a gate;
+    first ranked hits (before the floors cut any, and in the fused order when a learned
+    ranker reorders them), whether or not the plan has a gate;
     ``head``: when the plan has a learned ranker, each candidate it read, in the fused
     order, with its features (``retrieve.learned.FEATURES``).
     """
@@ -133,6 +134,9 @@ class Searcher:
             scored = self._rerank(query, scored, plan)
             timings["rerank"] = _ms(t)
         head: tuple[tuple[str, tuple[float, ...]], ...] = ()
+        # The verdict reads the fused order's first hits, which its gate was calibrated
+        # on (docs/eval.md, "A learned ranker"); the learned order is what it gives.
+        heard = scored
         if plan.learned is not None and scored:
             t = time.perf_counter()
             scored, head = self._learned(query, found, scored, plan.learned, frame)
@@ -140,7 +144,7 @@ class Searcher:
         depth = (
             evidence_depth if evidence_depth is not None else plan.gate.depth if plan.gate else 0
         )
-        decision = self._decide(query, found, scored, plan, limit, depth, timings)
+        decision = self._decide(query, found, heard, plan, limit, depth, timings)
         if head:
             decision = replace(decision, trace=replace(decision.trace, head=head))
         kept = scored[: decision.keep]
