@@ -21,7 +21,10 @@ figure), which gives the weights to ship (``--write`` writes
     python -m bench.learned_rank dump --cache /tmp/evc --out /tmp/rank/head.jsonl \\
         --locomo ../shared/data/locomo/locomo-dev.json --scifact ../shared/data/scifact \\
         --longmemeval ../shared/data/longmemeval/longmemeval-s-dev50.json --lme-limit 16
-    python -m bench.learned_rank fit /tmp/rank/head.jsonl [--depth 30] [--write]
+    python -m bench.learned_rank select /tmp/rank/head.jsonl --depth 30
+    python -m bench.learned_rank fit /tmp/rank/head.jsonl --depth 50 \\
+        --keep score_share asks names run_best --write
+    python -m bench.learned_rank session /tmp/rank/head.jsonl --weights 0.1 0.3
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import subprocess
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -329,13 +333,9 @@ def fit(args: argparse.Namespace) -> None:
     _LOCOMO_CONVS.update(r["fold"] for r in rows if r["set"] == "locomo")
     depth = args.depth
     base = _figures(rows, None, depth)
-    held: dict[str, list[float]] = {}
-    for f in range(FOLDS):
-        train_rows = [r for r in rows if _fold(r) != f]
-        ranker = train(train_rows, depth, args.c, args.drop)
-        for r in rows:
-            if _fold(r) == f:
-                held[r["set"] + r["qid"]] = _score(ranker, r)
+    if args.keep:
+        args.drop = [f for f in FEATURES if f not in args.keep]
+    held = _held_out(rows, depth, args.c, args.drop)
     held_fig = _figures(rows, held, depth)
     ranker = train(rows, depth, args.c, args.drop)
     trained = {r["set"] + r["qid"]: _score(ranker, r) for r in rows}
@@ -358,6 +358,47 @@ def fit(args: argparse.Namespace) -> None:
         print(f"  {name:14} {w:+.3f}")
     if args.write:
         _write(ranker)
+
+
+def _held_out(
+    rows: Sequence[dict[str, Any]], depth: int, c: float, drop: Sequence[str]
+) -> dict[str, list[float]]:
+    held: dict[str, list[float]] = {}
+    for f in range(FOLDS):
+        ranker = train([r for r in rows if _fold(r) != f], depth, c, drop)
+        for r in rows:
+            if _fold(r) == f:
+                held[r["set"] + r["qid"]] = _score(ranker, r)
+    return held
+
+
+def select(args: argparse.Namespace) -> None:
+    """Forward selection over the held-out figures: from ``--start``, add the feature
+    that gains most in sum over the sets, none of them worse than one standard error."""
+    rows = [json.loads(line) for line in Path(args.data).open()]
+    rows = [r for r in rows if r["head"]]
+    _LOCOMO_CONVS.update(r["fold"] for r in rows if r["set"] == "locomo")
+    depth = args.depth
+    base = _figures(rows, None, depth)
+    chosen = list(args.start)
+    for _ in range(args.rounds):
+        best: tuple[float, str] | None = None
+        for name in FEATURES:
+            if name in chosen:
+                continue
+            drop = [f for f in FEATURES if f not in [*chosen, name]]
+            held = _held_out(rows, depth, args.c, drop)
+            fig = _figures(rows, held, depth)
+            gains = {s: fig[s][0] - base[s][0] for s in fig}
+            ok = all(g >= -max(_paired_se(rows, held, depth, s), 1e-3) for s, g in gains.items())
+            print(name, {s: round(g, 4) for s, g in gains.items()}, "ok" if ok else "worse")
+            if ok and (best is None or sum(gains.values()) > best[0]):
+                best = (sum(gains.values()), name)
+        if best is None:
+            break
+        chosen.append(best[1])
+        print("add", best[1], round(best[0], 4))
+    print("chosen:", *chosen)
 
 
 def session(args: argparse.Namespace) -> None:
@@ -395,6 +436,7 @@ def _write(ranker: LinearRanker) -> None:
         f"    scale={ranker.scale!r},\n    depth={ranker.depth},\n)\n"
     )
     path.write_text(body)
+    subprocess.run(["ruff", "format", "-q", str(path)], check=False)
     print(f"wrote {path}")
 
 
@@ -416,7 +458,14 @@ def main() -> None:
     f.add_argument("--c", type=float, default=1.0)
     f.add_argument("--write", action="store_true")
     f.add_argument("--drop", nargs="*", default=[], help="features to leave out")
+    f.add_argument("--keep", nargs="*", default=[], help="the only features to use")
     f.add_argument("--sets", nargs="*", default=[], help="train and score these sets only")
+    g = sub.add_parser("select")
+    g.add_argument("data")
+    g.add_argument("--depth", type=int, default=30)
+    g.add_argument("--c", type=float, default=1.0)
+    g.add_argument("--start", nargs="*", default=["score_share", "asks", "names"])
+    g.add_argument("--rounds", type=int, default=2)
     r = sub.add_parser("session")
     r.add_argument("data")
     r.add_argument("--depth", type=int, default=50)
@@ -424,6 +473,8 @@ def main() -> None:
     args = p.parse_args()
     if args.cmd == "dump":
         dump(args)
+    elif args.cmd == "select":
+        select(args)
     elif args.cmd == "session":
         session(args)
     else:
