@@ -11,7 +11,6 @@ from orgbrain.brain import Brain, NoteInput
 from orgbrain.retrieve import get_plan
 from orgbrain.retrieve.learned import FEATURES, LinearRanker, Signals, features, reorder
 from orgbrain.retrieve.learned_model import LEARNED
-from orgbrain.retrieve.verdict import HitEvidence
 
 N = len(FEATURES)
 
@@ -22,7 +21,11 @@ def _signals(score: float, **kw: object) -> Signals:
         "ranks": {},
         "cosine": None,
         "keyword": None,
-        "evidence": HitEvidence(names=True, coverage=0.0),
+        "coverage": 0.0,
+        "names": True,
+        "mentions": True,
+        "asks": False,
+        "support": False,
         "boost": 0.0,
         "fresh": 1.0,
         "group": None,
@@ -46,7 +49,7 @@ def test_features_are_shares_of_the_lists_best() -> None:
     head = [
         _signals(0.04, ranks={"vector:note": 1, "keyword:note": 3}, cosine=0.6, keyword=8.0),
         _signals(0.02, ranks={"vector:section": 2}, cosine=0.45, boost=0.005),
-        _signals(0.01, ranks={"graph": 1}, evidence=HitEvidence(names=False, coverage=0.5)),
+        _signals(0.01, ranks={"graph": 1}, names=False, coverage=0.5),
     ]
     rows = features(head, best_keyword=10.0)
     assert all(len(r) == N for r in rows)

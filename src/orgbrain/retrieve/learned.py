@@ -18,10 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # verdict reads plan, which holds a ranker
-    from .verdict import HitEvidence
 
 __all__ = ["FEATURES", "LinearRanker", "Signals", "features", "reorder"]
 
@@ -55,14 +51,20 @@ class Signals:
 
     ``ranks``: the candidate's rank in each stream that listed it (``"vector:note"``,
     ``"keyword:section"``, ``"graph"``); ``keyword``: its best raw keyword score (None if
-    no keyword stream listed it); ``boost``: what the neighbour boost added to its fused
+    no keyword stream listed it); ``coverage``, ``names``, ``mentions``, ``asks``: what
+    the gate's evidence says of it (``verdict.HitEvidence``), ``support``: the graph says
+    it states what the query asks; ``boost``: what the neighbour boost added to its fused
     score; ``group``: the run or file it belongs to (None: it stands alone)."""
 
     score: float
     ranks: dict[str, int]
     cosine: float | None
     keyword: float | None
-    evidence: HitEvidence
+    coverage: float
+    names: bool
+    mentions: bool
+    asks: bool
+    support: bool
     boost: float
     fresh: float
     group: str | None
@@ -96,7 +98,6 @@ def features(head: Sequence[Signals], best_keyword: float | None) -> list[list[f
         mates = sorted(groups.get(s.group, []) if s.group is not None else [], reverse=True)
         if mates:
             mates.remove(s.score)
-        e = s.evidence
         rows.append(
             [
                 1.0 / (1.0 + place),
@@ -107,12 +108,12 @@ def features(head: Sequence[Signals], best_keyword: float | None) -> list[list[f
                 cos,
                 (cos - best_cos) if s.cosine is not None else -1.0,
                 0.0 if s.keyword is None else max(0.0, s.keyword) / kw_top,
-                e.coverage,
-                float(e.names),
-                float(e.mentions),
-                float(e.asks),
+                s.coverage,
+                float(s.names),
+                float(s.mentions),
+                float(s.asks),
                 0.0 if gr is None else 5.0 / (4.0 + gr),
-                float(e.graph is not None),
+                float(s.support),
                 s.boost / top,
                 s.fresh,
                 (mates[0] / top) if mates else 0.0,
