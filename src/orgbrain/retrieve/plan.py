@@ -9,6 +9,8 @@ from ..errors import InvalidInput
 from ..model import StorageClass
 from ..settings import DEFAULT_PLAN
 from .fuse import Normalise
+from .learned import LinearRanker
+from .learned_model import LEARNED
 
 __all__ = [
     "DEFAULT_PLAN",
@@ -109,6 +111,8 @@ class SearchPlan:
     graph_weight: float = 0.0
     route: bool = False
     superseded_factor: float = 0.5
+    learned: LinearRanker | None = None
+    """A learned order for the first ``learned.depth`` candidates (``retrieve.learned``)."""
 
     def reading(self, limit: int) -> SearchPlan:
         """The plan reading deep enough to fill ``limit`` hits: each stream and the fetched
@@ -196,6 +200,9 @@ PLANS: dict[str, SearchPlan] = {
 PLANS["tuned-z-strict"] = replace(
     PLANS["tuned-z"], name="tuned-z-strict", floor_rel=0.6, gate=_STRICT_GATE
 )
+# The default's ranking with the learned order of its first 50 candidates (docs/eval.md,
+# "A learned ranker"): trained on every dev set at once, held out by conversation/claim/question.
+PLANS["tuned-z-learned"] = replace(PLANS["tuned-z"], name="tuned-z-learned", learned=LEARNED)
 
 
 def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:

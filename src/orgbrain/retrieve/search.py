@@ -13,6 +13,7 @@ from .evidence import hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
+from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
 from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
@@ -43,11 +44,15 @@ class Trace:
     """What a search saw on the way to its verdict, for evaluations and logs.
 
     ``floored``: the score floors alone said nothing; ``evidence``: the gate's view of the
-    first ranked hits (before the floors cut any), whether or not the plan has a gate.
+    first ranked hits (before the floors cut any, and in the fused order when a learned
+    ranker reorders them), whether or not the plan has a gate;
+    ``head``: when the plan has a learned ranker, each candidate it read, in the fused
+    order, with its features (``retrieve.learned.FEATURES``).
     """
 
     floored: bool
     evidence: tuple[HitEvidence, ...]
+    head: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
 
 @dataclass(slots=True)
@@ -61,6 +66,7 @@ class Candidate:
     score: float = 0.0
     superseded_by: Item | None = None
     fresh: float = 1.0
+    boost: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +133,20 @@ class Searcher:
             t = time.perf_counter()
             scored = self._rerank(query, scored, plan)
             timings["rerank"] = _ms(t)
+        head: tuple[tuple[str, tuple[float, ...]], ...] = ()
+        # The verdict reads the fused order's first hits, which its gate was calibrated
+        # on (docs/eval.md, "A learned ranker"); the learned order is what it gives.
+        heard = scored
+        if plan.learned is not None and scored:
+            t = time.perf_counter()
+            scored, head = self._learned(query, found, scored, plan.learned, frame)
+            timings["learned"] = _ms(t)
         depth = (
             evidence_depth if evidence_depth is not None else plan.gate.depth if plan.gate else 0
         )
-        decision = self._decide(query, found, scored, plan, limit, depth, timings)
+        decision = self._decide(query, found, heard, plan, limit, depth, timings)
+        if head:
+            decision = replace(decision, trace=replace(decision.trace, head=head))
         kept = scored[: decision.keep]
         disagree = self._disagreements(kept) if kept else {}
         older = self.ctx.get_many(
@@ -217,10 +233,13 @@ class Searcher:
             fused = dict(list(fused.items())[: plan.candidates])
         items = self.ctx.get_many(list(fused))
         fused = _fold_files_into_sections(fused, items)
+        before = fused
         if plan.neighbour_weight > 0 and fused:
             fused = neighbour_boost(fused, self._neighbours(fused, plan), plan.neighbour_weight)
         return [
-            Candidate(item_id, f, ranks.get(item_id, {}), items.get(item_id))
+            Candidate(
+                item_id, f, ranks.get(item_id, {}), items.get(item_id), boost=f - before[item_id]
+            )
             for item_id, f in fused.items()
         ]
 
@@ -357,6 +376,56 @@ class Searcher:
         return ctx.store.vector_search(
             ctx.workspace, stream.storage_class, vector, plan.per_stream, ctx.visibility
         )
+
+    def _learned(
+        self,
+        query: str,
+        found: _Streams,
+        scored: list[Candidate],
+        ranker: LinearRanker,
+        frame: TimeFrame,
+    ) -> tuple[list[Candidate], tuple[tuple[str, tuple[float, ...]], ...]]:
+        """The first ``ranker.depth`` candidates in the learned order (their scores kept,
+        in the same descending sequence, so the floors keep their meaning); and each one's
+        features, in the fused order."""
+        head = scored[: ranker.depth]
+        items = [c.item for c in head if c.item is not None]
+        assert len(items) == len(head)
+        evidence = hit_evidence(query, found.terms, items, found.cosines)
+        keyword: dict[str, float] = {}
+        for stream, listed in zip(found.plan.streams, found.rows, strict=True):
+            if stream.kind == "keyword":
+                for item_id, value in listed:
+                    keyword[item_id] = max(value, keyword.get(item_id, value))
+        support = found.graph.support
+        signals = [
+            Signals(
+                score=c.score,
+                ranks=c.ranks,
+                cosine=found.cosines.get(c.item_id),
+                keyword=keyword.get(c.item_id),
+                coverage=e.coverage,
+                names=e.names,
+                mentions=e.mentions,
+                asks=e.asks,
+                support=c.item_id in support,
+                boost=c.boost,
+                fresh=c.fresh,
+                group=item.origin.run_id or item.parent_id,
+                body_chars=len(item.body),
+                label_chars=len(item.label),
+            )
+            for c, item, e in zip(head, items, evidence, strict=True)
+        ]
+        rows = features(signals, max(keyword.values(), default=None))
+        order = reorder(ranker, rows)
+        values = [c.score for c in head]
+        reordered = [replace(head[j], score=values[n]) for n, j in enumerate(order)]
+        out = reordered + scored[ranker.depth :]
+        if frame.mode != "history":
+            out = _below_successors(out)
+        traced = tuple((c.item_id, tuple(r)) for c, r in zip(head, rows, strict=True))
+        return out, traced
 
     def _rerank(self, query: str, scored: list[Candidate], plan: SearchPlan) -> list[Candidate]:
         reranker = self.ctx.reranker
