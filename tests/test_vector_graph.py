@@ -124,7 +124,7 @@ def test_a_reader_who_sees_a_share_gets_limit_visible_rows(
 ) -> None:
     store, path = db
     x = clustered(4000, 55)
-    scopes = ["org"] * 9 + ["team:a"]  # team:a holds 10% of the rows
+    scopes = ["org"] * 7 + ["team:a"] * 3  # team:a holds 30%: read through the graph
     items = fill(store, x, scopes)
     rare = store.put_items(
         [(item(5000 + n, scope="team:rare", key=f"rare{n}"), v) for n, v in enumerate(x[:30])]

@@ -73,7 +73,7 @@ class Tier:
         self.file = file
         self.graph: Graph | None = None
         self._fresh: Slots = np.zeros(0, dtype=np.intp)
-        self._fresh_at = -1  # the vec_seq ``_fresh`` was computed at
+        self._fresh_at: tuple[int, int] | None = None  # (vec_seq, shelf) it was computed at
         self._lock = lock  # the owning index's
         self._snapshot = snapshot
         self._approx_above = approx_above
@@ -93,9 +93,9 @@ class Tier:
     def fresh(self) -> Slots:
         return self._fresh
 
-    def candidates(self, query: NDArray[np.float32], count: int) -> I64:
+    def candidates(self, query: NDArray[np.float32], count: int, expansion: int) -> I64:
         assert self.graph is not None
-        return self.graph.candidates(query, count)
+        return self.graph.candidates(query, count, expansion)
 
     # -- keeping it current (under the index's lock) ----------------------------------------
 
@@ -105,7 +105,7 @@ class Tier:
         if self._ready is not None:
             ready, self._ready = self._ready, None
             if self._acceptable(ready, shelf, seq):
-                self.graph, self._fresh_at = ready.graph, -1
+                self.graph, self._fresh_at = ready.graph, None
         if self.graph is not None and self.graph.watermark > seq:
             log.warning(
                 "vector graph is newer than its database (%s > %s): rebuilding",
@@ -114,8 +114,11 @@ class Tier:
             )
             self._drop_file()
             self.graph = None
-        if self.graph is not None and self._fresh_at != seq:
-            self._fresh, self._fresh_at = shelf.written_after(self.graph.watermark), seq
+        # Slots move when a shelf is compacted (after a change, so at a new vec_seq) or
+        # reloaded (a new shelf): recompute the fresh slots then.
+        if self.graph is not None and self._fresh_at != (seq, id(shelf)):
+            self._fresh = shelf.written_after(self.graph.watermark)
+            self._fresh_at = (seq, id(shelf))
         self._tend(shelf)
         return self if self.graph is not None else None
 
