@@ -43,7 +43,10 @@ APPROX_MAX_READ = 4096
 expansion, or ``limit``, over their share) is served by the exact scan of their rows. At
 1M rows a reader of 10% is (graph: 0.975 of the top 50 at expansion 750; exact scan of
 their rows: all of it, in 18 ms)."""
-_OVERSAMPLE = 1.5
+_OVERSAMPLE = 1.1
+_SPARE = 16
+"""Candidates read past ``limit`` over the reader's share: a few more than the share
+predicts, so that a search seldom has to widen (the expansion is wider anyway)."""
 _GATHER_BELOW = 0.25
 """A reader who sees under this share of the shelf has their rows gathered for the scan."""
 
@@ -284,7 +287,7 @@ class Shelf:
         if visible == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         widen = self.live / visible
-        count = int(np.ceil(limit * self.per_key * _OVERSAMPLE * widen))
+        count = int(np.ceil(limit * self.per_key * _OVERSAMPLE * widen)) + _SPARE
         expansion = max(count, int(np.ceil(EXPANSION_SEARCH * widen)))
         if expansion > APPROX_MAX_READ:
             return None
