@@ -39,6 +39,7 @@ from usearch.index import Index
 __all__ = [
     "EXPANSION_SEARCH",
     "LABEL_BITS",
+    "BuildLock",
     "Graph",
     "GraphFile",
     "build_graph",
