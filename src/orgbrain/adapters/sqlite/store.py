@@ -1,4 +1,5 @@
-"""The embedded default store: one SQLite file, WAL, synchronous=FULL, FTS5, exact vectors."""
+"""The embedded default store: one SQLite file, WAL, synchronous=FULL, FTS5, a vector index
+(exact, or through an HNSW graph kept beside the file for large shelves)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from .rows import (
     item_values,
 )
 from .schema import migrate
+from .shelf import APPROX_ABOVE
 from .snapshot import watermark
 from .transfer import Transfer
 from .vectors import VectorIndex
@@ -69,7 +71,12 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
     _dialect = DIALECT
 
     def __init__(
-        self, path: str | Path, *, timeout: float = 30.0, keyword_engine: KeywordEngine = "tantivy"
+        self,
+        path: str | Path,
+        *,
+        timeout: float = 30.0,
+        keyword_engine: KeywordEngine = "tantivy",
+        approx_above: int = APPROX_ABOVE,
     ) -> None:
         if keyword_engine not in get_args(KeywordEngine):
             raise InvalidInput(f"unknown keyword engine {keyword_engine!r}: use tantivy or fts5")
@@ -78,6 +85,7 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
         self._keywords: dict[str, KeywordIndex] = {}
         self._db = Database(self.path, timeout=timeout, what="store")
         self._vectors: dict[str, VectorIndex] = {}
+        self._approx_above = approx_above
         migrate(self._conn())
         with self._tx() as conn:
             conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('vec_seq', '0')")
@@ -100,6 +108,8 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
         return self._db.tx(durable=False)
 
     def close(self) -> None:
+        for index in self._vectors.values():
+            index.close()
         self._db.close()
         self._keywords.clear()
         self._vectors.clear()
@@ -381,9 +391,17 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
         dim = self.embedding_dim or int(vector.shape[0])
         index = self._vectors.get(workspace)
         if index is None:
-            index = self._vectors.setdefault(workspace, VectorIndex(workspace, dim))
+            index = self._vectors.setdefault(
+                workspace,
+                VectorIndex(workspace, dim, approx_above=self._approx_above, path=self.path),
+            )
         vec = np.asarray(vector, dtype=np.float32).reshape(-1)
         return index.search(self._conn(), storage_class, vec, limit, visibility.scopes)
+
+    def settle_vectors(self, timeout: float | None = None) -> bool:
+        """Wait for approximate vector graphs being loaded or built (benchmarks and tests
+        want the steady state); True if any was."""
+        return any([index.settle(timeout) for index in list(self._vectors.values())])
 
 
 def _token(value: str) -> str:

@@ -4,9 +4,14 @@ SQLite rows are the source of truth; this is a cache. Every write that changes a
 stamps the row with a fresh ``vec_seq`` (and a removal is logged in ``vec_deleted``), so
 catching up reads only what changed since the last look, including what other processes
 wrote. The removal log keeps the last ``VEC_LOG_KEEP`` steps; an index that last looked
-before ``vector_floor`` reloads from the rows. Nothing is persisted beside the database:
-after a crash or a restart the cache is rebuilt from the rows on the first search, so
-there is nothing to repair.
+before ``vector_floor`` reloads from the rows. The shelves are not persisted: after a crash
+or a restart they are reloaded from the rows on the first search, so there is nothing to
+repair.
+
+A shelf of more than ``approx_above`` live rows is searched through an HNSW graph once one
+is ready (``tier.py``; the graph is the one thing kept beside the database, and only to
+spare a restart its build, so a lost or doubtful graph file only means a rebuild while the
+exact scan answers).
 
 The rows of each storage class live on their own ``Shelf`` (``shelf.py``, which also says
 how a shelf is searched), so a search never scans or masks another class. An item's
@@ -19,14 +24,17 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ...errors import InvalidInput
 from ...model import STORAGE_CLASSES
-from .shelf import EXACT_BELOW, Shelf
+from .graph import GraphFile
+from .shelf import APPROX_ABOVE, EXACT_BELOW, Shelf
 from .snapshot import read_snapshot, watermark
+from .tier import Tier
 
 __all__ = ["VectorIndex"]
 
@@ -36,12 +44,24 @@ Mask = NDArray[np.bool_]
 class VectorIndex:
     """Cosine search over one workspace's indexed embeddings, one shelf per storage class."""
 
-    def __init__(self, workspace: str, dim: int, *, exact_below: int = EXACT_BELOW) -> None:
+    def __init__(
+        self,
+        workspace: str,
+        dim: int,
+        *,
+        exact_below: int = EXACT_BELOW,
+        approx_above: int = APPROX_ABOVE,
+        path: Path | None = None,
+    ) -> None:
+        """``path`` is the database's: its graphs are kept beside it (not kept without)."""
         self.workspace = workspace
         self.dim = dim
         self._lock = threading.Lock()
         self._seq = -1
         self._exact_below = exact_below
+        self._approx_above = approx_above
+        self._path = path
+        self._tiers: dict[int, Tier] = {}
         self._shelves = [Shelf(dim, exact_below) for _ in STORAGE_CLASSES]
         self._class_code: dict[str, int] = {c: i for i, c in enumerate(STORAGE_CLASSES)}
         self._shelf_of: dict[int, int] = {}
@@ -74,8 +94,49 @@ class VectorIndex:
                 if not known:
                     return []
                 allowed[known] = True
-            keys, scores = self._shelves[code].top(query, limit, allowed)
+            shelf = self._shelves[code]
+            graph = self._tier(code).usable(shelf, self._seq) if self._large(shelf) else None
+            keys, scores = shelf.top(query, limit, allowed, graph)
             return [(self._item_ids[int(k)], float(s)) for k, s in zip(keys, scores, strict=True)]
+
+    # -- the approximate tier --------------------------------------------------------------
+
+    def _large(self, shelf: Shelf) -> bool:
+        return shelf.live > self._approx_above
+
+    def _tier(self, code: int) -> Tier:
+        tier = self._tiers.get(code)
+        if tier is None:
+            cls = STORAGE_CLASSES[code]
+            file = (
+                GraphFile(self._path, self.workspace, cls, self.dim)
+                if self._path is not None
+                else None
+            )
+
+            def snapshot() -> tuple[NDArray[np.int64], NDArray[np.float16], int]:
+                keys, vectors = self._shelves[code].live_rows()
+                return keys, vectors, self._seq
+
+            tier = self._tiers[code] = Tier(file, self._lock, snapshot, self._approx_above)
+        return tier
+
+    def graph_rows(self, storage_class: str) -> int:
+        """Vectors in the graph that searches of ``storage_class`` read (0: exact scan)."""
+        with self._lock:
+            code = self._class_code.get(storage_class)
+            tier = self._tiers.get(code) if code is not None else None
+            return len(tier) if tier is not None else 0
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait for graphs being loaded or built; True if any was. The next search
+        installs them."""
+        return any([tier.settle(timeout) for tier in list(self._tiers.values())])
+
+    def close(self) -> None:
+        """Stop a graph build between chunks (a process on its way out)."""
+        for tier in list(self._tiers.values()):
+            tier.close()
 
     # -- catching up from SQLite ---------------------------------------------------------
 
@@ -111,7 +172,8 @@ class VectorIndex:
                 if code is not None:
                     self._shelves[code].reserve(self._shelves[code].n + int(count))
             cursor = conn.execute(
-                f"SELECT rowid, id, class, scope, embedding FROM items WHERE {changed}", params
+                f"SELECT rowid, id, class, scope, embedding, vec_seq FROM items WHERE {changed}",
+                params,
             )
             while batch := cursor.fetchmany(8192):
                 self._upsert(batch)
@@ -119,10 +181,10 @@ class VectorIndex:
         for shelf in self._shelves:
             shelf.compact_if_sparse()
 
-    def _upsert(self, rows: Iterable[tuple[int, str, str, str, bytes]]) -> None:
-        by_class: dict[int, tuple[list[int], list[bytes], list[int]]] = {}
+    def _upsert(self, rows: Iterable[tuple[int, str, str, str, bytes, int]]) -> None:
+        by_class: dict[int, tuple[list[int], list[bytes], list[int], list[int]]] = {}
         expected = self.dim * 4
-        for rowid, item_id, cls, scope, blob in rows:
+        for rowid, item_id, cls, scope, blob, seq in rows:
             rowid = int(rowid)
             code = self._class_code.get(cls)
             if code is None or not blob or len(blob) % expected:
@@ -134,15 +196,19 @@ class VectorIndex:
             self._shelf_of[rowid] = code
             self._item_ids[rowid] = item_id
             scope_code = self._scope_codes.setdefault(scope, len(self._scope_codes))
-            keys, blobs, scopes = by_class.setdefault(code, ([], [], []))
+            keys, blobs, scopes, seqs = by_class.setdefault(code, ([], [], [], []))
             rows_of_item = len(blob) // expected  # the item's own, then its passages'
             keys += [rowid] * rows_of_item
             blobs.append(blob)
             scopes += [scope_code] * rows_of_item
-        for code, (keys, blobs, scopes) in by_class.items():
+            seqs += [int(seq)] * rows_of_item
+        for code, (keys, blobs, scopes, seqs) in by_class.items():
             vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, self.dim)
             self._shelves[code].load(
-                np.asarray(keys, dtype=np.int64), vectors, np.asarray(scopes, dtype=np.int32)
+                np.asarray(keys, dtype=np.int64),
+                vectors,
+                np.asarray(scopes, dtype=np.int32),
+                np.asarray(seqs, dtype=np.int64),
             )
 
     def _reset(self) -> None:
