@@ -64,7 +64,9 @@ SETS = ("locomo", "scifact", "longmemeval", "facts")
 
 def _capture(plan: SearchPlan) -> SearchPlan:
     n = len(FEATURES)
-    still = LinearRanker("still", (0.0,) * n, (0.0,) * n, (1.0,) * n, depth=DUMP_DEPTH)
+    still = LinearRanker(
+        "still", (0.0,) * n, (0.0,) * n, (1.0,) * n, depth=DUMP_DEPTH, every_feature=True
+    )
     return replace(plan.with_limits(k_max=100, floors=False), learned=still)
 
 
