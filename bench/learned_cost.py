@@ -1,13 +1,17 @@
 """What the learned ranking stage costs a search: the p50 of ``timings_ms["learned"]``
-and of the whole search, over the first questions of LoCoMo dev and SciFact train, asked
-over the eval index caches (read only; docs/eval.md, "A learned ranker").
+and of the whole search, over the first questions of LoCoMo dev, SciFact train and
+LongMemEval dev (each of its questions a brain of its own: every text is read cold),
+asked over the eval index caches (read only; docs/eval.md, "A learned ranker").
 
     python -m bench.learned_cost --cache /tmp/ctxkeys-evc \\
         --locomo ../shared/data/locomo/locomo-dev.json --scifact ../shared/data/scifact \\
+        --longmemeval ../shared/data/longmemeval/longmemeval-s-dev50.json \\
         [--plan tuned-z] [--questions 150] [--profile]
 
-The questions are asked twice, and only the second round is timed (the query memo holds
-their vectors by then, so the embedder's cost is left out of both figures).
+Each question is asked once, its vector embedded ahead of the search (the embedder's
+cost is left out of both figures); the process starts cold, so the text caches of
+``retrieve/terms.py`` and ``retrieve/evidence.py`` hold only what earlier questions read.
+``--plan tuned-z-fused`` gives the search without the stage.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from orgbrain.brain import Brain
 from orgbrain.compose import make_embedder
 from orgbrain.evals import beir as be
 from orgbrain.evals import locomo as lc
+from orgbrain.evals import longmemeval as lm
 from orgbrain.evals.cache import index_key, indexed_brain
 from orgbrain.evals.locomo_data import load_locomo
+from orgbrain.evals.longmemeval_data import load_longmemeval
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.retrieve import get_plan
 from orgbrain.retrieve.plan import SearchPlan
@@ -55,11 +61,21 @@ def _scifact(folder: Path, cache: Path, memo: QueryMemo, n: int) -> Iterator[tup
             yield brain, text
 
 
-def _time(asks: Iterator[tuple[Brain, str]], plan: SearchPlan) -> tuple[list[float], list[float]]:
+def _lme(path: Path, cache: Path, memo: QueryMemo, n: int) -> Iterator[tuple[Brain, str]]:
+    for q in load_longmemeval(path)[:n]:
+        notes, edges = lm._notes(q)
+        key = index_key("longmemeval", memo, notes, edges)
+        with indexed_brain(cache, key, memo, lm._writer(notes, edges)) as (brain, _):
+            yield brain, q.question
+
+
+def _time(
+    asks: Iterator[tuple[Brain, str]], plan: SearchPlan, memo: QueryMemo
+) -> tuple[list[float], list[float]]:
     stage: list[float] = []
     total: list[float] = []
     for brain, query in asks:
-        brain.search(query, k=10, plan=plan)  # warms the query memo
+        memo.embed([query])  # the query's vector, ahead of the timed search
         t = brain.search(query, k=10, plan=plan).timings_ms
         stage.append(t.get("learned", 0.0))
         total.append(t["total"])
@@ -71,6 +87,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, required=True)
     ap.add_argument("--locomo", type=Path)
     ap.add_argument("--scifact", type=Path)
+    ap.add_argument("--longmemeval", type=Path, help="its first 16 questions at most")
     ap.add_argument("--plan", default="tuned-z")
     ap.add_argument("--questions", type=int, default=150)
     ap.add_argument("--profile", action="store_true")
@@ -84,11 +101,14 @@ def main() -> None:
         sets.append(("locomo", lambda: _locomo(args.locomo, args.cache, memo, args.questions)))
     if args.scifact:
         sets.append(("scifact", lambda: _scifact(args.scifact, args.cache, memo, args.questions)))
+    if args.longmemeval:
+        n = min(16, args.questions)
+        sets.append(("longmemeval", lambda: _lme(args.longmemeval, args.cache, memo, n)))
     for name, asks in sets:
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
-        stage, total = _time(asks(), plan)
+        stage, total = _time(asks(), plan, memo)
         if profiler:
             profiler.disable()
             stats = pstats.Stats(profiler).sort_stats("cumulative")
