@@ -18,12 +18,12 @@ facts recall@5) is scored on the held-out questions; then on everything (the tra
 figure), which gives the weights to ship (``--write`` writes
 ``src/orgbrain/retrieve/learned_model.py``).
 
-    python -m bench.learned_rank dump --cache /tmp/evc --out /tmp/rank/head.jsonl \\
+    python -m bench.learned_rank dump --cache /tmp/ctxkeys-evc --out /tmp/rank/head.jsonl \\
         --locomo ../shared/data/locomo/locomo-dev.json --scifact ../shared/data/scifact \\
         --longmemeval ../shared/data/longmemeval/longmemeval-s-dev50.json --lme-limit 16
-    python -m bench.learned_rank select /tmp/rank/head.jsonl --depth 30
+    python -m bench.learned_rank select /tmp/rank/head.jsonl --depth 50
     python -m bench.learned_rank fit /tmp/rank/head.jsonl --depth 50 \\
-        --keep score_share asks names run_best --write
+        --keep score_share asks names run_count --write
     python -m bench.learned_rank session /tmp/rank/head.jsonl --weights 0.1 0.3
 """
 
@@ -36,6 +36,7 @@ import subprocess
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,9 @@ SETS = ("locomo", "scifact", "longmemeval", "facts")
 
 def _capture(plan: SearchPlan) -> SearchPlan:
     n = len(FEATURES)
-    still = LinearRanker("still", (0.0,) * n, (0.0,) * n, (1.0,) * n, depth=DUMP_DEPTH)
+    still = LinearRanker(
+        "still", (0.0,) * n, (0.0,) * n, (1.0,) * n, depth=DUMP_DEPTH, every_feature=True
+    )
     return replace(plan.with_limits(k_max=100, floors=False), learned=still)
 
 
@@ -426,9 +429,15 @@ def session(args: argparse.Namespace) -> None:
 
 def _write(ranker: LinearRanker) -> None:
     path = Path(__file__).resolve().parent.parent / "src/orgbrain/retrieve/learned_model.py"
+    keep = " ".join(f for f, w in zip(FEATURES, ranker.weights, strict=True) if w)
     body = (
         '"""The learned ranker\'s weights, as ``bench/learned_rank.py fit --write`` fitted them\n'
-        'on the dev sets (docs/eval.md, "A learned ranker"). Generated: do not edit."""\n\n'
+        f'on the dev sets on {date.today().isoformat()} (docs/eval.md, "A learned ranker", and\n'
+        '"The refit"): the default plan\'s last ranking stage (``tuned-z``). Generated: do not\n'
+        "edit. Refit whenever the candidates change (a new stream, new keyword text, another\n"
+        "fusion): ``dump`` over the eval caches, then\n"
+        f"``fit --depth {ranker.depth} --keep {keep} --write``.\n"
+        '"""\n\n'
         "from .learned import LinearRanker\n\n"
         '__all__ = ["LEARNED"]\n\n'
         f"LEARNED = LinearRanker(\n    {ranker.name!r},\n"

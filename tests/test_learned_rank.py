@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
 from orgbrain.brain import Brain, NoteInput
+from orgbrain.model import Item, Origin
 from orgbrain.retrieve import get_plan
+from orgbrain.retrieve.evidence import hit_evidence
 from orgbrain.retrieve.learned import FEATURES, LinearRanker, Signals, features, reorder
 from orgbrain.retrieve.learned_model import LEARNED
 
@@ -140,12 +143,33 @@ def test_the_shipped_ranker_puts_a_turn_that_answers_above_one_that_asks(brain: 
         ]
     )
     query = "What did Melanie paint last weekend at the lake?"
-    plan = get_plan("tuned-z")
-    assert get_plan("tuned-z-learned") == replace(plan, name="tuned-z-learned", learned=LEARNED)
+    # The default carries the shipped ranker; ``tuned-z-fused`` is the default without it.
+    plan = get_plan("tuned-z-fused")
+    assert get_plan("tuned-z") == replace(plan, name="tuned-z", learned=LEARNED)
     deep = plan.with_limits(k_max=10, floors=False)
     fused = [h.item.source_key for h in brain.search(query, k=10, plan=deep).hits]
-    learned = get_plan("tuned-z-learned").with_limits(k_max=10, floors=False)
+    learned = get_plan("tuned-z").with_limits(k_max=10, floors=False)
     ranked = [h.item.source_key for h in brain.search(query, k=10, plan=learned).hits]
     assert fused.index("t0") < fused.index("t1")
     assert ranked[0] == "t1"
     assert sorted(ranked) == sorted(fused)
+
+
+def test_a_ranker_reads_only_the_features_it_weighs() -> None:
+    assert _ranker(asks=-1.0, score_share=2.0).reads == {"asks", "score_share"}
+    assert _ranker().reads == frozenset()
+    everything = replace(_ranker(), every_feature=True)
+    assert everything.reads == frozenset(FEATURES)
+    assert {"score_share", "names", "asks"} <= LEARNED.reads
+    assert len(LEARNED.reads) < N
+
+
+def test_evidence_reads_only_what_is_asked_of_it() -> None:
+    origin = Origin("test", "test", datetime(2024, 1, 1, tzinfo=UTC))
+    body = "Caroline: What did Melanie paint at the lake?"
+    turn = Item("it1", "ws", "turn", "note", "", body, "k", True, "org", origin)
+    query = "What did Melanie paint at the lake?"
+    full = hit_evidence(query, ["melanie", "paint", "lake"], [turn], {})[0]
+    assert full.asks and full.names and full.coverage > 0
+    only = hit_evidence(query, ["melanie", "paint", "lake"], [turn], {}, reads=frozenset({"asks"}))
+    assert only[0].asks and only[0].coverage == 0.0 and only[0].names and only[0].mentions

@@ -12,7 +12,15 @@ from orgbrain.errors import InvalidInput
 from orgbrain.retrieve import PLANS, apply_floors, freshness, get_plan, query_terms, rrf
 from orgbrain.retrieve.evidence import only_asks, spoken_to, without_vocatives
 from orgbrain.retrieve.fuse import convex
-from orgbrain.retrieve.terms import content_terms, is_code, query_names
+from orgbrain.retrieve.terms import (
+    content_terms,
+    coverage,
+    holds_any,
+    is_code,
+    query_names,
+    stem,
+    text_stems,
+)
 
 
 def test_rrf_votes_by_rank_only() -> None:
@@ -237,3 +245,30 @@ def test_the_gate_speaks_on_text_then_closeness_alone_then_the_graph() -> None:
     assert not membership([unnamed_close], Gate())[0]
     named = HitEvidence(names=True, coverage=0.0, cosine=0.46)
     assert membership([named], gate)[0] and not membership([named], Gate())[0]
+
+
+def test_coverage_counts_stems_and_their_prefixes() -> None:
+    stems = text_stems("Melanie painted the sunrise; the databases were released.")
+    assert coverage(["painting", "Mel", "database", "release"], stems) == 1.0
+    # Two letters are too few for a prefix, and a longer word is not a prefix of a stem.
+    assert coverage(["pa", "sunset", "moon"], stems) == 0.0
+    assert coverage([], stems) == 1.0
+    assert holds_any(["moon", "sun"], stems) and not holds_any(["moon", "pa"], stems)
+    # Cached by text: the same text gives the very same set.
+    assert text_stems("Melanie painted the sunrise.") is text_stems("Melanie painted the sunrise.")
+
+
+@given(
+    st.lists(st.text(alphabet="abcdeinrst", min_size=1, max_size=7), max_size=5),
+    st.lists(st.text(alphabet="abcdeinrst ", max_size=30), max_size=3),
+)
+def test_coverage_is_a_share_of_terms_held_or_prefixing(terms: list[str], texts: list[str]) -> None:
+    stems = text_stems(" ".join(texts))
+
+    def held(term: str) -> bool:
+        t = stem(term)
+        return t in stems or (len(t) >= 3 and any(s.startswith(t) for s in stems))
+
+    want = sum(map(held, terms)) / len(terms) if terms else 1.0
+    assert coverage(terms, stems) == want
+    assert holds_any(terms, stems) == any(map(held, terms))

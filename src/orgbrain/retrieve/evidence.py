@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..model import Item
-from .terms import content_terms, coverage, query_names, text_stems
+from .terms import content_terms, coverage, holds_any, query_names, text_stems
 from .verdict import HitEvidence
 
 __all__ = [
     "CONVERSATION_KINDS",
+    "EVIDENCE",
     "TURN_KIND",
     "every_sentence_asks",
     "hit_evidence",
@@ -73,21 +75,31 @@ def _speaker_line(text: str) -> tuple[bool, str]:
     return (False, stripped) if head is None else (True, stripped[head.end() :])
 
 
+@lru_cache(maxsize=1 << 13)
+def _sentences(text: str) -> tuple[tuple[bool, bool, frozenset[str]], ...]:
+    """Each sentence of a turn's ``text`` (less its leading "Speaker: "): whether it asks,
+    whether it has more than three words, and its words' stems. Cached by text: the
+    same turns are read by search after search."""
+    _, body = _speaker_line(text)
+    out = []
+    for sentence in _SENTENCE.findall(body):
+        sentence = sentence.strip()
+        out.append((sentence.endswith("?"), len(sentence.split()) > 3, text_stems(sentence)))
+    return tuple(out)
+
+
 def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
     """Whether a turn's ``text`` (less its leading "Speaker: ") only asks, about everything
     or about ``terms``: every sentence of more than three words is a question (shorter ones
     being a conversation's filler: "Sounds good!"), or the ``terms`` it holds are all held
     in questions. A question about the thing is not evidence of it ("What made you pick
     that agency?", "Sounds good! Can you tell me what spices you used in the soup?")."""
-    _, body = _speaker_line(text)
     stated = asked = False
     everything_asked = True
-    for sentence in _SENTENCE.findall(body):
-        sentence = sentence.strip()
-        question = sentence.endswith("?")
-        if len(sentence.split()) > 3 and not question:
+    for question, long, stems in _sentences(text):
+        if long and not question:
             everything_asked = False
-        if terms and coverage(list(terms), text_stems(sentence)) > 0:
+        if terms and holds_any(terms, stems):
             asked, stated = asked or question, stated or not question
     return everything_asked or (asked and not stated)
 
@@ -120,34 +132,61 @@ def spoken_to(text: str) -> str | None:
     return None
 
 
+EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
+"""What ``hit_evidence`` reads of a hit (``HitEvidence``'s text fields)."""
+
+
 def hit_evidence(
-    query: str, terms: list[str], items: list[Item], cosines: dict[str, float]
+    query: str,
+    terms: list[str],
+    items: list[Item],
+    cosines: dict[str, float],
+    *,
+    reads: frozenset[str] = EVIDENCE,
 ) -> list[HitEvidence]:
     """What each of ``items`` (ranked hits of ``query``, whose keyword ``terms`` are given)
-    shows about the query, for the gate; ``cosines`` are the vector streams' scores."""
+    shows about the query, for the gate; ``cosines`` are the vector streams' scores.
+    ``reads``: the fields of ``EVIDENCE`` to read from the text (the learned ranker reads
+    only those it weighs); the others keep an empty value (names and mentions true,
+    coverage 0, asks false)."""
     if not items:
         return []
     names = query_names(query)
     content = content_terms(terms, names)
+    want_names = "names" in reads and bool(names)
+    want_mentions = "mentions" in reads and bool(names)
+    want_coverage = "coverage" in reads and bool(content)
     out: list[HitEvidence] = []
     for item in items:
         text = f"{item.label}\n{item.body}"
-        stems = text_stems(text)
-        if is_conversational(item):
-            spoken = text_stems(without_vocatives(spoken_to(item.body) or text))
-            asks = only_asks(item.body, content)
-        else:
-            spoken, asks = stems, every_sentence_asks(item.body)
+        stems = text_stems(text) if want_names or want_mentions or want_coverage else frozenset()
+        conversational = is_conversational(item)
+        asks = False
+        if "asks" in reads:
+            asks = (
+                only_asks(item.body, content) if conversational else every_sentence_asks(item.body)
+            )
+        named = True
+        if want_names:
+            spoken = _spoken_stems(item.body, text) if conversational else stems
+            named = _names(names, stems, spoken)
         out.append(
             HitEvidence(
-                names=_names(names, stems, spoken),
-                coverage=coverage(content, stems) if content else 0.0,
+                names=named,
+                coverage=coverage(content, stems) if want_coverage else 0.0,
                 cosine=cosines.get(item.id),
                 asks=asks,
-                mentions=not names or coverage(names, stems) > 0,
+                mentions=not want_mentions or coverage(names, stems) > 0,
             )
         )
     return out
+
+
+@lru_cache(maxsize=1 << 13)
+def _spoken_stems(body: str, text: str) -> frozenset[str]:
+    """The stems of what a turn (its ``body``; ``text``: its label and body) says of
+    someone: ``spoken_to``'s line or the whole text, less the names it addresses."""
+    return text_stems(without_vocatives(spoken_to(body) or text))
 
 
 def _names(names: list[str], stems: frozenset[str], spoken: frozenset[str]) -> bool:

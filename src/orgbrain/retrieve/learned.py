@@ -128,13 +128,17 @@ def features(head: Sequence[Signals], best_keyword: float | None) -> list[list[f
 @dataclass(frozen=True, slots=True)
 class LinearRanker:
     """A linear score over ``FEATURES`` (standardised by ``mean`` and ``scale``): higher
-    ranks first. ``depth``: how many of the fused list's first candidates it reorders."""
+    ranks first. ``depth``: how many of the fused list's first candidates it reorders.
+    ``every_feature``: the search computes every feature for it (a do-nothing ranker
+    that records them, ``bench/learned_rank.py dump``); otherwise only those it weighs
+    (``reads``) are computed and the others are left at their empty value."""
 
     name: str
     weights: tuple[float, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     depth: int = 30
+    every_feature: bool = False
 
     def __post_init__(self) -> None:
         n = len(FEATURES)
@@ -142,6 +146,13 @@ class LinearRanker:
             raise ValueError(f"a ranker needs {n} weights, means and scales")
         if self.depth < 1:
             raise ValueError("depth must be at least 1")
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """The features the search must compute for it."""
+        if self.every_feature:
+            return frozenset(FEATURES)
+        return frozenset(f for f, w in zip(FEATURES, self.weights, strict=True) if w)
 
     def score(self, row: Sequence[float]) -> float:
         return sum(

@@ -181,11 +181,13 @@ PLANS: dict[str, SearchPlan] = {
     "convex-z": _CONVEX_Z,
     "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
     "tuned-z-flat": replace(_CONVEX_Z, name="tuned-z-flat", neighbour_weight=0.3, gate=_GATE),
-    # The default: the above plus the typed graph (a stream of its own, and the router).
-    # The gate decides whether it speaks; when it does, it gives the k hits asked for
-    # (no relative floor trims the list: floor_rel 0). No neighbour boost: a turn's
-    # neighbours' words are its keys instead (graph/context_keys.py; docs/eval.md,
-    # "Issue 17, contextual keys").
+    # The default: the above plus the typed graph (a stream of its own, and the router),
+    # and the learned order of its first 50 candidates (retrieve/learned.py; trained on
+    # every dev set at once, held out by conversation/claim/question: docs/eval.md, "A
+    # learned ranker"). The gate reads the fused order's first hits and decides whether
+    # it speaks; when it does, it gives the k hits asked for (no relative floor trims
+    # the list: floor_rel 0). No neighbour boost: a turn's neighbours' words are its
+    # keys instead (graph/context_keys.py; docs/eval.md, "Issue 17, contextual keys").
     "tuned-z": replace(
         _CONVEX_Z,
         name="tuned-z",
@@ -193,16 +195,16 @@ PLANS: dict[str, SearchPlan] = {
         gate=_GATE,
         graph_weight=1.0,
         route=True,
+        learned=LEARNED,
     ),
 }
+# The default without its learned stage (the fused order), for comparison.
+PLANS["tuned-z-fused"] = replace(PLANS["tuned-z"], name="tuned-z-fused", learned=None)
 # The default's ranking with the strict gate and the 60% floor, for a caller that would
 # rather say nothing than something beside the point (``--plan tuned-z-strict``).
 PLANS["tuned-z-strict"] = replace(
     PLANS["tuned-z"], name="tuned-z-strict", floor_rel=0.6, gate=_STRICT_GATE
 )
-# The default's ranking with the learned order of its first 50 candidates (docs/eval.md,
-# "A learned ranker"): trained on every dev set at once, held out by conversation/claim/question.
-PLANS["tuned-z-learned"] = replace(PLANS["tuned-z"], name="tuned-z-learned", learned=LEARNED)
 
 
 def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:

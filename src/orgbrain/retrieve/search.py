@@ -9,7 +9,7 @@ from datetime import datetime
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, SearchResult, Verdict
 from ..ports import ScoredId, Vector
-from .evidence import hit_evidence
+from .evidence import EVIDENCE, hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
@@ -391,7 +391,10 @@ class Searcher:
         head = scored[: ranker.depth]
         items = [c.item for c in head if c.item is not None]
         assert len(items) == len(head)
-        evidence = hit_evidence(query, found.terms, items, found.cosines)
+        # Only the evidence the ranker weighs: reading a hit's text is most of the stage.
+        evidence = hit_evidence(
+            query, found.terms, items, found.cosines, reads=ranker.reads & EVIDENCE
+        )
         keyword: dict[str, float] = {}
         for stream, listed in zip(found.plan.streams, found.rows, strict=True):
             if stream.kind == "keyword":

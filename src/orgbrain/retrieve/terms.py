@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 __all__ = [
     "STOPWORDS",
     "content_terms",
     "coverage",
+    "holds_any",
     "is_code",
     "query_names",
     "query_terms",
@@ -126,9 +128,30 @@ def stem(word: str) -> str:
     return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
+@lru_cache(maxsize=1 << 13)
 def text_stems(text: str) -> frozenset[str]:
-    """The stems of every word of ``text``."""
+    """The stems of every word of ``text``. Cached by text: the gate and the learned
+    ranker read the same items' text over and over (a store's hits repeat across
+    searches; 8k texts of a few kB at most)."""
     return frozenset(map(stem, _WORD.findall(text)))  # _WORD has no groups: whole words
+
+
+@lru_cache(maxsize=1 << 13)
+def _joined(stems: frozenset[str]) -> str:
+    """``stems`` as one string, each after a newline: a prefix test in one C-level search."""
+    return "\n" + "\n".join(stems)
+
+
+def _holds(term: str, stems: frozenset[str]) -> bool:
+    """Whether the stem of ``term`` is one of ``stems`` or (three letters or more) a
+    prefix of one: a nickname, a longer form."""
+    t = stem(term)
+    return t in stems or (len(t) >= 3 and "\n" + t in _joined(stems))
+
+
+def holds_any(terms: Sequence[str], stems: frozenset[str]) -> bool:
+    """Whether ``coverage(terms, stems)`` is above 0, without counting the rest."""
+    return any(_holds(t, stems) for t in terms)
 
 
 def coverage(terms: list[str], stems: frozenset[str]) -> float:
@@ -136,9 +159,4 @@ def coverage(terms: list[str], stems: frozenset[str]) -> float:
     nickname, a longer form); 1.0 for no terms."""
     if not terms:
         return 1.0
-    found = 0
-    for term in terms:
-        t = stem(term)
-        if t in stems or (len(t) >= 3 and any(s.startswith(t) for s in stems)):
-            found += 1
-    return found / len(terms)
+    return sum(_holds(t, stems) for t in terms) / len(terms)
