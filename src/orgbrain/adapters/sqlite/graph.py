@@ -31,10 +31,13 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from usearch.index import Index
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 __all__ = [
     "EXPANSION_SEARCH",
@@ -112,6 +115,11 @@ def build_graph(
     threads: int = 0,
 ) -> Graph | None:
     """A graph of ``vectors`` (unit rows), added a chunk at a time; None if cancelled."""
+    # Imported here, not at the top: only a brain past the threshold loads usearch, so a
+    # process that embeds orgbrain beside faiss (txtai does) never has both native
+    # libraries loaded (faiss's index_factory crashed with usearch imported first).
+    from usearch.index import Index
+
     index = Index(
         ndim=vectors.shape[1],
         metric="ip",
@@ -176,6 +184,8 @@ class GraphFile:
             if size != meta.get("bytes") or _crc(path) != meta.get("crc32"):
                 log.warning("vector graph %s does not match its CRC: rebuilding", path)
                 return None
+            from usearch.index import Index
+
             index = Index.restore(str(path), view=True)
         except (OSError, RuntimeError, ValueError) as exc:
             log.warning("vector graph %s unreadable (%s): rebuilding", path, exc)
