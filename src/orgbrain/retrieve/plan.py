@@ -92,8 +92,8 @@ class SearchPlan:
     streams: tuple[Stream, ...] = field(default_factory=lambda: _streams("vector", "keyword"))
     per_stream: int = 50
     keyword_depth: int | None = None
-    """How deep the keyword streams are read, when not ``per_stream`` (docs/eval.md,
-    "Keyword depth"): BM25's pruning works far better for a short list."""
+    """How deep the keyword streams are read, when not ``per_stream`` (None: as deep).
+    Measured and not used by the default (docs/eval.md, "Issue 17, the keyword depth")."""
     rrf_k: int = 60
     half_life_days: float = 90.0
     freshness_floor: float = 0.25
@@ -231,7 +231,3 @@ def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:
             f"unknown search plan {name!r}; known: {', '.join(sorted(PLANS))}"
         ) from None
 
-
-# TEMPORARY (depth): keyword streams read shallower than the vector streams.
-for _d in (100, 200, 300):
-    PLANS[f"tuned-z-kw{_d}"] = replace(PLANS["tuned-z"], name=f"tuned-z-kw{_d}", keyword_depth=_d)
