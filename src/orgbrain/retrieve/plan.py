@@ -230,4 +230,3 @@ def get_plan(name: str = DEFAULT_PLAN) -> SearchPlan:
         raise InvalidInput(
             f"unknown search plan {name!r}; known: {', '.join(sorted(PLANS))}"
         ) from None
-
