@@ -3,14 +3,16 @@ time goes (embed, each stream, fuse).
 
     python -m bench.search [--sizes 10000,100000] [--queries 200] [--no-write]
     python -m bench.search --sizes 100000 --depths 500,200,100 [--approx]
+    python -m bench.search --sizes 1000000 --keyword-depths 500,300,200,100
 
 The brain is synthetic but built from real text and real vectors (``bench/_synth.py``);
 queries are SciFact claims, searched as a member of team:eng so scopes filter every stream.
 ``--depths`` searches the default plan at each list depth (``per_stream``) in turn on every
 query, the order rotating, so that load on the shared machine lands on each alike; it
 reports each depth's p50/p95, its ratio to the first depth and the mean milliseconds by
-stage. ``--folder`` keeps (or reuses) the built brain. Results are appended to
-docs/benchmarks.md under "Search latency".
+stage. ``--keyword-depths`` does the same with the keyword streams' depth alone
+(``keyword_depth``), the vector streams read as the plan reads them. ``--folder`` keeps (or
+reuses) the built brain. Results are appended to docs/benchmarks.md under "Search latency".
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ def depth_rows(n: int, plans: list[SearchPlan], runs: list[tuple[list[float], di
         )
         spent = ", ".join(f"{s} {ms:.1f}" for s, ms in means if ms >= 0.05)
         rows.append(
-            f"| {n:,} | {plan.per_stream} | {p50:.1f} | {percentile(totals, 95):.1f} "
+            f"| {n:,} | {plan.per_stream} | {plan.depth('keyword')} | {p50:.1f} "
+            f"| {percentile(totals, 95):.1f} "
             f"| {p50 / base50:.2f} | {spent} |"
         )
     return rows
@@ -118,6 +121,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--real", type=int, default=3000, help="real sentences to embed once")
     ap.add_argument("--depths", help="comma-separated list depths, interleaved (default plan)")
+    ap.add_argument("--keyword-depths", help="the same, rotating the keyword streams' depth")
     ap.add_argument("--folder", type=Path, help="keep the built brain here (reused if there)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -127,10 +131,14 @@ def main() -> None:
     embedder = MiniLMEmbedder()
     depths = [int(d) for d in args.depths.split(",")] if args.depths else []
     plans = [replace(get_plan(), per_stream=d) for d in depths]
+    if args.keyword_depths:
+        depths = [int(d) for d in args.keyword_depths.split(",")]
+        plans = [replace(get_plan(), keyword_depth=d) for d in depths]
     if depths:
         rows = [
-            "| sections | per_stream | p50 ms | p95 ms | p50 / first | mean ms by stage |",
-            "|---|---|---|---|---|---|",
+            "| sections | per_stream | keyword depth | p50 ms | p95 ms | p50 / first "
+            "| mean ms by stage |",
+            "|---|---|---|---|---|---|---|",
         ]
     else:
         rows = ["| sections | p50 ms | p95 ms | time share by stage |", "|---|---|---|---|"]
@@ -155,8 +163,11 @@ def main() -> None:
             loads[-1] += f", {_load()} after"
         rows += new
         print("\n".join(new), f"(load {loads[-1]})", flush=True)
+    rotated = f"--depths {args.depths}" if args.depths else ""
+    if args.keyword_depths:
+        rotated = f"--keyword-depths {args.keyword_depths}"
     what = (
-        f"the default plan at list depths {args.depths}, interleaved query by query"
+        f"the default plan at list depths ({rotated}), interleaved query by query"
         if depths
         else "the default plan"
     )
@@ -171,7 +182,7 @@ def main() -> None:
             f"Load average (1/5/15 min) {'; '.join(loads)}. Peak RSS {peak_rss_mb():.0f} MB. "
             "Target at 1M: p50 <= 40 ms, p95 <= 80 ms. "
             f"Command: `python -m bench.search --sizes {args.sizes}"
-            + (f" --depths {args.depths}`." if depths else "`."),
+            + (f" {rotated}`." if depths else "`."),
         ]
     )
     if not args.no_write:

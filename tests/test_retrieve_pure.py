@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -193,6 +194,16 @@ def test_deep_limits_keep_enough_candidates() -> None:
     deep = z.with_limits(k_max=z.candidates + 50, floors=False)
     assert deep.candidates == z.candidates + 50 and deep.per_stream == z.per_stream
     assert PLANS["hybrid"].with_limits(k_max=100, floors=False).candidates is None
+
+
+def test_keyword_depth_reads_the_keyword_streams_alone_and_deepens_with_limits() -> None:
+    z = PLANS["convex-z"]
+    assert z.keyword_depth is None and z.depth("keyword") == z.depth("vector") == z.per_stream
+    short = replace(z, keyword_depth=100)
+    assert short.depth("keyword") == 100 and short.depth("vector") == z.per_stream
+    assert short.reading(50) is short  # deep enough already
+    assert short.reading(200).depth("keyword") == 200
+    assert short.with_limits(k_max=300, floors=False).depth("keyword") == 300
 
 
 def test_names_said_to_someone_are_dropped() -> None:

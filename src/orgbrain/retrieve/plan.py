@@ -91,6 +91,9 @@ class SearchPlan:
     name: str
     streams: tuple[Stream, ...] = field(default_factory=lambda: _streams("vector", "keyword"))
     per_stream: int = 50
+    keyword_depth: int | None = None
+    """How deep the keyword streams are read, when not ``per_stream`` (None: as deep).
+    Measured and not used by the default (docs/eval.md, "Issue 17, the keyword depth")."""
     rrf_k: int = 60
     half_life_days: float = 90.0
     freshness_floor: float = 0.25
@@ -118,11 +121,13 @@ class SearchPlan:
         """The plan reading deep enough to fill ``limit`` hits: each stream and the fetched
         candidates at least ``limit`` deep (the ranking is otherwise the same)."""
         if self.per_stream >= limit and (self.candidates is None or self.candidates >= limit):
-            return self
+            if self.keyword_depth is None or self.keyword_depth >= limit:
+                return self
         return replace(
             self,
             per_stream=max(self.per_stream, limit),
-            candidates=None if self.candidates is None else max(self.candidates, limit),
+            keyword_depth=_at_least(self.keyword_depth, limit),
+            candidates=_at_least(self.candidates, limit),
         )
 
     def with_limits(self, *, k_max: int, floors: bool) -> SearchPlan:
@@ -136,11 +141,18 @@ class SearchPlan:
             self,
             k_max=k_max,
             per_stream=max(self.per_stream, k_max),
-            candidates=None if self.candidates is None else max(self.candidates, k_max),
+            keyword_depth=_at_least(self.keyword_depth, k_max),
+            candidates=_at_least(self.candidates, k_max),
             floor_abs=self.floor_abs if floors else 0.0,
             floor_rel=self.floor_rel if floors else 0.0,
             gate=self.gate if floors else None,
         )
+
+    def depth(self, kind: StreamKind) -> int:
+        """How deep a stream of this kind is read."""
+        if kind == "keyword" and self.keyword_depth is not None:
+            return self.keyword_depth
+        return self.per_stream
 
     @property
     def uses_vectors(self) -> bool:
@@ -150,6 +162,10 @@ class SearchPlan:
     def kinds(self) -> int:
         """How many kinds of stream (vector, keyword) the plan fuses."""
         return len({s.kind for s in self.streams})
+
+
+def _at_least(depth: int | None, limit: int) -> int | None:
+    return None if depth is None else max(depth, limit)
 
 
 # One kind of stream can give a hit at most 1/61 (rank 1, k 60): its floor is half the

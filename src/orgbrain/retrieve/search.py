@@ -369,7 +369,7 @@ class Searcher:
         ctx = self.ctx
         if stream.kind == "keyword":
             return ctx.store.keyword_search(
-                ctx.workspace, stream.storage_class, terms, plan.per_stream, ctx.visibility
+                ctx.workspace, stream.storage_class, terms, plan.depth("keyword"), ctx.visibility
             )
         if vector is None:
             return []
