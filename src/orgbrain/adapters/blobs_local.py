@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InvalidInput, NotFound, TooLarge
+from .fsync import fsync_path
 
 __all__ = ["LocalBlobStore"]
 
@@ -45,7 +46,7 @@ class LocalBlobStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        _fsync_dir(path.parent)
+        fsync_path(path.parent)
         return size
 
     def read(self, key: str) -> bytes:
@@ -135,11 +136,3 @@ def _read_range(f: BinaryIO, start: int, end: int | None) -> Iterator[bytes]:
             if remaining is not None:
                 remaining -= len(data)
             yield data
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

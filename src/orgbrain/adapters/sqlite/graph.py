@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fsync import fsync_path
+
 if TYPE_CHECKING:
     from usearch.index import Index
 
@@ -200,7 +202,7 @@ class GraphFile:
         path = self.graph_path(graph.build)
         tmp = path.with_name(path.name + ".tmp")
         graph.index.save(str(tmp))
-        _fsync(tmp)
+        fsync_path(tmp)
         os.replace(tmp, path)
         meta = {
             "format": FORMAT,
@@ -216,9 +218,9 @@ class GraphFile:
         }
         tmp_meta = self.meta.with_name(self.meta.name + f".{graph.build}.tmp")
         tmp_meta.write_text(json.dumps(meta))
-        _fsync(tmp_meta)
+        fsync_path(tmp_meta)
         os.replace(tmp_meta, self.meta)
-        _fsync(self.folder)
+        fsync_path(self.folder)
         for old in self.folder.glob(f"{self.prefix}-*.usearch*"):
             if old != path:
                 old.unlink(missing_ok=True)
@@ -264,12 +266,3 @@ def _crc(path: Path) -> int:
         while chunk := f.read(_READ):
             crc = zlib.crc32(chunk, crc)
     return crc
-
-
-def _fsync(path: Path) -> None:
-    """Flush a file, or a folder's entries (a rename), to disk."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
