@@ -4,17 +4,19 @@ forgotten, edited away or superseded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from orgbrain import Brain, Principal
 from orgbrain.graph import KEYS_CAP
-from orgbrain.graph.context_keys import context_keys
+from orgbrain.graph.context_keys import context_keys, refresh_keys
 from orgbrain.model import Item, Origin, utcnow
+from orgbrain.ports import Store
 from orgbrain.retrieve import PLANS
 from orgbrain.views.search import SearchResultView
 from tests.backends import Backend
@@ -126,3 +128,33 @@ def test_only_live_notes_of_the_same_scope_lend_their_words() -> None:
     assert context_keys(replace(turn, storage_class="section"), ask, None) == ""
     assert context_keys(replace(turn, tombstoned_at=utcnow()), ask, None) == ""
     assert context_keys(turn, ask, ask) == f"{ask.body[:KEYS_CAP]}\n{ask.body[:KEYS_CAP]}"
+
+
+def test_a_forget_between_a_recompute_s_read_and_write_leaves_no_words(brain: Brain) -> None:
+    """Two writers: one recomputes a turn's keys (reads the neighbour while it is live);
+    before it writes them, another forgets that neighbour and recomputes the keys itself.
+    The first write must not put the forgotten words back."""
+    a, b = turns(brain, "Cy: the heron nests by the weir", "Dee: lovely", run="s2")
+    store = brain._ctx.store
+
+    class ForgetBeforeTheWrite:
+        """The store as the first writer sees it: the other writer's forget lands between
+        its read and its first write."""
+
+        raced = False
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(store, name)
+
+        def set_keys(self, workspace: str, keys: Mapping[str, str]) -> None:
+            if not self.raced:
+                self.raced = True
+                brain.forget(a.id, reason="asked to")
+                assert found(brain, "heron weir") == []  # the forget's own recompute
+            store.set_keys(workspace, keys)
+
+    racing = ForgetBeforeTheWrite()
+    refresh_keys(cast(Store, racing), brain.workspace, [b.id])
+    assert racing.raced
+    assert found(brain, "heron weir") == []
+    assert found(brain, "lovely") == [b.id]

@@ -53,6 +53,9 @@ to thousands of characters and would otherwise outweigh the turn's own words."""
 KEYS_MARK = "context_keys"
 """The store mark a migration sets to ``pending`` when the one-off back-fill is due."""
 _BATCH = 200
+_SETTLE_ROUNDS = 4
+"""Writes of one batch's keys at most while other writers keep changing its neighbours;
+each of those changes recomputes the keys itself afterwards."""
 _EDGES_PER_ITEM = 20
 """Sequence edges read per item: a turn has one before and one after; more is a custom
 writer's business, and only the oldest of each side counts."""
@@ -89,32 +92,50 @@ def around(store: Store, workspace: str, item_ids: Iterable[str]) -> set[str]:
 
 def refresh_keys(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
     """Compute the keys of ``item_ids`` again from their sequence neighbours as the store
-    holds them now, and store them; returns how many items were looked at."""
+    holds them now, and store them; returns how many items were looked at.
+
+    The keys are read and written in two transactions, so another writer may change a
+    neighbour in between (a forget that has already recomputed these keys without the
+    forgotten words): after writing, the keys are computed once more and written again
+    until a computation agrees with what was written. What the last write holds was read
+    after it, so a change that lands later runs its own recompute after this one."""
     ids = sorted(set(item_ids))
-    everything = Visibility.everything()
     for start in range(0, len(ids), _BATCH):
         batch = ids[start : start + _BATCH]
-        items = store.get_items(workspace, batch, everything)
-        sides: dict[str, tuple[str | None, str | None]] = {}
-        around_batch = _sequence_edges(store, workspace, list(items))
-        for item_id in items:
-            edges = around_batch.get(item_id, [])
-            before = next((e.src for e in edges if e.dst == item_id and e.src != item_id), None)
-            after = next((e.dst for e in edges if e.src == item_id and e.dst != item_id), None)
-            sides[item_id] = (before, after)
-        wanted = {n for pair in sides.values() for n in pair if n is not None}
-        neighbours = store.get_items(workspace, sorted(wanted - items.keys()), everything)
-        neighbours.update(items)
-        keys = {
-            item_id: context_keys(
-                items[item_id],
-                neighbours.get(before) if before else None,
-                neighbours.get(after) if after else None,
-            )
-            for item_id, (before, after) in sides.items()
-        }
-        store.set_keys(workspace, keys)
+        keys = _computed(store, workspace, batch)
+        for _ in range(_SETTLE_ROUNDS):
+            store.set_keys(workspace, keys)
+            again = _computed(store, workspace, batch)
+            if again == keys:
+                break
+            keys = again
+        else:
+            store.set_keys(workspace, keys)
     return len(ids)
+
+
+def _computed(store: Store, workspace: str, batch: Sequence[str]) -> dict[str, str]:
+    """The keys of ``batch`` from their sequence neighbours as the store holds them now."""
+    everything = Visibility.everything()
+    items = store.get_items(workspace, batch, everything)
+    sides: dict[str, tuple[str | None, str | None]] = {}
+    around_batch = _sequence_edges(store, workspace, list(items))
+    for item_id in items:
+        edges = around_batch.get(item_id, [])
+        before = next((e.src for e in edges if e.dst == item_id and e.src != item_id), None)
+        after = next((e.dst for e in edges if e.src == item_id and e.dst != item_id), None)
+        sides[item_id] = (before, after)
+    wanted = {n for pair in sides.values() for n in pair if n is not None}
+    neighbours = store.get_items(workspace, sorted(wanted - items.keys()), everything)
+    neighbours.update(items)
+    return {
+        item_id: context_keys(
+            items[item_id],
+            neighbours.get(before) if before else None,
+            neighbours.get(after) if after else None,
+        )
+        for item_id, (before, after) in sides.items()
+    }
 
 
 def rekey_around(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
