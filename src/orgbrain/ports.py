@@ -174,6 +174,9 @@ class Store(Protocol):
     """
 
     embedding_dim: int | None
+    read_only: bool
+    """True where the store takes no writes (a PostgreSQL replica): a write fails with
+    ``Unavailable``, and upkeep that writes on open is left to the primary."""
 
     def close(self) -> None: ...
 

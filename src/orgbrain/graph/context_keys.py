@@ -152,8 +152,8 @@ def backfill_keys(store: Store) -> int:
     """The one-off pass a migration asks for (``KEYS_MARK`` pending): keys for every item
     at either end of a sequence edge, in every workspace; returns how many were looked at.
     Run again, it changes nothing."""
-    if store.mark(KEYS_MARK) != "pending":
-        return 0
+    if store.read_only or store.mark(KEYS_MARK) != "pending":
+        return 0  # a replica searches without the keys until the primary fills them
     ends: dict[str, set[str]] = {}
     after = 0
     while True:

@@ -134,6 +134,11 @@ class Database:
             raise Unavailable(f"the {self._what} took too long: {exc}") from exc
         except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure) as exc:
             raise Unavailable(f"the {self._what} is busy: {exc}") from exc
+        except pg_errors.ReadOnlySqlTransaction as exc:
+            raise Unavailable(
+                f"the {self._what} database is read only (a replica?): writes go to the "
+                f"primary ({_first_line(exc)})"
+            ) from exc
         except psycopg.OperationalError as exc:
             raise Unavailable(f"the {self._what} database failed: {exc}") from exc
         except PoolTimeout as exc:

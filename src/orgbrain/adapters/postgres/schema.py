@@ -15,6 +15,7 @@ The vector indexes (HNSW, cosine, one per storage class) need the embedding dime
 
 from __future__ import annotations
 
+from ...errors import Unavailable
 from ...model import STORAGE_CLASSES
 from .db import Connection
 from .rollups import ROLLUP_MIGRATION
@@ -406,6 +407,9 @@ def migrate(
     Other parts sharing the database (API keys) pass their own named list; all are
     recorded in one ``migrations`` table of the current schema.
     """
+    if read_only(conn):
+        _check_applied(conn, [name for name, _ in migrations])
+        return []
     lock = "SELECT pg_advisory_xact_lock(hashtext('orgbrain-migrate:' || current_schema()))"
     # A migration runs once, at start, on a connection of its own: the store's statement
     # timeout is for requests, not for building an index over a grown table.
@@ -426,3 +430,28 @@ def migrate(
             conn.execute("INSERT INTO migrations (name) VALUES (%s)", (name,))
         applied.append(name)
     return applied
+
+
+def read_only(conn: Connection) -> bool:
+    """Whether this connection's database takes no writes: a hot standby (a streaming
+    replica) or a session set read only."""
+    row = conn.execute("SELECT current_setting('transaction_read_only') AS ro").fetchone()
+    return row is not None and row["ro"] == "on"
+
+
+def _check_applied(conn: Connection, names: list[str]) -> None:
+    """On a read-only database nothing can be migrated: every migration must already be
+    there (the primary applies them), or the store refuses to open, saying which."""
+    with conn.transaction():
+        table = conn.execute("SELECT to_regclass('migrations') AS t").fetchone()
+        have = (
+            {r["name"] for r in conn.execute("SELECT name FROM migrations")}
+            if table is not None and table["t"] is not None
+            else set()
+        )
+    missing = [n for n in names if n not in have]
+    if missing:
+        raise Unavailable(
+            f"the database is read only (a replica?) and lacks {len(missing)} migration(s), "
+            f"first {missing[0]}: open the primary with this version first, then the replica"
+        )

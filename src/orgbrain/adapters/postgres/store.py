@@ -31,7 +31,7 @@ from .graphlog import EdgesAndLog
 from .pending import Pending
 from .rollups import Rollups
 from .rows import DIALECT, ITEM_COLUMNS, item_from_row, item_values
-from .schema import migrate, vector_index_sql
+from .schema import migrate, read_only, vector_index_sql
 from .transfer import Transfer
 from .vectors import vector_rows, vector_search
 
@@ -87,6 +87,7 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
         conn = self._db.connect()
         try:
             migrate(conn)
+            self.read_only = read_only(conn)
             row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
         finally:
             conn.close()

@@ -91,6 +91,7 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
             conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('vec_seq', '0')")
         row = self._conn().execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
         self.embedding_dim: int | None = int(row[0]) if row else None
+        self.read_only = False  # one file, opened for writing
         self._vec_floor = watermark(self._conn(), "vector_floor")
 
     # -- connections -------------------------------------------------------------------
