@@ -3,9 +3,9 @@ rot. Quality and speed are judged by the full runs (docs/eval.md, docs/benchmark
 check that the harness works end to end and gives sane numbers.
 
 The real data (BEIR SciFact, LoCoMo) is wherever ``ORGBRAIN_EVAL_DATA`` points, else
-``../shared/data`` beside the checkout when that exists. Without it the two eval smoke runs
-skip (tests/test_eval.py drives the same code on tiny datasets it writes), and the bench
-scripts run on a small SciFact-shaped corpus written here, so they are exercised either way.
+``../shared/data`` beside the checkout when that exists. Without it (a fresh clone) the two
+eval smoke runs read the tiny datasets tests/test_eval.py writes, and the bench scripts a
+small SciFact-shaped corpus written here: every one of them runs either way.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from orgbrain.cli import eval as eval_cli
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
+from tests.test_eval import write_beir, write_locomo
 
 pytestmark = pytest.mark.slow
 
@@ -38,11 +39,20 @@ def eval_data() -> Path | None:
 
 
 DATA = eval_data()
-needs_data = pytest.mark.skipif(
-    DATA is None,
-    reason="no eval data: set ORGBRAIN_EVAL_DATA to a folder holding scifact/ and locomo/ "
-    "(tests/test_eval.py covers the same code on tiny data)",
-)
+
+
+def scifact(tmp_path: Path) -> tuple[Path, str]:
+    """SciFact and the split to read (train); without the real data, a tiny BEIR set."""
+    if DATA is not None:
+        return DATA / "scifact", "train"
+    return write_beir(tmp_path / "scifact"), "test"
+
+
+def locomo(tmp_path: Path) -> Path:
+    """LoCoMo dev; without the real data, two tiny conversations in its format."""
+    if DATA is not None:
+        return DATA / "locomo" / "locomo-dev.json"
+    return write_locomo(tmp_path / "locomo.json")
 
 
 @pytest.fixture
@@ -54,14 +64,13 @@ def eval_runner(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> CliRunne
     return CliRunner()
 
 
-@needs_data
 def test_eval_beir_smoke_on_scifact(eval_runner: CliRunner, tmp_path: Path) -> None:
-    assert DATA is not None
+    folder, split = scifact(tmp_path)
     args = [
         "beir",
-        str(DATA / "scifact"),
+        str(folder),
         "--split",
-        "train",
+        split,
         "--plan",
         "bm25,dense,hybrid",
         "--limit-queries",
@@ -80,12 +89,10 @@ def test_eval_beir_smoke_on_scifact(eval_runner: CliRunner, tmp_path: Path) -> N
         assert 0.3 < metrics["ndcg@10"] <= 1.0, (name, metrics)
 
 
-@needs_data
-def test_eval_locomo_smoke(eval_runner: CliRunner) -> None:
-    assert DATA is not None
+def test_eval_locomo_smoke(eval_runner: CliRunner, tmp_path: Path) -> None:
     args = [
         "locomo",
-        str(DATA / "locomo" / "locomo-dev.json"),
+        str(locomo(tmp_path)),
         "--plan",
         "bm25,hybrid",
         "--limit-conversations",
