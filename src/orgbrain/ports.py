@@ -19,6 +19,7 @@ from .model import (
     Edge,
     Evidence,
     Item,
+    ItemSketch,
     Proposal,
     ProposalState,
     Statement,
@@ -200,6 +201,13 @@ class Store(Protocol):
     def get_items(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, Item]: ...
+
+    def item_sketches(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, ItemSketch]:
+        """``get_items``' narrow read: for each of ``ids`` that ``get_items`` would give,
+        its ``ItemSketch`` (what a search weighs of a candidate), by id."""
+        ...
 
     def get_by_source_key(
         self, workspace: str, source_key: str, visibility: Visibility, *, scope: str

@@ -15,7 +15,16 @@ from orgbrain.adapters.postgres import PostgresStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.errors import InvalidInput
 from orgbrain.ids import new_id
-from orgbrain.model import ByteRange, Edge, Item, Origin, Proposal, StorageClass, utcnow
+from orgbrain.model import (
+    ByteRange,
+    Edge,
+    Item,
+    ItemSketch,
+    Origin,
+    Proposal,
+    StorageClass,
+    utcnow,
+)
 from orgbrain.ports import ItemFilter, Store
 from orgbrain.scopes import Visibility
 
@@ -210,6 +219,37 @@ def test_edges_of_reads_at_most_limit_oldest_first(make_store: StoreFactory) -> 
     assert s.edges_of("w1", hub.id, ALL, limit=0) == []
     with pytest.raises(InvalidInput):
         s.edges_of("w1", hub.id, ALL, limit=-1)
+
+
+def test_item_sketches_are_the_sketches_of_get_items(make_store: StoreFactory) -> None:
+    """The narrow read a search scores its candidates from gives, field for field, what
+    the full read gives: for items with and without an occurrence time, a run, a parent,
+    a supersession and a tombstone, unindexed ones, and through a scope filter."""
+    s = make_store()
+    o = Origin("human:test", "test", utcnow(), run_id="run-1")
+    doc = s.put_item(item("a report", cls="file"), vec(1))
+    section = s.put_item(item("its first section", cls="section", parent=doc.id), vec(2))
+    old = s.put_item(replace(item("the old plan"), origin=o), vec(3))
+    new = s.put_item(
+        replace(item("the new plan"), supersedes=old.id, occurred_at=utcnow() - timedelta(days=3)),
+        vec(4),
+    )
+    old = s.put_item(replace(old, superseded_by=new.id), vec(3))
+    gone = s.put_item(replace(item("a forgotten note"), tombstoned_at=utcnow()), vec(5))
+    raw = s.put_item(item("not indexed yet", indexed=False), None)
+    hidden = s.put_item(item("bob's note", scope="user:bob"), vec(6))
+    ids = [x.id for x in (doc, section, old, new, gone, raw, hidden)] + ["no-such-item"]
+    for vis in (ALL, Visibility(frozenset({"org"}))):
+        full = s.get_items("w1", ids, vis)
+        sketches = s.item_sketches("w1", ids, vis)
+        assert sketches == {i: ItemSketch.of(x) for i, x in full.items()}, vis
+        assert (hidden.id in sketches) == (vis is ALL)
+    got = s.item_sketches("w1", [new.id, old.id, new.id, section.id], ALL)
+    assert got[new.id].when == new.occurred_at and got[old.id].when == old.origin.at
+    assert got[old.id].run_id == "run-1" and got[old.id].superseded_by == new.id
+    assert got[new.id].supersedes == old.id and got[section.id].parent_id == doc.id
+    assert s.item_sketches("w1", [], ALL) == {}
+    assert s.item_sketches("w2", ids, ALL) == {}
 
 
 def test_edges_around_is_edges_of_for_each_id_in_one_read(make_store: StoreFactory) -> None:

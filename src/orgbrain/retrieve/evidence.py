@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..model import Item
+from ..model import Item, ItemSketch
 from .terms import content_terms, coverage, holds_any, query_names, text_stems
 from .verdict import HitEvidence
 
@@ -42,7 +42,7 @@ CONVERSATION_KINDS = frozenset({TURN_KIND, "message"})
 """The kinds of item that are a conversation's turns: one speaker's line, "Speaker: ..."."""
 
 
-def is_conversational(item: Item) -> bool:
+def is_conversational(item: Item | ItemSketch) -> bool:
     """Whether ``item`` is a turn of a conversation (its kind is in ``CONVERSATION_KINDS``):
     the only items that the conversation readings (vocatives, speakers, listeners, short
     filler) apply to."""
@@ -139,7 +139,7 @@ EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
 def hit_evidence(
     query: str,
     terms: list[str],
-    items: list[Item],
+    items: Sequence[Item | ItemSketch],
     cosines: dict[str, float],
     *,
     reads: frozenset[str] = EVIDENCE,
