@@ -420,6 +420,7 @@ class Store(Protocol):
         object_ids: Sequence[str] | None = None,
         predicate: str | None = None,
         item_id: str | None = None,
+        item_ids: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
         current: bool | None = None,
         conflicted: bool = False,
@@ -427,7 +428,8 @@ class Store(Protocol):
         limit: int = 500,
     ) -> list[Statement]:
         """Statements matching every filter given, oldest ``valid_from`` first. ``live``
-        keeps only those with evidence in a visible item that is not forgotten."""
+        keeps only those with evidence in a visible item that is not forgotten;
+        ``item_id``: those with evidence in that item, ``item_ids``: in any of those."""
         ...
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:

@@ -18,10 +18,12 @@ from orgbrain.ids import new_id
 from orgbrain.model import (
     ByteRange,
     Edge,
+    Evidence,
     Item,
     ItemSketch,
     Origin,
     Proposal,
+    Statement,
     StorageClass,
     utcnow,
 )
@@ -250,6 +252,40 @@ def test_item_sketches_are_the_sketches_of_get_items(make_store: StoreFactory) -
     assert got[new.id].supersedes == old.id and got[section.id].parent_id == doc.id
     assert s.item_sketches("w1", [], ALL) == {}
     assert s.item_sketches("w2", ids, ALL) == {}
+
+
+def test_statements_of_item_ids_are_those_of_each_item_together(
+    make_store: StoreFactory,
+) -> None:
+    s = make_store()
+    o = Origin("human:test", "test", utcnow())
+    a, b, c = (s.put_item(item(f"note {n}"), vec(n)) for n in range(3))
+    hidden = s.put_item(item("bob's note", scope="user:bob"), vec(7))
+    first = Statement(
+        id="stm_1", workspace="w1", type="fact", subject_id=a.id, subject="billing",
+        predicate="owner", object="Priya", object_id=None, scope="org", item_id=a.id,
+        byte_range=None, text="Priya owns billing", tier="pattern", confidence=0.8,
+        valid_from=utcnow() - timedelta(days=3), origin=o,
+    )  # fmt: skip
+    s.put_statement(first)
+    s.put_statement(replace(first, id="stm_2", object="Ann", item_id=b.id))
+    s.put_statement(replace(first, id="stm_3", object="Bo", item_id=hidden.id, scope="user:bob"))
+    s.add_evidence("w1", "stm_1", Evidence(c.id, None, "again", "pattern", 0.5, utcnow()))
+    s.flag_conflict("w1", "stm_1", "stm_2")
+    ids = [a.id, b.id, c.id, hidden.id, "no-such-item"]
+    for vis in (ALL, Visibility(frozenset({"org"}))):
+        for conflicted in (False, True):
+            for some in (ids, ids[:1], ids[2:], []):
+                got = s.statements("w1", vis, item_ids=some, conflicted=conflicted)
+                each = {
+                    st.id
+                    for i in some
+                    for st in s.statements("w1", vis, item_id=i, conflicted=conflicted)
+                }
+                assert {st.id for st in got} == each, (vis, conflicted, some)
+                assert len(got) == len(each)
+    assert [st.id for st in s.statements("w1", ALL, item_ids=ids)] == ["stm_1", "stm_2", "stm_3"]
+    assert len(s.statements("w1", ALL, item_ids=ids, limit=1)) == 1
 
 
 def test_edges_around_is_edges_of_for_each_id_in_one_read(make_store: StoreFactory) -> None:

@@ -172,8 +172,10 @@ def hit_evidence(
             )
         named = True
         if want_names:
-            spoken = _spoken_stems(item.body, text) if conversational else stems
-            named = _names(names, stems, spoken)
+            # What a turn says of someone is read only when it names them all.
+            named = coverage(names, stems) == 1.0 and _names(
+                names, stems, _spoken_stems(item.body, text) if conversational else stems
+            )
         out.append(
             HitEvidence(
                 names=named,

@@ -376,6 +376,9 @@ class Searcher:
         ctx = self.ctx
         store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
         out: dict[str, tuple[str, ...]] = {}
+        ids = [c.item_id for c in kept]
+        if not store.statements(ws, vis, item_ids=ids, current=True, conflicted=True, limit=1):
+            return out  # the common case, in one read rather than one a hit
         for c in kept:
             held = store.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
             others = sorted({o for s in held for o in s.conflicts})
