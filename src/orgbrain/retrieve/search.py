@@ -238,20 +238,16 @@ class Searcher:
         """Fuse the streams into one vote per item, load the items, fold files into their
         sections and credit neighbours."""
         fused = self._fuse(plan, found.rows)
-        ranks: dict[str, dict[str, int]] = {}
-        for stream, rows in zip(plan.streams, found.rows, strict=True):
-            name = stream.name  # a property: computed once a stream, not once a row
-            for r, (item_id, _) in enumerate(rows, start=1):
-                ranks.setdefault(item_id, {})[name] = r
-        if found.graph.ranked and plan.graph_weight > 0:
+        graph = found.graph.ranked if plan.graph_weight > 0 else ()
+        if graph:
             # By rank, in the fusion's units: the graph's first item gains what one
             # stream's best row gives (times the weight).
-            for r, item_id in enumerate(found.graph.ranked, start=1):
+            for r, item_id in enumerate(graph, start=1):
                 fused[item_id] = fused.get(item_id, 0.0) + plan.graph_weight / (plan.rrf_k + r)
-                ranks.setdefault(item_id, {})["graph"] = r
             fused = dict(sorted(fused.items(), key=lambda kv: -kv[1]))
         if plan.candidates is not None:
             fused = dict(list(fused.items())[: plan.candidates])
+        ranks = _ranks(plan, found.rows, graph, fused)
         items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
         before = fused
@@ -502,6 +498,26 @@ def _cite(
         supersedes=None if older is None else citation_for(older),
         conflicts=conflicts,
     )
+
+
+def _ranks(
+    plan: SearchPlan,
+    rows: list[list[ScoredId]],
+    graph: tuple[str, ...],
+    candidates: dict[str, float],
+) -> dict[str, dict[str, int]]:
+    """Each candidate's rank in each stream that listed it (``"vector:note"``...), then in
+    the graph's list; only the candidates' (a search lists ~8 times as many rows)."""
+    ranks: dict[str, dict[str, int]] = {}
+    for stream, listed in zip(plan.streams, rows, strict=True):
+        name = stream.name  # a property: computed once a stream, not once a row
+        for r, (item_id, _) in enumerate(listed, start=1):
+            if item_id in candidates:
+                ranks.setdefault(item_id, {})[name] = r
+    for r, item_id in enumerate(graph, start=1):
+        if item_id in candidates:
+            ranks.setdefault(item_id, {})["graph"] = r
+    return ranks
 
 
 def _superseded_yield(
