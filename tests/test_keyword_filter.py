@@ -59,3 +59,18 @@ def test_filtering_after_gives_the_filtered_rows(sections: float) -> None:
             assert [i for i, _ in got] == [i for i, _ in want]
             assert [s for _, s in got] == pytest.approx([s for _, s in want])
     assert index._mostly("section") == (sections > 0.5)
+
+
+def test_a_class_without_rows_finds_nothing_until_one_is_written() -> None:
+    conn = _brain(3, 1.0)  # sections only
+    index = KeywordIndex("ws")
+    assert index.search(conn, "file", ["billing"], 50, None) == []
+    assert index.search(conn, "section", ["billing"], 50, None)
+    conn.execute(
+        "INSERT INTO items VALUES (601, 'it_file', 'ws', 'file', 'org', NULL, 'billing owner',"
+        " NULL, 1, NULL)"
+    )
+    conn.execute("UPDATE meta SET value = '2' WHERE key = 'kw_seq'")
+    conn.execute("INSERT INTO kw_changes VALUES (601, 'ws', 2)")
+    assert [i for i, _ in index.search(conn, "file", ["billing"], 50, None)] == ["it_file"]
+    assert index.search(conn, "note", ["billing"], 50, None) == []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from .errors import InvalidInput, NotFound
-from .model import Item, Origin, utcnow
+from .model import Item, ItemSketch, Origin, utcnow
 from .ports import BlobStore, Chat, Embedder, ItemFilter, JobQueue, Reranker, Store, Tokenizer
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
@@ -72,7 +72,7 @@ class BrainContext:
 
     # -- the two scope rules ------------------------------------------------------------
 
-    def visible(self, item: Item | None) -> bool:
+    def visible(self, item: Item | ItemSketch | None) -> bool:
         """The second check, in code: this workspace, a scope the reader may see, not
         tombstoned. Every read of items applies it after the store query did."""
         return (
@@ -104,6 +104,14 @@ class BrainContext:
             return {}
         found = self.store.get_items(self.workspace, ids, self.visibility)
         return {i: item for i, item in found.items() if self.visible(item)}
+
+    def get_sketches(self, ids: Sequence[str]) -> dict[str, ItemSketch]:
+        """``get_many``'s narrow read (``Store.item_sketches``): what a search weighs of the
+        visible items among ``ids``, by id."""
+        if not ids:
+            return {}
+        found = self.store.item_sketches(self.workspace, ids, self.visibility)
+        return {i: sketch for i, sketch in found.items() if self.visible(sketch)}
 
     def each_item(self, filter: ItemFilter) -> Iterator[Item]:
         """Every visible item ``filter`` lists, page after page (a listing may hold many

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = [
     "PROPOSAL_STATES",
@@ -30,6 +30,7 @@ __all__ = [
     "Hop",
     "IndexReport",
     "Item",
+    "ItemSketch",
     "Link",
     "Locator",
     "Mention",
@@ -162,6 +163,49 @@ class Item:
     def when(self) -> datetime:
         """The time freshness counts from: when it happened, else when it was written."""
         return self.occurred_at or self.origin.at
+
+
+class ItemSketch(NamedTuple):
+    """What a search weighs of an item before it cites it (``Store.item_sketches``): a
+    narrow read of a search's ~100 candidates, each a plain tuple, where building an
+    ``Item`` of 30 fields for each was most of the candidates' cost; the hits are read
+    in full. ``when`` is ``Item.when``; the other fields are ``Item``'s (``run_id`` its
+    ``origin.run_id``)."""
+
+    id: str
+    workspace: str
+    scope: str
+    kind: str
+    storage_class: StorageClass
+    label: str
+    body: str
+    indexed: bool
+    parent_id: str | None
+    run_id: str | None
+    when: datetime
+    supersedes: str | None
+    superseded_by: str | None
+    tombstoned_at: datetime | None
+
+    @classmethod
+    def of(cls, item: Item) -> ItemSketch:
+        """The sketch of an item read in full."""
+        return cls(
+            item.id,
+            item.workspace,
+            item.scope,
+            item.kind,
+            item.storage_class,
+            item.label,
+            item.body,
+            item.indexed,
+            item.parent_id,
+            item.origin.run_id,
+            item.when,
+            item.supersedes,
+            item.superseded_by,
+            item.tombstoned_at,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from .model import (
     Edge,
     Evidence,
     Item,
+    ItemSketch,
     Proposal,
     ProposalState,
     Statement,
@@ -203,6 +204,13 @@ class Store(Protocol):
     def get_items(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, Item]: ...
+
+    def item_sketches(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, ItemSketch]:
+        """``get_items``' narrow read: for each of ``ids`` that ``get_items`` would give,
+        its ``ItemSketch`` (what a search weighs of a candidate), by id."""
+        ...
 
     def get_by_source_key(
         self, workspace: str, source_key: str, visibility: Visibility, *, scope: str
@@ -415,6 +423,7 @@ class Store(Protocol):
         object_ids: Sequence[str] | None = None,
         predicate: str | None = None,
         item_id: str | None = None,
+        item_ids: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
         current: bool | None = None,
         conflicted: bool = False,
@@ -422,7 +431,8 @@ class Store(Protocol):
         limit: int = 500,
     ) -> list[Statement]:
         """Statements matching every filter given, oldest ``valid_from`` first. ``live``
-        keeps only those with evidence in a visible item that is not forgotten."""
+        keeps only those with evidence in a visible item that is not forgotten;
+        ``item_id``: those with evidence in that item, ``item_ids``: in any of those."""
         ...
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:

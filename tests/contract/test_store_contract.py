@@ -15,7 +15,18 @@ from orgbrain.adapters.postgres import PostgresStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.errors import InvalidInput
 from orgbrain.ids import new_id
-from orgbrain.model import ByteRange, Edge, Item, Origin, Proposal, StorageClass, utcnow
+from orgbrain.model import (
+    ByteRange,
+    Edge,
+    Evidence,
+    Item,
+    ItemSketch,
+    Origin,
+    Proposal,
+    Statement,
+    StorageClass,
+    utcnow,
+)
 from orgbrain.ports import ItemFilter, Store
 from orgbrain.scopes import Visibility
 
@@ -210,6 +221,71 @@ def test_edges_of_reads_at_most_limit_oldest_first(make_store: StoreFactory) -> 
     assert s.edges_of("w1", hub.id, ALL, limit=0) == []
     with pytest.raises(InvalidInput):
         s.edges_of("w1", hub.id, ALL, limit=-1)
+
+
+def test_item_sketches_are_the_sketches_of_get_items(make_store: StoreFactory) -> None:
+    """The narrow read a search scores its candidates from gives, field for field, what
+    the full read gives: for items with and without an occurrence time, a run, a parent,
+    a supersession and a tombstone, unindexed ones, and through a scope filter."""
+    s = make_store()
+    o = Origin("human:test", "test", utcnow(), run_id="run-1")
+    doc = s.put_item(item("a report", cls="file"), vec(1))
+    section = s.put_item(item("its first section", cls="section", parent=doc.id), vec(2))
+    old = s.put_item(replace(item("the old plan"), origin=o), vec(3))
+    new = s.put_item(
+        replace(item("the new plan"), supersedes=old.id, occurred_at=utcnow() - timedelta(days=3)),
+        vec(4),
+    )
+    old = s.put_item(replace(old, superseded_by=new.id), vec(3))
+    gone = s.put_item(replace(item("a forgotten note"), tombstoned_at=utcnow()), vec(5))
+    raw = s.put_item(item("not indexed yet", indexed=False), None)
+    hidden = s.put_item(item("bob's note", scope="user:bob"), vec(6))
+    ids = [x.id for x in (doc, section, old, new, gone, raw, hidden)] + ["no-such-item"]
+    for vis in (ALL, Visibility(frozenset({"org"}))):
+        full = s.get_items("w1", ids, vis)
+        sketches = s.item_sketches("w1", ids, vis)
+        assert sketches == {i: ItemSketch.of(x) for i, x in full.items()}, vis
+        assert (hidden.id in sketches) == (vis is ALL)
+    got = s.item_sketches("w1", [new.id, old.id, new.id, section.id], ALL)
+    assert got[new.id].when == new.occurred_at and got[old.id].when == old.origin.at
+    assert got[old.id].run_id == "run-1" and got[old.id].superseded_by == new.id
+    assert got[new.id].supersedes == old.id and got[section.id].parent_id == doc.id
+    assert s.item_sketches("w1", [], ALL) == {}
+    assert s.item_sketches("w2", ids, ALL) == {}
+
+
+def test_statements_of_item_ids_are_those_of_each_item_together(
+    make_store: StoreFactory,
+) -> None:
+    s = make_store()
+    o = Origin("human:test", "test", utcnow())
+    a, b, c = (s.put_item(item(f"note {n}"), vec(n)) for n in range(3))
+    hidden = s.put_item(item("bob's note", scope="user:bob"), vec(7))
+    first = Statement(
+        id="stm_1", workspace="w1", type="fact", subject_id=a.id, subject="billing",
+        predicate="owner", object="Priya", object_id=None, scope="org", item_id=a.id,
+        byte_range=None, text="Priya owns billing", tier="pattern", confidence=0.8,
+        valid_from=utcnow() - timedelta(days=3), origin=o,
+    )  # fmt: skip
+    s.put_statement(first)
+    s.put_statement(replace(first, id="stm_2", object="Ann", item_id=b.id))
+    s.put_statement(replace(first, id="stm_3", object="Bo", item_id=hidden.id, scope="user:bob"))
+    s.add_evidence("w1", "stm_1", Evidence(c.id, None, "again", "pattern", 0.5, utcnow()))
+    s.flag_conflict("w1", "stm_1", "stm_2")
+    ids = [a.id, b.id, c.id, hidden.id, "no-such-item"]
+    for vis in (ALL, Visibility(frozenset({"org"}))):
+        for conflicted in (False, True):
+            for some in (ids, ids[:1], ids[2:], []):
+                got = s.statements("w1", vis, item_ids=some, conflicted=conflicted)
+                each = {
+                    st.id
+                    for i in some
+                    for st in s.statements("w1", vis, item_id=i, conflicted=conflicted)
+                }
+                assert {st.id for st in got} == each, (vis, conflicted, some)
+                assert len(got) == len(each)
+    assert [st.id for st in s.statements("w1", ALL, item_ids=ids)] == ["stm_1", "stm_2", "stm_3"]
+    assert len(s.statements("w1", ALL, item_ids=ids, limit=1)) == 1
 
 
 def test_edges_around_is_edges_of_for_each_id_in_one_read(make_store: StoreFactory) -> None:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..model import Item
+from ..model import Item, ItemSketch
 from .terms import content_terms, coverage, holds_any, query_names, text_stems
 from .verdict import HitEvidence
 
@@ -42,7 +42,7 @@ CONVERSATION_KINDS = frozenset({TURN_KIND, "message"})
 """The kinds of item that are a conversation's turns: one speaker's line, "Speaker: ..."."""
 
 
-def is_conversational(item: Item) -> bool:
+def is_conversational(item: Item | ItemSketch) -> bool:
     """Whether ``item`` is a turn of a conversation (its kind is in ``CONVERSATION_KINDS``):
     the only items that the conversation readings (vocatives, speakers, listeners, short
     filler) apply to."""
@@ -76,16 +76,24 @@ def _speaker_line(text: str) -> tuple[bool, str]:
 
 
 @lru_cache(maxsize=1 << 13)
-def _sentences(text: str) -> tuple[tuple[bool, bool, frozenset[str]], ...]:
-    """Each sentence of a turn's ``text`` (less its leading "Speaker: "): whether it asks,
-    whether it has more than three words, and its words' stems. Cached by text: the
+def _turn_sentences(text: str) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """What ``only_asks`` reads of a turn's ``text`` (less its leading "Speaker: "),
+    whatever the query: whether every sentence of more than three words is a question,
+    and the stems of its questions and of its other sentences, each the union of its
+    sentences' stems (a term is held by one of the sentences exactly when it is held by
+    their union: ``terms.holds_any`` tests each stem on its own). Cached by text: the
     same turns are read by search after search."""
     _, body = _speaker_line(text)
-    out = []
+    everything_asked = True
+    asked: set[str] = set()
+    stated: set[str] = set()
     for sentence in _SENTENCE.findall(body):
         sentence = sentence.strip()
-        out.append((sentence.endswith("?"), len(sentence.split()) > 3, text_stems(sentence)))
-    return tuple(out)
+        question = sentence.endswith("?")
+        if not question and len(sentence.split()) > 3:
+            everything_asked = False
+        (asked if question else stated).update(text_stems(sentence))
+    return everything_asked, frozenset(asked), frozenset(stated)
 
 
 def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
@@ -94,14 +102,10 @@ def only_asks(text: str, terms: Sequence[str] = ()) -> bool:
     being a conversation's filler: "Sounds good!"), or the ``terms`` it holds are all held
     in questions. A question about the thing is not evidence of it ("What made you pick
     that agency?", "Sounds good! Can you tell me what spices you used in the soup?")."""
-    stated = asked = False
-    everything_asked = True
-    for question, long, stems in _sentences(text):
-        if long and not question:
-            everything_asked = False
-        if terms and holds_any(terms, stems):
-            asked, stated = asked or question, stated or not question
-    return everything_asked or (asked and not stated)
+    everything_asked, asked, stated = _turn_sentences(text)
+    if everything_asked or not terms:
+        return everything_asked
+    return holds_any(terms, asked) and not holds_any(terms, stated)
 
 
 def every_sentence_asks(text: str) -> bool:
@@ -139,7 +143,7 @@ EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
 def hit_evidence(
     query: str,
     terms: list[str],
-    items: list[Item],
+    items: Sequence[Item | ItemSketch],
     cosines: dict[str, float],
     *,
     reads: frozenset[str] = EVIDENCE,
@@ -168,8 +172,10 @@ def hit_evidence(
             )
         named = True
         if want_names:
-            spoken = _spoken_stems(item.body, text) if conversational else stems
-            named = _names(names, stems, spoken)
+            # What a turn says of someone is read only when it names them all.
+            named = coverage(names, stems) == 1.0 and _names(
+                names, stems, _spoken_stems(item.body, text) if conversational else stems
+            )
         out.append(
             HitEvidence(
                 names=named,

@@ -91,21 +91,26 @@ def convex(
     top = sum(shares.get(kind, 0.0) * best.get(kind, mean_best) for kind in present)
     scale = len(present) / (k + 1) / top if top > 0 else 0.0
     scores: dict[str, float] = {}
+    get = scores.get
     for i, (rows, kind) in enumerate(zip(lists, kinds, strict=True)):
         if not rows:
             continue
         offset, divisor = bounds[kind]
         factor = scale * shares.get(kind, 0.0) * (1.0 if weights is None else weights[i])
-        seen: set[str] = set()
-        for item_id, s in rows:
-            if item_id in seen:
-                continue
-            seen.add(item_id)
-            if kind in by_rank:
-                norm = (k + 1) / (k + len(seen))
-            else:
-                norm = (s - offset) / divisor if divisor > 0 else 1.0
-            scores[item_id] = scores.get(item_id, 0.0) + factor * norm
+        # An id counts once a list, at its first row (the loops differ only in the norm).
+        if kind in by_rank:
+            ids = dict.fromkeys(item_id for item_id, _ in rows)
+            for rank, item_id in enumerate(ids, start=1):
+                scores[item_id] = get(item_id, 0.0) + factor * ((k + 1) / (k + rank))
+        elif divisor > 0:
+            seen: set[str] = set()
+            for item_id, s in rows:
+                if item_id not in seen:
+                    seen.add(item_id)
+                    scores[item_id] = get(item_id, 0.0) + factor * ((s - offset) / divisor)
+        else:
+            for item_id in dict.fromkeys(item_id for item_id, _ in rows):
+                scores[item_id] = get(item_id, 0.0) + factor * 1.0
     return _sorted(scores)
 
 
@@ -114,7 +119,7 @@ def _kind_values(lists: Sequence[ScoredList], kinds: Sequence[str]) -> dict[str,
     out: dict[str, list[float]] = {}
     for rows, kind in zip(lists, kinds, strict=True):
         if rows:
-            out.setdefault(kind, []).extend(s for _, s in rows)
+            out.setdefault(kind, []).extend([s for _, s in rows])
     return out
 
 
@@ -123,7 +128,7 @@ def _bounds(values: Sequence[float], normalise: Normalise) -> tuple[float, float
     if normalise == "minmax":
         return lo, max(values) - lo
     mu = sum(values) / len(values)
-    return lo, math.sqrt(sum((v - mu) ** 2 for v in values) / len(values))
+    return lo, math.sqrt(sum([(v - mu) ** 2 for v in values]) / len(values))
 
 
 def _best(values: Sequence[float], bounds: tuple[float, float]) -> float:

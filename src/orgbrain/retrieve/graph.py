@@ -27,7 +27,7 @@ from typing import Literal
 
 from ..context import BrainContext
 from ..errors import InvalidInput
-from ..model import Item, Statement, StatementType
+from ..model import Item, ItemSketch, Statement, StatementType
 from .terms import STOPWORDS, coverage, stem, text_stems
 
 __all__ = [
@@ -71,11 +71,11 @@ class TimeFrame:
     mode: Mode = "current"
     at: datetime | None = None
 
-    def exists(self, item: Item) -> bool:
+    def exists(self, item: Item | ItemSketch) -> bool:
         """Whether ``item`` had happened (or been written) by the frame's date."""
         return self.mode != "as_of" or self.at is None or item.when <= self.at
 
-    def supersedes(self, successor: Item | None) -> bool:
+    def supersedes(self, successor: Item | ItemSketch | None) -> bool:
         """Whether a successor counts as superseding in this frame."""
         if successor is None or self.mode == "history":
             return False

@@ -155,9 +155,12 @@ class LinearRanker:
         return frozenset(f for f, w in zip(FEATURES, self.weights, strict=True) if w)
 
     def score(self, row: Sequence[float]) -> float:
+        # Features without weight are skipped: adding their 0.0 changes no sum of finite
+        # terms, and most of the 20 have none.
         return sum(
             w * (x - m) / (s or 1.0)
             for w, x, m, s in zip(self.weights, row, self.mean, self.scale, strict=True)
+            if w
         )
 
 

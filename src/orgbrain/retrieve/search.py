@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..context import BrainContext
-from ..model import Citation, Hit, Item, SearchResult, Verdict
+from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Verdict
 from ..ports import ScoredId, Vector
 from .evidence import EVIDENCE, hit_evidence
 from .freshness import age_days, freshness
@@ -57,16 +57,32 @@ class Trace:
 
 @dataclass(slots=True)
 class Candidate:
-    """One item on its way through a search: its fused vote, then its item and score."""
+    """One item on its way through a search: its fused vote, then its sketch (what the
+    search weighs of it: ``Store.item_sketches``) and score. The kept ones are read in
+    full when they are cited."""
 
     item_id: str
     fused: float
     ranks: dict[str, int]
-    item: Item | None = None
+    item: ItemSketch | None = None
     score: float = 0.0
-    superseded_by: Item | None = None
+    superseded_by: ItemSketch | None = None
     fresh: float = 1.0
     boost: float = 0.0
+
+    def rescored(self, score: float) -> Candidate:
+        """This candidate with another ``score`` (as ``dataclasses.replace`` gives it, at
+        an eighth of its cost: a search reorders 50)."""
+        return Candidate(
+            self.item_id,
+            self.fused,
+            self.ranks,
+            self.item,
+            score,
+            self.superseded_by,
+            self.fresh,
+            self.boost,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,13 +165,18 @@ class Searcher:
             decision = replace(decision, trace=replace(decision.trace, head=head))
         kept = scored[: decision.keep]
         disagree = self._disagreements(kept) if kept else {}
-        older = self.ctx.get_many(
-            sorted({c.item.supersedes for c in kept if c.item and c.item.supersedes})
-        )
+        full = self._cited_items(kept)
         hits = tuple(
-            _cite(c, plan, disagree.get(c.item_id, ()), older.get(c.item.supersedes or ""))
+            _cite(
+                full[c.item_id],
+                c,
+                plan,
+                disagree.get(c.item_id, ()),
+                superseded_by=full.get(c.superseded_by.id) if c.superseded_by else None,
+                older=full.get(c.item.supersedes or "") if c.item else None,
+            )
             for c in kept
-            if c.item is not None
+            if c.item_id in full
         )
         verdict, reason = decision.verdict, decision.reason
         if capped:
@@ -217,21 +238,17 @@ class Searcher:
         """Fuse the streams into one vote per item, load the items, fold files into their
         sections and credit neighbours."""
         fused = self._fuse(plan, found.rows)
-        ranks: dict[str, dict[str, int]] = {}
-        for stream, rows in zip(plan.streams, found.rows, strict=True):
-            name = stream.name  # a property: computed once a stream, not once a row
-            for r, (item_id, _) in enumerate(rows, start=1):
-                ranks.setdefault(item_id, {})[name] = r
-        if found.graph.ranked and plan.graph_weight > 0:
+        graph = found.graph.ranked if plan.graph_weight > 0 else ()
+        if graph:
             # By rank, in the fusion's units: the graph's first item gains what one
             # stream's best row gives (times the weight).
-            for r, item_id in enumerate(found.graph.ranked, start=1):
+            for r, item_id in enumerate(graph, start=1):
                 fused[item_id] = fused.get(item_id, 0.0) + plan.graph_weight / (plan.rrf_k + r)
-                ranks.setdefault(item_id, {})["graph"] = r
             fused = dict(sorted(fused.items(), key=lambda kv: -kv[1]))
         if plan.candidates is not None:
             fused = dict(list(fused.items())[: plan.candidates])
-        items = self.ctx.get_many(list(fused))
+        ranks = _ranks(plan, found.rows, graph, fused)
+        items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
         before = fused
         if plan.neighbour_weight > 0 and fused:
@@ -249,7 +266,7 @@ class Searcher:
         """Fresher is better: each visible, answerable candidate's vote times its
         freshness, best first; in the frame's time, a superseded item below its successor."""
         now = frame.at if frame.mode == "as_of" and frame.at else self.ctx.clock()
-        successors = self.ctx.get_many(
+        successors = self.ctx.get_sketches(
             sorted({c.item.superseded_by for c in candidates if c.item and c.item.superseded_by})
         )
         scored: list[Candidate] = []
@@ -334,12 +351,20 @@ class Searcher:
         return [(e.src, e.dst) for item_id in best for e in around.get(item_id, ())]
 
     @staticmethod
-    def _freshness(item: Item, now: datetime, plan: SearchPlan) -> float:
+    def _freshness(item: ItemSketch, now: datetime, plan: SearchPlan) -> float:
         return freshness(
             age_days(item.when, now),
             half_life_days=plan.half_life_days,
             floor=plan.freshness_floor,
         )
+
+    def _cited_items(self, kept: list[Candidate]) -> dict[str, Item]:
+        """The kept hits read in full, with the items they supersede and that supersede
+        them (their citations), in one read."""
+        ids = {c.item_id for c in kept}
+        ids.update(c.superseded_by.id for c in kept if c.superseded_by is not None)
+        ids.update(c.item.supersedes for c in kept if c.item and c.item.supersedes)
+        return self.ctx.get_many(sorted(ids))
 
     def _disagreements(self, kept: list[Candidate]) -> dict[str, tuple[str, ...]]:
         """For each kept hit, the items holding current statements that disagree with
@@ -347,6 +372,9 @@ class Searcher:
         ctx = self.ctx
         store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
         out: dict[str, tuple[str, ...]] = {}
+        ids = [c.item_id for c in kept]
+        if not store.statements(ws, vis, item_ids=ids, current=True, conflicted=True, limit=1):
+            return out  # the common case, in one read rather than one a hit
         for c in kept:
             held = store.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
             others = sorted({o for s in held for o in s.conflicts})
@@ -395,10 +423,17 @@ class Searcher:
         evidence = hit_evidence(
             query, found.terms, items, found.cosines, reads=ranker.reads & EVIDENCE
         )
+        # Each head candidate's best keyword score, and the best of the search.
+        wanted = {c.item_id for c in head}
         keyword: dict[str, float] = {}
+        best_keyword: float | None = None
         for stream, listed in zip(found.plan.streams, found.rows, strict=True):
-            if stream.kind == "keyword":
-                for item_id, value in listed:
+            if stream.kind != "keyword" or not listed:
+                continue
+            top = max(value for _, value in listed)
+            best_keyword = top if best_keyword is None else max(best_keyword, top)
+            for item_id, value in listed:
+                if item_id in wanted:
                     keyword[item_id] = max(value, keyword.get(item_id, value))
         support = found.graph.support
         signals = [
@@ -414,16 +449,16 @@ class Searcher:
                 support=c.item_id in support,
                 boost=c.boost,
                 fresh=c.fresh,
-                group=item.origin.run_id or item.parent_id,
+                group=item.run_id or item.parent_id,
                 body_chars=len(item.body),
                 label_chars=len(item.label),
             )
             for c, item, e in zip(head, items, evidence, strict=True)
         ]
-        rows = features(signals, max(keyword.values(), default=None))
+        rows = features(signals, best_keyword)
         order = reorder(ranker, rows)
         values = [c.score for c in head]
-        reordered = [replace(head[j], score=values[n]) for n, j in enumerate(order)]
+        reordered = [head[j].rescored(values[n]) for n, j in enumerate(order)]
         out = reordered + scored[ranker.depth :]
         if frame.mode != "history":
             out = _below_successors(out)
@@ -444,24 +479,50 @@ class Searcher:
 
 
 def _cite(
-    c: Candidate, plan: SearchPlan, conflicts: tuple[str, ...] = (), older: Item | None = None
+    item: Item,
+    c: Candidate,
+    plan: SearchPlan,
+    conflicts: tuple[str, ...] = (),
+    *,
+    superseded_by: Item | None = None,
+    older: Item | None = None,
 ) -> Hit:
-    assert c.item is not None
+    """The hit for candidate ``c``, read in full as ``item``."""
     return Hit(
-        item=_cut_body(c.item, plan.body_chars),
+        item=_cut_body(item, plan.body_chars),
         score=c.score,
         fused=c.fused,
-        citation=citation_for(c.item),
+        citation=citation_for(item),
         ranks=c.ranks,
-        superseded_by=None if c.superseded_by is None else citation_for(c.superseded_by),
+        superseded_by=None if superseded_by is None else citation_for(superseded_by),
         supersedes=None if older is None else citation_for(older),
         conflicts=conflicts,
     )
 
 
+def _ranks(
+    plan: SearchPlan,
+    rows: list[list[ScoredId]],
+    graph: tuple[str, ...],
+    candidates: dict[str, float],
+) -> dict[str, dict[str, int]]:
+    """Each candidate's rank in each stream that listed it (``"vector:note"``...), then in
+    the graph's list; only the candidates' (a search lists ~8 times as many rows)."""
+    ranks: dict[str, dict[str, int]] = {}
+    for stream, listed in zip(plan.streams, rows, strict=True):
+        name = stream.name  # a property: computed once a stream, not once a row
+        for r, (item_id, _) in enumerate(listed, start=1):
+            if item_id in candidates:
+                ranks.setdefault(item_id, {})[name] = r
+    for r, item_id in enumerate(graph, start=1):
+        if item_id in candidates:
+            ranks.setdefault(item_id, {})["graph"] = r
+    return ranks
+
+
 def _superseded_yield(
     scored: list[Candidate],
-    successors: dict[str, Item],
+    successors: dict[str, ItemSketch],
     frame: TimeFrame,
     plan: SearchPlan,
     kind: str | None,
@@ -509,7 +570,9 @@ def _below_successors(scored: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _fold_files_into_sections(fused: dict[str, float], items: dict[str, Item]) -> dict[str, float]:
+def _fold_files_into_sections(
+    fused: dict[str, float], items: dict[str, ItemSketch]
+) -> dict[str, float]:
     """A file whose own sections are candidates is dropped: a section is the precise
     citation. Votes are not moved, so every score stays one item's own evidence and the
     floors keep their meaning (a lone vector match can never reach 0.02)."""

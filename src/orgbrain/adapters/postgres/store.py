@@ -18,11 +18,12 @@ import numpy as np
 
 from ...errors import Conflict
 from ...ids import new_id
-from ...model import Edge, Item, Origin, StorageClass, utcnow
+from ...model import Edge, Item, ItemSketch, Origin, StorageClass, utcnow
 from ...ports import ScoredId, Vector
 from ...scopes import Visibility
 from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
+from ..sql.rows import SKETCH_SELECT
 from ..sql.statements import Statements
 from ..sql.versions import OLD_ROW_COLUMNS, Versions
 from . import keywords
@@ -30,7 +31,7 @@ from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
 from .pending import Pending
 from .rollups import Rollups
-from .rows import DIALECT, ITEM_COLUMNS, item_from_row, item_values
+from .rows import DIALECT, ITEM_COLUMNS, ROWS, item_from_row, item_values
 from .schema import migrate, read_only, vector_index_sql
 from .transfer import Transfer
 from .vectors import vector_rows, vector_search
@@ -268,6 +269,21 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
                 [unique, workspace, *params],
             ).fetchall()
         return {r["id"]: item_from_row(r) for r in rows}
+
+    def item_sketches(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, ItemSketch]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        vis, params = self._visible_sql(visibility)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {SKETCH_SELECT} FROM items WHERE id = ANY(%s) AND workspace = %s" + vis,
+                [unique, workspace, *params],
+            ).fetchall()
+        sketch = ROWS.sketch
+        return {r["id"]: sketch(list(r.values())) for r in rows}
 
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
         """The item's vectors, one row each: its own first, then its passages'."""

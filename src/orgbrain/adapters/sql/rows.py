@@ -5,7 +5,7 @@ everything else (JSON as text, byte ranges, scoped source keys) is stored alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, cast
@@ -17,6 +17,7 @@ from ...model import (
     Edge,
     Evidence,
     Item,
+    ItemSketch,
     Locator,
     Origin,
     Proposal,
@@ -28,11 +29,25 @@ from ...model import (
 from ...ports import Job, JobState
 from ..records import TABLES
 
-__all__ = ["ITEM_COLUMNS", "Row", "Rows", "norm_object", "shown_key", "stored_key"]
+__all__ = [
+    "ITEM_COLUMNS",
+    "SKETCH_SELECT",
+    "Row",
+    "Rows",
+    "norm_object",
+    "shown_key",
+    "stored_key",
+]
 
 ITEM_COLUMNS = tuple(c for c in TABLES["items"].columns if c != "keys")
 """The columns an ``Item`` fills. Its keys (keyword-only text, ``Store.set_keys``) are not
 part of the model: no read returns them, and only ``set_keys`` and a move write them."""
+
+SKETCH_SELECT = (
+    "id, workspace, scope, kind, class, label, body, indexed, parent_id, origin_run, "
+    "COALESCE(occurred_at, origin_at), supersedes, superseded_by, tombstoned_at"
+)
+"""The columns of an ``ItemSketch``, in its order (``Rows.sketch`` reads them)."""
 
 
 class Row(Protocol):
@@ -166,6 +181,26 @@ class Rows:
             tombstoned_at=self.when(row["tombstoned_at"]),
             created_at=self.when(row["created_at"]),
             updated_at=self.when(row["updated_at"]),
+        )
+
+    def sketch(self, v: Sequence[Any]) -> ItemSketch:
+        """The ``ItemSketch`` of a row of ``SKETCH_SELECT``, read by position."""
+        tombstoned = v[13]
+        return ItemSketch(
+            v[0],
+            v[1],
+            v[2],
+            v[3],
+            v[4],
+            v[5],
+            v[6],
+            bool(v[7]),
+            v[8],
+            v[9],
+            self.at(v[10]),
+            v[11],
+            v[12],
+            None if tombstoned is None else self.when(tombstoned),
         )
 
     def edge_values(self, edge: Edge, dedupe: str) -> dict[str, Any]:

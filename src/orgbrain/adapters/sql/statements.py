@@ -79,6 +79,7 @@ class Statements(Part):
         object_ids: Sequence[str] | None = None,
         predicate: str | None = None,
         item_id: str | None = None,
+        item_ids: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
         current: bool | None = None,
         conflicted: bool = False,
@@ -108,6 +109,13 @@ class Statements(Part):
                 "AND e.workspace = s.workspace AND e.item_id = ?)"
             )
             params.append(item_id)
+        if item_ids is not None:
+            cond, more = d.any_of("e.item_id", item_ids)
+            sql += (
+                " AND EXISTS (SELECT 1 FROM statement_evidence e WHERE e.statement_id = s.id "
+                f"AND e.workspace = s.workspace AND {cond})"
+            )
+            params += more
         if current is True:
             sql += " AND s.superseded_by IS NULL AND s.valid_to IS NULL"
         elif current is False:

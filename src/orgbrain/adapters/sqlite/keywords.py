@@ -93,6 +93,8 @@ class KeywordIndex:
         matching = q.boolean_query(should)
         with self._lock:
             self._catch_up(conn)
+            if not self._classes.get(storage_class):
+                return []  # no row of the class: nothing to rank (a brain of notes alone)
             searcher = self._index.searcher()
             if self._mostly(storage_class):
                 # Filtering inside tantivy costs three quarters of a search at 1M rows;

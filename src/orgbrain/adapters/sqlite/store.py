@@ -4,20 +4,21 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from ...errors import Conflict, InvalidInput, Unavailable
 from ...ids import new_id
-from ...model import Edge, Item, Origin, StorageClass, utcnow
+from ...model import Edge, Item, ItemSketch, Origin, StorageClass, utcnow
 from ...ports import ScoredId, Vector
 from ...scopes import Visibility
 from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
+from ..sql.rows import SKETCH_SELECT
 from ..sql.statements import Statements
 from ..sql.versions import OLD_ROW_COLUMNS, Versions
 from .db import Database
@@ -27,6 +28,7 @@ from .rollups import Rollups
 from .rows import (
     DIALECT,
     ITEM_COLUMNS,
+    ROWS,
     item_from_row,
     item_values,
 )
@@ -231,10 +233,29 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
     def get_items(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, Item]:
-        out: dict[str, Item] = {}
-        vis, params = self._visible_sql(visibility)
         # The item's columns only (not its embedding), read as plain tuples and named in
         # a dict: ~40% cheaper than sqlite3.Row's lookups for a search's 100 candidates.
+        rows = self._rows_by_id(_ITEM_SELECT, workspace, ids, visibility)
+        out: dict[str, Item] = {}
+        for row in rows:
+            item = item_from_row(dict(zip(ITEM_COLUMNS, row, strict=True)))
+            out[item.id] = item
+        return out
+
+    def item_sketches(
+        self, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> dict[str, ItemSketch]:
+        sketch = ROWS.sketch
+        return {
+            row[0]: sketch(row)
+            for row in self._rows_by_id(SKETCH_SELECT, workspace, ids, visibility)
+        }
+
+    def _rows_by_id(
+        self, columns: str, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> Iterator[tuple[Any, ...]]:
+        """``columns`` of the items ``ids`` names, as plain tuples."""
+        vis, params = self._visible_sql(visibility)
         cursor = self._conn().cursor()
         cursor.row_factory = None
         unique = list(dict.fromkeys(ids))
@@ -242,13 +263,10 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
             batch = unique[i : i + 500]
             sql = (
                 # `+workspace`: look rows up by id, never by scanning the workspace's index.
-                f"SELECT {_ITEM_SELECT} FROM items WHERE +workspace = ? "
+                f"SELECT {columns} FROM items WHERE +workspace = ? "
                 f"AND id IN ({', '.join('?' * len(batch))})" + vis
             )
-            for row in cursor.execute(sql, [workspace, *batch, *params]):
-                item = item_from_row(dict(zip(ITEM_COLUMNS, row, strict=True)))
-                out[item.id] = item
-        return out
+            yield from cursor.execute(sql, [workspace, *batch, *params])
 
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
         """The item's vectors, one row each: its own first, then its passages'."""

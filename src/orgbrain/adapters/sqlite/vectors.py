@@ -97,7 +97,9 @@ class VectorIndex:
             shelf = self._shelves[code]
             graph = self._tier(code).usable(shelf, self._seq) if self._large(shelf) else None
             keys, scores = shelf.top(query, limit, allowed, graph)
-            return [(self._item_ids[int(k)], float(s)) for k, s in zip(keys, scores, strict=True)]
+            ids = self._item_ids
+            # As Python numbers first: a numpy scalar's int() and float() cost more.
+            return [(ids[k], s) for k, s in zip(keys.tolist(), scores.tolist(), strict=True)]
 
     # -- the approximate tier --------------------------------------------------------------
 
