@@ -177,6 +177,7 @@ def hit_evidence(
                 cosine=cosines.get(item.id),
                 asks=asks,
                 mentions=not want_mentions or coverage(names, stems) > 0,
+                names_asked=len(names),
             )
         )
     return out
