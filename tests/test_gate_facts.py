@@ -180,3 +180,10 @@ def test_a_word_and_its_plural_share_a_stem() -> None:
     ):
         assert len({stem(w) for w in forms}) == 1, forms
     assert coverage(["database"], text_stems("Two databases: Postgres and Redis.")) == 1.0
+
+
+def test_the_evidence_counts_the_query_names() -> None:
+    item = _item("John: I told Tim about the trip to Ireland.", "turn")
+    [two] = hit_evidence("What did John and Tim plan?", ["john", "tim", "plan"], [item], {})
+    [none] = hit_evidence("what did we plan?", ["plan"], [item], {})
+    assert (two.names_asked, none.names_asked) == (2, 0)
