@@ -19,7 +19,8 @@ class HitEvidence:
 
     ``names``: it names every proper name of the query, and one of them other than by
     addressing it (``evidence.hit_evidence``; true when the query has none);
-    ``coverage``: share of the query's other terms it holds (0 for a query with none);
+    ``coverage``: share of the query's other terms it holds (0 for a query with none, 1
+    for a query of names alone: "Who is Anthony?" asks nothing else of a hit naming him);
     ``cosine``: its similarity to the query vector, None where no vector stream saw it;
     ``asks``: it only asks, so it is no evidence: a turn whose every sentence of more than
     three words is a question or that holds the query's terms only in questions
