@@ -16,6 +16,7 @@ from orgbrain.evals.longmemeval import run_longmemeval, sessions_ranked
 from orgbrain.evals.longmemeval_data import load_longmemeval, parse_lme_date
 from orgbrain.ports import Embedder
 from orgbrain.retrieve import PLANS
+from orgbrain.retrieve.terms import query_names
 from orgbrain.settings import Settings
 
 FILLER = [
@@ -136,17 +137,23 @@ def test_the_command(tmp_path: Path, embedder: Embedder, monkeypatch: pytest.Mon
     assert report["plans"]["bm25"]["recall_all@10"] == 1.0
 
 
-def test_the_rows_replay_the_verdict_exactly(tmp_path: Path, embedder: Embedder) -> None:
+@pytest.mark.parametrize("name", ["tuned-z-strict", "tuned-z"])
+def test_the_rows_replay_the_verdict_exactly(tmp_path: Path, embedder: Embedder, name: str) -> None:
     """Each row keeps the gate's view of its first hits; replaying the plan's own gate
     over the rows (bench/verdict_curve.py) gives the eval's silence."""
     from bench.verdict_curve import load_rows, silences
 
     questions = load_longmemeval(write_lme(tmp_path / "lme.json"))
     out = tmp_path / "rows.jsonl"
-    plan = PLANS["tuned-z-strict"]
+    plan = PLANS[name]
     report = run_longmemeval(questions, (plan,), embedder, out=out)
     rows = load_rows(out, plan.name)
     assert len(rows) == 3 and all(len(r.evidence) <= 5 for r in rows)
+    # The query's name count travels with each hit (the one-of-several-names rule).
+    asked = [len(query_names(q.question)) for q in questions]
+    assert [r.evidence[0].names_asked for r in rows if r.evidence] == [
+        n for n, r in zip(asked, rows, strict=True) if r.evidence
+    ]
     assert plan.gate is not None
     false_silence, quiet = silences(rows, plan.gate)
     m = report.plans[0].metrics

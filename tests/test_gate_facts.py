@@ -180,3 +180,32 @@ def test_a_word_and_its_plural_share_a_stem() -> None:
     ):
         assert len({stem(w) for w in forms}) == 1, forms
     assert coverage(["database"], text_stems("Two databases: Postgres and Redis.")) == 1.0
+
+
+def test_the_evidence_counts_the_query_names() -> None:
+    item = _item("John: I told Tim about the trip to Ireland.", "turn")
+    [two] = hit_evidence("What did John and Tim plan?", ["john", "tim", "plan"], [item], {})
+    [none] = hit_evidence("what did we plan?", ["plan"], [item], {})
+    assert (two.names_asked, none.names_asked) == (2, 0)
+
+
+def test_a_query_of_names_alone_has_no_other_term_to_miss() -> None:
+    """ "Who is Anthony?" asks nothing but the name: a hit that speaks of Anthony holds
+    all of the rest, so the gate hears it however far its cosine."""
+    from orgbrain.retrieve import Gate, membership
+
+    turn = _item("John: Anthony is my cousin, he lives in Boston.", "turn")
+    [named] = hit_evidence("Who is Anthony?", query_terms("Who is Anthony?"), [turn], {"it1": 0.33})
+    assert named.names and named.coverage == 1.0
+    assert membership([named], Gate(depth=5, min_cosine=0.4, min_coverage=0.5))[0]
+    # Without names nothing is vacuous: a query of no terms covers nothing.
+    [plain] = hit_evidence("Who is it?", query_terms("Who is it?"), [turn], {})
+    assert plain.coverage == 0.0
+    # Other terms are counted as before.
+    asked = "Where does Anthony live?"
+    [lives] = hit_evidence(asked, query_terms(asked), [turn], {})
+    assert lives.coverage == 1.0
+    [works] = hit_evidence(
+        "Where does Anthony work?", query_terms("Where does Anthony work?"), [turn], {}
+    )
+    assert works.coverage == 0.0

@@ -258,6 +258,50 @@ def test_the_gate_speaks_on_text_then_closeness_alone_then_the_graph() -> None:
     assert membership([named], gate)[0] and not membership([named], Gate())[0]
 
 
+def test_a_match_far_behind_the_closest_hit_does_not_speak() -> None:
+    """Near the best (``Gate.near_best``): a hit that names the query's names counts only
+    if its cosine is close to the closest of the hits read. Closest hits that name
+    someone else and a naming hit far behind them: the thing is held, not of whom the
+    question asks."""
+    from orgbrain.retrieve import Gate, HitEvidence, membership
+
+    gate = Gate(depth=5, min_cosine=0.4, min_coverage=0.5, near_best=0.25)
+    someone_else = HitEvidence(names=False, coverage=0.5, cosine=0.7, mentions=True)
+    named_behind = HitEvidence(names=True, coverage=0.2, cosine=0.44)
+    named_near = HitEvidence(names=True, coverage=0.2, cosine=0.46)
+    said, why = membership([someone_else, named_behind], gate)
+    assert not said and "1 match 0.25 or more below the best cosine" in why
+    assert membership([someone_else, named_near], gate)[0]  # 0.46 >= 0.70 - 0.25
+    # Without the bar (the default), the same hits speak.
+    assert membership([someone_else, named_behind], replace(gate, near_best=None))[0]
+    # Coverage alone is held to the same bar; a hit no vector stream saw has no cosine
+    # to compare, so the bar does not apply to it.
+    covered_behind = HitEvidence(names=True, coverage=0.8, cosine=0.3)
+    assert not membership([someone_else, covered_behind], gate)[0]
+    assert membership([someone_else, replace(covered_behind, cosine=None)], gate)[0]
+    # Only the hits the gate reads set the best: a closer sixth hit does not count.
+    assert membership([*[named_behind] * 5, someone_else], gate)[0]
+
+
+def test_a_query_with_several_names_speaks_on_a_hit_that_mentions_one() -> None:
+    """One of several names (``Gate.some_name_cosine``): a question about two people is
+    answered by what one says to the other, which names only one of them."""
+    from orgbrain.retrieve import Gate, HitEvidence, membership
+
+    gate = Gate(depth=5, min_cosine=0.4, min_coverage=0.5, some_name_cosine=0.35)
+    one_of_two = HitEvidence(names=False, coverage=0.0, cosine=0.38, mentions=True, names_asked=2)
+    said, why = membership([one_of_two], gate)
+    assert said and why == "gate: hit 1 mentions one of the query's 2 names (cosine 0.38)"
+    # One name asked: the hit must name it (the rule needs two names or more).
+    assert not membership([replace(one_of_two, names_asked=1)], gate)[0]
+    # It must mention one of them, not only ask, and be close enough.
+    assert not membership([replace(one_of_two, mentions=False)], gate)[0]
+    assert not membership([replace(one_of_two, asks=True)], gate)[0]
+    assert not membership([replace(one_of_two, cosine=0.34)], gate)[0]
+    assert not membership([replace(one_of_two, cosine=None)], gate)[0]
+    assert not membership([one_of_two], replace(gate, some_name_cosine=None))[0]
+
+
 def test_coverage_counts_stems_and_their_prefixes() -> None:
     stems = text_stems("Melanie painted the sunrise; the databases were released.")
     assert coverage(["painting", "Mel", "database", "release"], stems) == 1.0

@@ -67,13 +67,15 @@ EVIDENCE_DEPTH = 5
 
 def gate_view(trace: Trace, reason: str) -> dict[str, object]:
     """What the verdict saw for one shipped search, for a row: whether the floors alone
-    said nothing, and per first hit ``[names, coverage, cosine, asks, graph, mentions]``
-    (graph: the graph's reason or null), so that other gates can be replayed over the rows
+    said nothing, and per first hit ``[names, coverage, cosine, asks, graph, mentions,
+    names_asked]`` (graph: the graph's reason or null; names_asked: how many names the
+    query has), so that other gates can be replayed over the rows
     (``bench/verdict_curve.py``) without searching again."""
     return {
         "floored": trace.floored,
         "evidence": [
-            [e.names, e.coverage, e.cosine, e.asks, e.graph, e.mentions] for e in trace.evidence
+            [e.names, e.coverage, e.cosine, e.asks, e.graph, e.mentions, e.names_asked]
+            for e in trace.evidence
         ],
         "reason": reason,
     }

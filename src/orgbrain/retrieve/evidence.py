@@ -160,6 +160,8 @@ def hit_evidence(
     want_names = "names" in reads and bool(names)
     want_mentions = "mentions" in reads and bool(names)
     want_coverage = "coverage" in reads and bool(content)
+    # A query of names alone ("Who is Anthony?") asks nothing else: no other term to miss.
+    no_other = 1.0 if "coverage" in reads and names and not content else 0.0
     out: list[HitEvidence] = []
     for item in items:
         text = f"{item.label}\n{item.body}"
@@ -179,10 +181,11 @@ def hit_evidence(
         out.append(
             HitEvidence(
                 names=named,
-                coverage=coverage(content, stems) if want_coverage else 0.0,
+                coverage=coverage(content, stems) if want_coverage else no_other,
                 cosine=cosines.get(item.id),
                 asks=asks,
                 mentions=not want_mentions or coverage(names, stems) > 0,
+                names_asked=len(names),
             )
         )
     return out

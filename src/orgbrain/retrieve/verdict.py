@@ -19,7 +19,8 @@ class HitEvidence:
 
     ``names``: it names every proper name of the query, and one of them other than by
     addressing it (``evidence.hit_evidence``; true when the query has none);
-    ``coverage``: share of the query's other terms it holds (0 for a query with none);
+    ``coverage``: share of the query's other terms it holds (0 for a query with none, 1
+    for a query of names alone: "Who is Anthony?" asks nothing else of a hit naming him);
     ``cosine``: its similarity to the query vector, None where no vector stream saw it;
     ``asks``: it only asks, so it is no evidence: a turn whose every sentence of more than
     three words is a question or that holds the query's terms only in questions
@@ -30,7 +31,9 @@ class HitEvidence:
     ``mentions``: it holds one of the query's proper names somewhere (true when the query
     has none), whether or not it speaks of it (a reply addressing them, its speaker's
     "I"/"you" lines count here; a question naming two events held in two sessions is
-    answered by hits that each name one).
+    answered by hits that each name one);
+    ``names_asked``: how many proper names the query has (the same for every hit of one
+    search), which ``Gate.some_name_cosine`` reads.
     """
 
     names: bool
@@ -39,12 +42,31 @@ class HitEvidence:
     asks: bool = False
     graph: str | None = None
     mentions: bool = True
+    names_asked: int = 0
 
     def matches(self, gate: Gate) -> bool:
         if not self.names or self.asks:
             return False
         close = self.cosine is not None and self.cosine >= gate.min_cosine
         return close or self.coverage >= gate.min_coverage
+
+    def near(self, best: float | None, gate: Gate) -> bool:
+        """Whether its cosine is at most ``gate.near_best`` below ``best`` (the best
+        cosine of the hits the gate reads); true when the gate sets no such bar or no
+        vector stream saw it (there is nothing to compare)."""
+        if gate.near_best is None or self.cosine is None or best is None:
+            return True
+        return self.cosine >= best - gate.near_best
+
+    def some_name(self, gate: Gate) -> bool:
+        """For a query with two names or more: it mentions one of them, does not only ask,
+        and its cosine is at least ``gate.some_name_cosine`` (John telling Tim of his trip
+        says "you", not "Tim")."""
+        if gate.some_name_cosine is None or self.names_asked < 2:
+            return False
+        if not self.mentions or self.asks or self.cosine is None:
+            return False
+        return self.cosine >= gate.some_name_cosine
 
     def close_alone(self, gate: Gate) -> bool:
         """Close enough in meaning to speak though it does not speak *of* the query's
@@ -57,16 +79,25 @@ class HitEvidence:
 
 
 def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
-    """Whether one of the first ``gate.depth`` hits matches (``HitEvidence.matches``), and
-    why, in words for the turn log."""
+    """Whether one of the first ``gate.depth`` hits matches (``HitEvidence.matches``, near
+    the best cosine: ``HitEvidence.near``), is close alone, speaks of one of several names
+    (``HitEvidence.some_name``) or has the graph's support, and why, in words for the
+    turn log."""
     top = list(evidence[: gate.depth])
+    best_cos = max((e.cosine for e in top if e.cosine is not None), default=None)
     for n, e in enumerate(top, start=1):
-        if e.matches(gate):
+        if e.matches(gate) and e.near(best_cos, gate):
             cos = "-" if e.cosine is None else f"{e.cosine:.2f}"
             return True, f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
     for n, e in enumerate(top[: gate.plain_depth], start=1):
         if e.close_alone(gate):
             return True, f"gate: hit {n} is close and mentions the names (cosine {e.cosine:.2f})"
+    for n, e in enumerate(top, start=1):
+        if e.some_name(gate):
+            return True, (
+                f"gate: hit {n} mentions one of the query's {e.names_asked} names "
+                f"(cosine {e.cosine:.2f})"
+            )
     for n, e in enumerate(top, start=1):
         if e.graph is not None:
             return True, f"graph: hit {n} {e.graph}"
@@ -74,13 +105,14 @@ def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
         return False, "gate: no hits"
     unnamed = sum(1 for e in top if not e.names)
     asking = sum(1 for e in top if e.asks)
-    best_cos = max((e.cosine for e in top if e.cosine is not None), default=None)
+    far = sum(1 for e in top if e.matches(gate) and not e.near(best_cos, gate))
     best_cov = max(e.coverage for e in top)
     cos = "-" if best_cos is None else f"{best_cos:.2f}"
+    behind = f", {far} match {gate.near_best} or more below the best cosine" if far else ""
     return False, (
         f"relevance floor: none of the top {len(top)} hits names the query's names with "
         f"cosine >= {gate.min_cosine} or terms >= {gate.min_coverage:.0%} (best cosine {cos}, "
-        f"best terms {best_cov:.0%}, {unnamed} miss a name, {asking} only ask)"
+        f"best terms {best_cov:.0%}, {unnamed} miss a name, {asking} only ask{behind})"
     )
 
 
