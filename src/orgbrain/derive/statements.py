@@ -12,7 +12,14 @@ it was read from. Then, among the statements of one subject and predicate:
 Only single-valued predicates supersede by time: a person may prefer many things and many
 events happen, so preferences, events and multi-valued predicates are replaced only when a
 claim says so ("X instead of Y"). Subjects are entities in one scope, so supersession never
-crosses scopes. An item whose statements have all been superseded is itself superseded by
+crosses scopes.
+
+A named replacement reaches across one family of predicates, ``REPLACEABLE``: what a
+thing uses, runs on or is (``uses``, ``is``) and what it moves to (``migration_target``)
+name the same slot, so "the ledger moves to CockroachDB instead of Postgres" ends "the
+ledger uses Postgres". Only the subject's current statements whose object is the named
+one are ended; owners, dates, statuses and the rest never take part (a name in "instead
+of Priya's scripts" cannot close who owns a thing). An item whose statements have all been superseded is itself superseded by
 the item holding the newer statement (``SUPERSEDES``); one with any current statement is not.
 Nothing is edited in place: statements and items are closed, never rewritten or dropped.
 """
@@ -32,6 +39,7 @@ from ..model import ByteRange, Edge, Evidence, Item, Statement
 __all__ = [
     "CONFLICT_WINDOW",
     "MULTI_VALUED",
+    "REPLACEABLE",
     "Recorded",
     "evidence_range",
     "norm",
@@ -45,6 +53,11 @@ replacing the other (a write time or a sentence's date is no finer than a day)."
 MULTI_VALUED = frozenset(
     {"prefers", "likes", "dislikes", "wants", "avoids", "uses", "member_of", "mentions"}
 )
+
+REPLACEABLE = frozenset({"uses", "is", "migration_target"})
+"""Predicates that name what a thing uses, runs on, is or moves to: a claim in this
+family that names what it replaces ("instead of Y", "from Y to X") ends the subject's
+current statements with object Y in any of them, not only in its own predicate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +116,17 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
     ev = Evidence(item.id, br, text, claim.tier, claim.confidence, ctx.clock())
 
     group = store.statements(ws, vis, subject_ids=[subject.id], predicate=claim.predicate)
+    if claim.replaces and claim.predicate in REPLACEABLE:
+        kin = store.statements(ws, vis, subject_ids=[subject.id], current=True)
+        group += [
+            s
+            for s in kin
+            if s.predicate in REPLACEABLE - {claim.predicate}
+            and norm(s.object) == norm(claim.replaces)
+        ]
     for s in group:
-        if s.current and norm(s.object) == norm(claim.object) and s.type == claim.type:
+        same = s.predicate == claim.predicate and s.type == claim.type
+        if same and s.current and norm(s.object) == norm(claim.object):
             added = store.add_evidence(ws, s.id, ev)
             return Recorded(s, "corroborated" if added else "again")
 
@@ -152,6 +174,12 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         if norm(old.object) == norm(new.object):
             continue
         named = replaced is not None and norm(old.object) == replaced
+        if old.predicate != new.predicate:
+            # Gathered for the named replacement only (REPLACEABLE): never by time.
+            if named and new.valid_from >= old.valid_from and old.current:
+                if store.end_statement(ws, old.id, new.valid_from, new.id):
+                    superseded.append(old)
+            continue
         if not (single or named):
             continue
         gap = new.valid_from - old.valid_from
