@@ -19,9 +19,12 @@ thing uses, runs on or is (``uses``, ``is``) and what it moves to (``migration_t
 name the same slot, so "the ledger moves to CockroachDB instead of Postgres" ends "the
 ledger uses Postgres". Only the subject's current statements whose object is the named
 one are ended; owners, dates, statuses and the rest never take part (a name in "instead
-of Priya's scripts" cannot close who owns a thing). An item whose statements have all been superseded is itself superseded by
-the item holding the newer statement (``SUPERSEDES``); one with any current statement is not.
-Nothing is edited in place: statements and items are closed, never rewritten or dropped.
+of Priya's scripts" cannot close who owns a thing).
+
+An item whose statements have all been superseded is itself superseded by the item
+holding the newer statement (``SUPERSEDES``); one with any current statement is not (a
+note that says two things, one still true, stays current). Nothing is edited in place:
+statements and items are closed, never rewritten or dropped.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
+from ..extraction.predicates import REPLACEABLE
 from ..graph import entity_for, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -53,11 +57,6 @@ replacing the other (a write time or a sentence's date is no finer than a day)."
 MULTI_VALUED = frozenset(
     {"prefers", "likes", "dislikes", "wants", "avoids", "uses", "member_of", "mentions"}
 )
-
-REPLACEABLE = frozenset({"uses", "is", "migration_target"})
-"""Predicates that name what a thing uses, runs on, is or moves to: a claim in this
-family that names what it replaces ("instead of Y", "from Y to X") ends the subject's
-current statements with object Y in any of them, not only in its own predicate."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,13 @@ from dataclasses import dataclass, replace
 
 from .dates import DateMention, find_dates
 from .entities import find_entities
-from .predicates import ATTRIBUTE_ALTERNATION, RELATIONAL, attribute_predicate, snake
+from .predicates import (
+    ATTRIBUTE_ALTERNATION,
+    RELATIONAL,
+    REPLACEABLE,
+    attribute_predicate,
+    snake,
+)
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
@@ -62,7 +68,10 @@ _CUT = re.compile(
     re.IGNORECASE,
 )
 # "Postgres 16", "Python 3.12", "GitHub Actions": a name and what qualifies it.
-_VERSION = re.compile(r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b(?!\s+[a-z])))*")
+_VERSION = re.compile(
+    r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b"
+    r"(?!\s+(?!(?:now|today|instead|too|again|from|going|starting|effective|since)\b)[a-z])))*"
+)
 _LIGHT_CUT = re.compile(
     r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|"
     r"\s(?:because|since|so that|as it|as they|but)\b)",
@@ -71,6 +80,20 @@ _LIGHT_CUT = re.compile(
 _TRAILING_WHEN = re.compile(
     r"\s+(?:on|in|by|from|at|as of|since|starting|effective)\s+(?:the\s+)?"
     r"(?:week\s+of\s+)?\S.*$",
+    re.IGNORECASE,
+)
+# "Jenkins is retired": what a thing named beside it in the same text replaced.
+_RETIRED = re.compile(
+    rf"(?:^|(?<=[.;:!]\s)|(?<=\n))\s*(?:[-*\u2022]\s+)?(?:the\s+|our\s+)?(?P<x>{_NP})\s+"
+    r"(?:is|was|has\s+been|are|were|have\s+been|gets|got)\s+(?:now\s+|officially\s+|finally\s+)?"
+    r"(?:retired|deprecated|decommissioned|sunset|sunsetted|turned\s+off|shut\s+down|gone)\b",
+    re.IGNORECASE,
+)
+# A chat speaker and opener before the sentence proper: "@maya: fyi the ...",
+# "heads-up, we ...".
+_OPENER = re.compile(
+    r"@[\w.-]+:\s+(?:(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+)?"
+    r"|(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+",
     re.IGNORECASE,
 )
 _GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECASE)
@@ -322,7 +345,9 @@ _USES = re.compile(
     rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?:uses|use|runs\s+on|run\s+on|is\s+hosted\s+"
     r"(?:on|in)|are\s+hosted\s+(?:on|in)|lives\s+in|live\s+in|is\s+stored\s+in|are\s+stored\s+in|"
     r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on|"
-    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in))"
+    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in)|"
+    r"deploys?\s+(?:with|via|through)|(?:is|are)\s+deployed\s+(?:with|via|through)|"
+    r"builds?\s+with|(?:is|are)\s+built\s+with)"
     r"\s+(?P<v>.+)"
 )
 _WE_USE = re.compile(
@@ -522,6 +547,11 @@ def _switched_from(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     m = _SWITCHED_FROM.match(s.text, cs, ce)
     if not m:
         return []
+    moves = _MOVES.match(s.text, cs, ce)
+    if moves and moves.group("old"):
+        words = moves.group("x").lower().split()
+        if not _PRONOUN.intersection(words) and words[-1] != "team":
+            return []  # "The marketing site moved from A to B": the site's migration
     target = s.object(m.start("v"), m.end("v"), entity_slot=True)
     old = _old_value(s, m, "old")
     if target is None or old is None:
@@ -620,6 +650,11 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         return []
     named = [e for e in s.entities if cs <= e.start and e.type not in ("person", "handle")]
     subject = named[0] if named else s.context
+    lead_np = re.match(r"\s*(?:the|our)\s", s.text[cs:ce], re.IGNORECASE)
+    if lead_np is not None and (subject is None or subject.start > cs + lead_np.end()):
+        # "the payments service deploys with Jenkins": the clause's own subject leads it,
+        # not the first name in it (which is as likely its object).
+        subject = None
     if subject is None:
         # "to adopt async standups" -> "async standups"; "deploys stop at 4pm" -> "deploys".
         clause = s.text[cs:ce]
@@ -627,7 +662,7 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         lead = r"(?:to\s+)?\w+\s+" if first in _IMPERATIVE or first == "to" else ""
         lead = r"(?:we|they|everyone|all)\s+\w+\s+" if first in _PRONOUN else lead
         words = re.match(
-            rf"\s*{lead}(?P<x>(?:the\s+)?[\w-]+"
+            rf"\s*{lead}(?P<x>(?:the\s+|our\s+)?[\w-]+"
             r"(?:\s+(?!(?:to|at|on|in|for|by|from|with|is|are|will|should|must|stop|stops|every|"
             r"each|until|before|after|into|off|over|"
             r"start|starts|move|moves|go|goes|get|gets|need|needs|run|runs)\b)[\w-]+)?)",
@@ -810,14 +845,30 @@ _RULES: tuple[Rule, ...] = (
 )
 
 
+_APPOSITIVE_OWNER = re.compile(
+    r",\s+(?:now\s+|still\s+)?(?:owned|maintained|led|run|managed)\s+by\s+(?P<p>[^,;.()]+)"
+)
+
+
 def _first_rule(s: _Sentence, cs: int, ce: int, rules: Sequence[Rule]) -> list[_Draft]:
     for rule in rules:
         if rule is _decided and cs != s.start:
             continue
         found = rule(s, cs, ce)
         if found:
-            return found
+            return found + _appositive_owner(s, cs, ce, found[0])
     return []
+
+
+def _appositive_owner(s: _Sentence, cs: int, ce: int, first: _Draft) -> list[_Draft]:
+    """ "The payments service deploys with Jenkins, owned by Priya": who owns the subject."""
+    m = _APPOSITIVE_OWNER.search(s.text, cs, ce)
+    if m is None or first.predicate == "owner" or first.subject.type in _PEOPLE:
+        return []
+    owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+    if owner is None or owner[1] is None:
+        return []
+    return [_Draft(first.type, first.subject, "owner", owner[0], owner[1], 0.8)]
 
 
 def _date_at(dates: Sequence[DateMention], *starts: int) -> DateMention | None:
@@ -880,6 +931,7 @@ def _label(s: _Sentence) -> list[_Draft]:
         or len(value.split()) > 14
         or first_word in _PRONOUN
         or first_word in ("let's", "lets", "i'm", "we're", "i'll", "we'll")
+        or _OPENER.match(value) is not None
         or states_nothing(value)
     ):
         # Chat ("Priya: I think ...") or a note: read the value as a sentence of its own.
@@ -986,6 +1038,8 @@ def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
         idx = s.text.index(clause, cursor)
         cursor = idx + len(clause)
         cs, ce = _strip_span(s.text, idx, cursor, determiners=False)
+        opener = _OPENER.match(s.text, cs, ce)
+        cs = opener.end() if opener else cs
         if cs >= ce:
             continue
         no_longer = _NO_LONGER.search(s.text, cs, ce)
@@ -1063,7 +1117,7 @@ class PatternExtractor:
                 )
             claims += _finish(s, drafts)
             entities += [e for e in s.extra if e not in entities]
-        return Extraction(merge_entities(entities, claims), tuple(claims))
+        return Extraction(merge_entities(entities, claims), tuple(_retiring(text, claims)))
 
 
 def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
@@ -1097,6 +1151,26 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
             )
         )
     return claims
+
+
+def _retiring(text: str, claims: list[Claim]) -> list[Claim]:
+    """A text that retires one thing ("Jenkins is retired. Checkout deploys with GitHub
+    Actions now.") says its other uses/is/moves-to claims replace it."""
+    gone = {
+        _strip_old(m.group("x")).casefold(): _strip_old(m.group("x"))
+        for m in _RETIRED.finditer(text)
+    }
+    if len(gone) != 1:
+        return claims
+    [(key, name)] = gone.items()
+    return [
+        replace(c, replaces=name)
+        if c.predicate in REPLACEABLE
+        and c.replaces is None
+        and key not in (c.object.casefold(), c.subject.value.casefold())
+        else c
+        for c in claims
+    ]
 
 
 def _strip_old(old: str) -> str:
