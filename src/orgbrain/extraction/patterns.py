@@ -93,7 +93,8 @@ _RETIRED = re.compile(
 # "heads-up, we ...".
 _OPENER = re.compile(
     r"@[\w.-]+:\s+(?:(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+)?"
-    r"|(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+",
+    r"|(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+"
+    r"|(?:from\s+now\s+on|going\s+forward)\s+(?=\w)",  # with a comma: a decision
     re.IGNORECASE,
 )
 _GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECASE)
@@ -731,7 +732,12 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             continue
         vs = _strip_span(s.text, m.start("v"), m.end("v"), determiners=False)[0]
         date = next(
-            (d for d in s.dates if vs <= d.start and _LEAD_IN.fullmatch(s.text, vs, d.start)),
+            (
+                d
+                for d in s.dates
+                if (vs <= d.start and _LEAD_IN.fullmatch(s.text, vs, d.start))
+                or d.start < vs < d.end  # "is every Monday": the mention holds "every"
+            ),
             None,
         )
         if date is not None:
@@ -749,6 +755,9 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             subject = s.subject(ys, vs + the.end("y"))
             if subject is not None:
                 return [_Draft("fact", subject, "is", named.value, named, 0.7)]
+        valued = _valued(s, m)
+        if valued:
+            return valued
         found = s.entity_starting(_strip_span(s.text, vs, m.end("v"))[0], m.end("v"))
         rest_start = found.end if found else 0
         if (
@@ -764,6 +773,43 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             continue
         return [_Draft("fact", subject, "is", found.value, found, 0.7)]
     return []
+
+
+# "500 EUR", "$1,200", "30 days", "5%", "2 per week": a policy's value.
+_QUANTITY = re.compile(
+    r"(?:[$\u20ac\u00a3]\s?)?\d[\d,.]*(?:\s?(?:%|[A-Za-z]{1,12}))?(?:\s+(?:per|a|an)\s+\w+)?"
+)
+# Nouns naming a slot that a product fills: "The email provider is Mailgun".
+_ROLE_NOUN = re.compile(
+    r"(?:provider|vendor|tool|platform|database|datastore|host|hosting|cdn|registry|"
+    r"framework|runtime|broker|queue|warehouse|cloud|crm|erp|ci|backend|engine|stack)$",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"[A-Z][\w.+-]*(?:\s+(?:[A-Z][\w.+-]*|v?\d[\d.]*)){0,2}")
+
+
+def _valued(s: _Sentence, m: re.Match[str]) -> list[_Draft]:
+    """``X is 500 EUR`` (a quantity) or ``The email provider is Mailgun`` (a name in a
+    slot a product fills): (X, ``is``, value), so that a new value replaces the old."""
+    vs, ve = _strip_span(s.text, m.start("v"), m.end("v"), determiners=False)
+    cut = _CUT.search(s.text, vs, ve)
+    ve = _strip_span(s.text, vs, cut.start() if cut else ve)[1]
+    trail = _TRAILING_WHEN.search(s.text, vs, ve)
+    ve = _strip_span(s.text, vs, trail.start() if trail else ve)[1]
+    xs, xe = _strip_span(s.text, m.start("x"), m.end("x"))
+    object_entity: Found | None = None
+    if _QUANTITY.fullmatch(s.text, vs, ve):
+        pass
+    elif _ROLE_NOUN.search(s.text, xs, xe) and _NAME.fullmatch(s.text, vs, ve):
+        object_entity = s.entity_at(vs, ve) or Found("system", s.text[vs:ve], vs, ve)
+        if object_entity not in s.entities:
+            s.extra.append(object_entity)
+    else:
+        return []
+    subject = s.subject(xs, xe)
+    if subject is None or subject.type in _PEOPLE or vs >= ve:
+        return []
+    return [_Draft("fact", subject, "is", s.text[vs:ve], object_entity, 0.7)]
 
 
 def _people(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
