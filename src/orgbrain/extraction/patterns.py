@@ -120,6 +120,10 @@ _SKIP_LABELS = _SKIP_LABELS | {
     "open question",
     "open questions",
 }
+_UNDECIDED_LABELS = frozenset(
+    "idea ideas question questions q open question open questions suggestion suggestions "
+    "option options alternative alternatives draft rfc".split(" ")
+) | {"open question", "open questions"}
 _DECISION_LABELS = frozenset(
     {
         "decision",
@@ -971,6 +975,8 @@ def _label(s: _Sentence) -> list[_Draft]:
     value = s.text[vs:ve].strip()
     if key in _DECISION_LABELS:
         return _decision_of(s, vs, ve, 0.85)
+    if key in _UNDECIDED_LABELS or _HEDGE.search(label):
+        return []  # "Proposal: move the docs to Docusaurus" states nothing yet
     first_word = value.split()[0].lower().strip(",.'") if value.split() else ""
     if (
         key in _SKIP_LABELS
