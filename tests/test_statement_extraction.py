@@ -107,6 +107,81 @@ def test_migration_target_and_replaces() -> None:
     assert triple(took) == ("search", "owner", "Mei") and took.replaces == "Sam"
 
 
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj", "replaces"),
+    [
+        # The decision fallback's subject is the clause's leading noun phrase, and
+        # "deploys with" says what a thing uses.
+        (
+            "Decision: the payments service deploys with Jenkins.",
+            "payments service",
+            "uses",
+            "Jenkins",
+            None,
+        ),
+        # "X moved from A to B": X's migration, not A's.
+        (
+            "The marketing site moved from WP Engine to Vercel.",
+            "marketing site",
+            "migration_target",
+            "Vercel",
+            "WP Engine",
+        ),
+        # A thing retired beside a use is what the use replaces.
+        (
+            "Jenkins is retired. The payments service deploys with GitHub Actions now.",
+            "payments service",
+            "uses",
+            "GitHub Actions",
+            "Jenkins",
+        ),
+        (
+            "Airflow is deprecated; the reporting job uses Dagster from now on.",
+            "reporting job",
+            "uses",
+            "Dagster",
+            "Airflow",
+        ),
+        # A chat speaker and opener are not the subject.
+        (
+            "@maya: heads-up, the feature flags live in LaunchDarkly",
+            "feature flags",
+            "uses",
+            "LaunchDarkly",
+            None,
+        ),
+        # Policy values and the product filling a slot.
+        (
+            "The refund approval threshold is now 350 EUR.",
+            "refund approval threshold",
+            "is",
+            "350 EUR",
+            None,
+        ),
+        ("The email provider is Mailgun.", "email provider", "is", "Mailgun", None),
+        ("From now on the standup is every Tuesday.", "standup", "schedule", "every Tuesday", None),
+    ],
+)
+def test_forms_of_a_changed_belief(
+    text: str, subject: str, predicate: str, obj: str, replaces: str | None
+) -> None:
+    found = claims(text)
+    assert [(c.subject.value, c.predicate, c.object, c.replaces) for c in found] == [
+        (subject, predicate, obj, replaces)
+    ]
+
+
+def test_an_appositive_owner_is_the_subjects_owner() -> None:
+    uses, owner = claims("Decision: the payments service deploys with Jenkins, owned by Priya.")
+    assert (uses.type, triple(uses)) == ("decision", ("payments service", "uses", "Jenkins"))
+    assert (owner.type, triple(owner)) == ("decision", ("payments service", "owner", "Priya"))
+
+
+def test_a_retirement_names_no_replacement_when_two_things_retire() -> None:
+    text = "Jenkins is retired. Travis is retired. Checkout deploys with GitHub Actions."
+    assert [c.replaces for c in claims(text)] == [None]
+
+
 def test_label_lines_are_statements_about_the_label() -> None:
     assert triple(one("Deploy freeze: Fridays")) == ("deploy freeze", "schedule", "Fridays")
     db = one("Database: CockroachDB")
@@ -192,6 +267,8 @@ def test_codes_emails_handles_and_known_names() -> None:
         "Maybe we could try Kafka for the event bus.",
         "Priya does not own billing.",
         "Thanks everyone for a great quarter!",
+        "Proposal: move the docs site from Hugo to Docusaurus.",
+        "Idea: move the billing alerts from PagerDuty to Opsgenie.",
     ],
 )
 def test_questions_hedges_negations_and_empty_text_state_nothing(text: str) -> None:
