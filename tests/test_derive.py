@@ -269,6 +269,28 @@ def test_a_named_replacement_reaches_across_uses_and_migration(
         brain.close()
 
 
+def test_a_thing_retired_or_replaced_is_no_longer_what_anything_uses(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        old, new = _pair(brain, "Checkout deploys with Jenkins.", "Jenkins is retired.")
+        assert brain.get(old).superseded_by == new
+        [used] = brain.statements(about="Checkout", current=None)
+        assert (used.object, used.current) == ("Jenkins", False)
+        old, new = _pair(
+            brain,
+            "The mobile app uses Sentry.",
+            "Sentry is replaced by Bugsnag.",
+        )
+        assert brain.get(old).superseded_by == new
+        # Retiring another thing, or a thing named otherwise, closes nothing.
+        kept, _ = _pair(brain, "The admin panel uses Retool.", "The old Retool server is retired.")
+        assert brain.get(kept).superseded_by is None
+    finally:
+        brain.close()
+
+
 def test_a_named_replacement_never_closes_another_subject_or_an_owner(
     backend: Backend, tmp_path: Path, embedder: Embedder
 ) -> None:

@@ -192,6 +192,7 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         elif single and old.current and old.item_id != new.item_id:
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
+    superseded += _retire(ctx, new)
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
     items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
@@ -206,6 +207,39 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         tuple(conflicts),
         tuple(i for i in items if i),
     )
+
+
+RETIRED = frozenset({"retired", "decommissioned", "shut down", "turned off", "sunset", "gone"})
+
+
+def _retires(s: Statement) -> bool:
+    """Whether ``s`` says its subject is gone: retired (a status or a dated event) or
+    replaced by something else."""
+    if s.type not in ("fact", "decision", "event"):
+        return False
+    return s.predicate in ("retired", "replaced_by") or (
+        s.predicate == "status" and norm(s.object) in RETIRED
+    )
+
+
+def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """A thing that is gone is no longer what anything uses, runs on or is: end the
+    current ``REPLACEABLE`` statements in its scope whose object is that thing and that
+    held before ``new``."""
+    if not _retires(new):
+        return []
+    store, ws = ctx.store, ctx.workspace
+    ended: list[Statement] = []
+    for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
+        if (
+            old.predicate in REPLACEABLE
+            and old.id != new.id
+            and old.scope == new.scope
+            and old.valid_from <= new.valid_from
+            and store.end_statement(ws, old.id, new.valid_from, new.id)
+        ):
+            ended.append(old)
+    return ended
 
 
 def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:

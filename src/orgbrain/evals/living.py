@@ -126,7 +126,7 @@ def run_living(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -
 
 def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> None:
     found = brain.get_many(ids)
-    marked = {i: found[i].superseded_by for i in ids if found[i].superseded_by}
+    marked = {i: by for i in ids if (by := found[i].superseded_by) is not None}
     if case.control:
         report.controls += 1
         if marked:

@@ -883,6 +883,34 @@ def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     return []
 
 
+_GONE = re.compile(
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:is|was|has\s+been|are|were|have\s+been|"
+    r"got|gets)\s+(?:now\s+|officially\s+|finally\s+)?(?:retired|decommissioned|shut\s+down|"
+    r"turned\s+off|switched\s+off|sunset|sunsetted|gone)"
+    r"(?:\s+(?:now|today|for\s+good|as\s+of\s+today))?\s*[.!]?\s*$"
+)
+
+
+_WE_RETIRED = re.compile(
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team)\s+(?:have\s+|has\s+|finally\s+|officially\s+)?"
+    r"(?:retired|decommissioned|shut\s+down|turned\s+off|switched\s+off|sunset|sunsetted)\s+"
+    rf"(?:the\s+|our\s+)?(?P<x>{_NP})"
+    r"(?:\s+(?:now|today|for\s+good|as\s+of\s+today))?\s*[.!]?\s*$"
+)
+
+
+def _gone(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    """ "Jenkins is retired.", "We retired Jenkins." (no date; a dated one is an event):
+    its status, which ends what used it (docs/graph.md)."""
+    m = _GONE.match(s.text, cs, ce) or _WE_RETIRED.match(s.text, cs, ce)
+    if not m or _is_pronoun(m.group("x")):
+        return []
+    subject = s.subject(m.start("x"), m.end("x"))
+    if subject is None or subject.type in _PEOPLE:
+        return []
+    return [_Draft("fact", subject, "status", "retired", None, 0.8)]
+
+
 _RULES: tuple[Rule, ...] = (
     _decided,
     _prefers,
@@ -899,6 +927,7 @@ _RULES: tuple[Rule, ...] = (
     _chose,
     _planned,
     _events,
+    _gone,
     _uses,
     _copula,
 )
