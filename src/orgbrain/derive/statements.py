@@ -19,7 +19,11 @@ thing uses, runs on or is (``uses``, ``is``) and what it moves to (``migration_t
 name the same slot, so "the ledger moves to CockroachDB instead of Postgres" ends "the
 ledger uses Postgres". Only the subject's current statements whose object is the named
 one are ended; owners, dates, statuses and the rest never take part (a name in "instead
-of Priya's scripts" cannot close who owns a thing).
+of Priya's scripts" cannot close who owns a thing). A thing that is gone ("Jenkins is
+retired", a dated retirement, "Sentry is replaced by Bugsnag") ends the current
+``REPLACEABLE`` statements in its scope whose object is that entity, whatever their
+subject: the one rule that crosses subjects, and it matches entities, not words. (A use
+recorded later than the retirement but dated before it is not born superseded.)
 
 An item whose statements have all been superseded is itself superseded by the item
 holding the newer statement (``SUPERSEDES``); one with any current statement is not (a
