@@ -127,14 +127,6 @@ def test_migration_target_and_replaces() -> None:
             "Vercel",
             "WP Engine",
         ),
-        # A thing retired beside a use is what the use replaces.
-        (
-            "Jenkins is retired. The payments service deploys with GitHub Actions now.",
-            "payments service",
-            "uses",
-            "GitHub Actions",
-            "Jenkins",
-        ),
         (
             "Airflow is deprecated; the reporting job uses Dagster from now on.",
             "reporting job",
@@ -177,9 +169,22 @@ def test_an_appositive_owner_is_the_subjects_owner() -> None:
     assert (owner.type, triple(owner)) == ("decision", ("payments service", "owner", "Priya"))
 
 
-def test_a_retirement_names_no_replacement_when_two_things_retire() -> None:
+def test_a_retired_thing_is_gone_and_what_a_use_beside_it_replaces() -> None:
+    text = "Jenkins is retired. The payments service deploys with GitHub Actions now."
+    assert [(*triple(c), c.replaces) for c in claims(text)] == [
+        ("jenkins", "status", "retired", None),
+        ("payments service", "uses", "GitHub Actions", "Jenkins"),
+    ]
+    assert triple(one("We retired Jenkins.")) == ("jenkins", "status", "retired")
+    assert triple(one("Jenkins was decommissioned on 2026-11-02.")) == (
+        "jenkins",
+        "retired",
+        "2026-11-02",
+    )
+    # Two things retired: which one a use replaces is not said.
     text = "Jenkins is retired. Travis is retired. Checkout deploys with GitHub Actions."
-    assert [c.replaces for c in claims(text)] == [None]
+    assert [c.replaces for c in claims(text)] == [None, None, None]
+    assert claims("Priya is gone.") == []  # a person is not retired
 
 
 def test_label_lines_are_statements_about_the_label() -> None:
