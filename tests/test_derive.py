@@ -18,6 +18,7 @@ from orgbrain.extraction import Claim, Extraction, Found
 from orgbrain.jobs import DeriveJobs
 from orgbrain.ports import Embedder
 from orgbrain.scopes import Principal
+from tests.backends import Backend
 
 OWNS = re.compile(
     r"(?P<who>[A-Z][a-z]+) owns (?P<what>[a-z]+)(?: instead of (?P<old>[A-Z][a-z]+))?"
@@ -231,3 +232,88 @@ def test_the_extractor_tiers_are_a_setting(tmp_path: Path, embedder: Embedder) -
         bad = replace(ctx, settings=replace(ctx.settings, extract_tiers="pattern,oracle"))
         with pytest.raises(InvalidInput, match="oracle"):
             extractor_for(bad)
+
+
+# -- named replacement across predicates, with the pattern tier, on both backends -------
+
+
+def _pair(brain: Brain, old: str, new: str) -> tuple[str, str]:
+    a = brain.add_note(old, occurred_at=at("2026-11-04"), wait="derived")
+    b = brain.add_note(new, occurred_at=at("2026-12-03"), wait="derived")
+    return a.id, b.id
+
+
+def test_a_named_replacement_reaches_across_uses_and_migration(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        old, new = _pair(
+            brain,
+            "Decision: we will use Postgres for the ledger.",
+            "Decision: the ledger moves to CockroachDB instead of Postgres.",
+        )
+        [was, now] = brain.statements(about="ledger", current=None)
+        assert (was.predicate, was.object, was.current) == ("uses", "Postgres", False)
+        assert (now.predicate, now.object, now.current) == ("migration_target", "CockroachDB", True)
+        assert was.superseded_by == now.id
+        assert brain.get(old).superseded_by == new
+        # A retired thing named beside a use replaces it too.
+        old, new = _pair(
+            brain,
+            "The reporting job uses Airflow.",
+            "Airflow is deprecated; the reporting job uses Dagster from now on.",
+        )
+        assert brain.get(old).superseded_by == new
+    finally:
+        brain.close()
+
+
+def test_a_thing_retired_or_replaced_is_no_longer_what_anything_uses(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        old, new = _pair(brain, "Checkout deploys with Jenkins.", "Jenkins is retired.")
+        assert brain.get(old).superseded_by == new
+        [used] = brain.statements(about="Checkout", current=None)
+        assert (used.object, used.current) == ("Jenkins", False)
+        old, new = _pair(
+            brain,
+            "The mobile app uses Sentry.",
+            "Sentry is replaced by Bugsnag.",
+        )
+        assert brain.get(old).superseded_by == new
+        # Retiring another thing, or a thing named otherwise, closes nothing.
+        kept, _ = _pair(brain, "The admin panel uses Retool.", "The old Retool server is retired.")
+        assert brain.get(kept).superseded_by is None
+    finally:
+        brain.close()
+
+
+def test_a_named_replacement_never_closes_another_subject_or_an_owner(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        ledger, _ = _pair(
+            brain,
+            "The ledger uses Postgres.",
+            "The analytics store moves to ClickHouse instead of Postgres.",
+        )
+        owned, _ = _pair(
+            brain,
+            "Priya owns the data pipeline.",
+            "The data pipeline moves to Dagster instead of Priya.",
+        )
+        assert brain.get(ledger).superseded_by is None
+        assert brain.get(owned).superseded_by is None
+        assert [
+            (s.predicate, s.current) for s in brain.statements(about="ledger", current=None)
+        ] == [("uses", True)]
+        owner = brain.statements(about="data pipeline", current=None)
+        assert [(s.predicate, s.object, s.current) for s in owner if s.predicate == "owner"] == [
+            ("owner", "Priya", True)
+        ]
+    finally:
+        brain.close()

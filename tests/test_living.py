@@ -194,3 +194,49 @@ def test_two_current_owners_from_two_sources_are_a_conflict(
     shown = {h.item.id: h.conflicts for h in result.hits}
     assert shown[a.id] == (b.id,) and shown[b.id] == (a.id,)
     brain.close()
+
+
+def test_the_living_eval_scores_changes_and_controls(
+    tmp_path: Path, embedder: Embedder, monkeypatch: Any
+) -> None:
+    from orgbrain.cli import eval as eval_cli
+    from orgbrain.evals.living import load_cases
+
+    cases = [
+        {
+            "id": "ledger",
+            "notes": [
+                {"at": "2026-11-04", "text": "Decision: we will use Postgres for the ledger."},
+                {
+                    "at": "2026-12-03",
+                    "text": "Decision: the ledger moves to CockroachDB instead of Postgres.",
+                },
+            ],
+            "question": "what database does the ledger use?",
+            "current": 1,
+            "replaced": 0,
+        },
+        {
+            "id": "two-subjects",
+            "notes": [
+                {"at": "2026-11-04", "text": "The ledger uses Postgres."},
+                {"at": "2026-12-03", "text": "The analytics store uses ClickHouse."},
+            ],
+            "question": "what does the ledger use?",
+            "control": True,
+        },
+    ]
+    path = tmp_path / "living.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
+    out = CliRunner().invoke(cli, ["eval", "living", "--json", str(path)])
+    assert out.exit_code == 0, out.output
+    body = json.loads(out.stdout)
+    assert (body["changes"], body["controls"]) == (1, 1)
+    assert body["current_first"] == 1.0 and body["knows_replaced"] == 1.0
+    assert body["false_supersession"] == 0.0 and body["misses"] == []
+    assert len(load_cases()) >= 25 and len(load_cases(heldout=True)) >= 20
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**cases[0], "current": 5}) + "\n")
+    refused = CliRunner().invoke(cli, ["eval", "living", str(bad)])
+    assert refused.exit_code != 0 and "not a living-test case" in refused.output

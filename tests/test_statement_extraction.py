@@ -107,6 +107,86 @@ def test_migration_target_and_replaces() -> None:
     assert triple(took) == ("search", "owner", "Mei") and took.replaces == "Sam"
 
 
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj", "replaces"),
+    [
+        # The decision fallback's subject is the clause's leading noun phrase, and
+        # "deploys with" says what a thing uses.
+        (
+            "Decision: the payments service deploys with Jenkins.",
+            "payments service",
+            "uses",
+            "Jenkins",
+            None,
+        ),
+        # "X moved from A to B": X's migration, not A's.
+        (
+            "The marketing site moved from WP Engine to Vercel.",
+            "marketing site",
+            "migration_target",
+            "Vercel",
+            "WP Engine",
+        ),
+        (
+            "Airflow is deprecated; the reporting job uses Dagster from now on.",
+            "reporting job",
+            "uses",
+            "Dagster",
+            "Airflow",
+        ),
+        # A chat speaker and opener are not the subject.
+        (
+            "@maya: heads-up, the feature flags live in LaunchDarkly",
+            "feature flags",
+            "uses",
+            "LaunchDarkly",
+            None,
+        ),
+        # Policy values and the product filling a slot.
+        (
+            "The refund approval threshold is now 350 EUR.",
+            "refund approval threshold",
+            "is",
+            "350 EUR",
+            None,
+        ),
+        ("The email provider is Mailgun.", "email provider", "is", "Mailgun", None),
+        ("From now on the standup is every Tuesday.", "standup", "schedule", "every Tuesday", None),
+    ],
+)
+def test_forms_of_a_changed_belief(
+    text: str, subject: str, predicate: str, obj: str, replaces: str | None
+) -> None:
+    found = claims(text)
+    assert [(c.subject.value, c.predicate, c.object, c.replaces) for c in found] == [
+        (subject, predicate, obj, replaces)
+    ]
+
+
+def test_an_appositive_owner_is_the_subjects_owner() -> None:
+    uses, owner = claims("Decision: the payments service deploys with Jenkins, owned by Priya.")
+    assert (uses.type, triple(uses)) == ("decision", ("payments service", "uses", "Jenkins"))
+    assert (owner.type, triple(owner)) == ("decision", ("payments service", "owner", "Priya"))
+
+
+def test_a_retired_thing_is_gone_and_what_a_use_beside_it_replaces() -> None:
+    text = "Jenkins is retired. The payments service deploys with GitHub Actions now."
+    assert [(*triple(c), c.replaces) for c in claims(text)] == [
+        ("jenkins", "status", "retired", None),
+        ("payments service", "uses", "GitHub Actions", "Jenkins"),
+    ]
+    assert triple(one("We retired Jenkins.")) == ("jenkins", "status", "retired")
+    assert triple(one("Jenkins was decommissioned on 2026-11-02.")) == (
+        "jenkins",
+        "retired",
+        "2026-11-02",
+    )
+    # Two things retired: which one a use replaces is not said.
+    text = "Jenkins is retired. Travis is retired. Checkout deploys with GitHub Actions."
+    assert [c.replaces for c in claims(text)] == [None, None, None]
+    assert claims("Priya is gone.") == []  # a person is not retired
+
+
 def test_label_lines_are_statements_about_the_label() -> None:
     assert triple(one("Deploy freeze: Fridays")) == ("deploy freeze", "schedule", "Fridays")
     db = one("Database: CockroachDB")
@@ -192,6 +272,8 @@ def test_codes_emails_handles_and_known_names() -> None:
         "Maybe we could try Kafka for the event bus.",
         "Priya does not own billing.",
         "Thanks everyone for a great quarter!",
+        "Proposal: move the docs site from Hugo to Docusaurus.",
+        "Idea: move the billing alerts from PagerDuty to Opsgenie.",
     ],
 )
 def test_questions_hedges_negations_and_empty_text_state_nothing(text: str) -> None:

@@ -375,4 +375,43 @@ def sensitive(
             click.echo(json.dumps(miss, ensure_ascii=False))
 
 
+@eval_group.command("living")
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option("--heldout", is_flag=True, help="The held-out set shipped with orgbrain.")
+@click.option("--misses", is_flag=True, help="List the cases that failed, and how.")
+@json_flag
+@click.pass_context
+def living(
+    ctx: click.Context, file: Path | None, heldout: bool, misses: bool, as_json: bool
+) -> None:
+    """The living test: dated notes in which a belief changes (and controls where none
+    does), each set in a fresh brain; report how often the top hit is the current belief,
+    how often the replaced note is marked superseded by it, and how often a control had a
+    note superseded (FILE: a cases JSONL, default the dev set shipped with orgbrain)."""
+    from ..evals.living import (
+        DEV_SET,
+        HELDOUT_SET,
+        living_json,
+        load_cases,
+        render_living,
+        run_living,
+    )
+
+    if file is not None and heldout:
+        raise click.BadParameter("give a FILE or --heldout, not both")
+    cases = load_cases(file, heldout=heldout)
+    source = str(file) if file else f"{HELDOUT_SET if heldout else DEV_SET} (shipped)"
+    _progress(f"{len(cases)} cases; loading the embedder")
+    report = run_living(cases, embedder_factory(_settings(ctx)), source=source)
+    if _wants_json(ctx, as_json):
+        click.echo(json.dumps(living_json(report), indent=2, ensure_ascii=False))
+        return
+    click.echo(render_living(report))
+    if misses:
+        for miss in report.misses:
+            click.echo(json.dumps(miss, ensure_ascii=False))
+
+
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

@@ -12,9 +12,23 @@ it was read from. Then, among the statements of one subject and predicate:
 Only single-valued predicates supersede by time: a person may prefer many things and many
 events happen, so preferences, events and multi-valued predicates are replaced only when a
 claim says so ("X instead of Y"). Subjects are entities in one scope, so supersession never
-crosses scopes. An item whose statements have all been superseded is itself superseded by
-the item holding the newer statement (``SUPERSEDES``); one with any current statement is not.
-Nothing is edited in place: statements and items are closed, never rewritten or dropped.
+crosses scopes.
+
+A named replacement reaches across one family of predicates, ``REPLACEABLE``: what a
+thing uses, runs on or is (``uses``, ``is``) and what it moves to (``migration_target``)
+name the same slot, so "the ledger moves to CockroachDB instead of Postgres" ends "the
+ledger uses Postgres". Only the subject's current statements whose object is the named
+one are ended; owners, dates, statuses and the rest never take part (a name in "instead
+of Priya's scripts" cannot close who owns a thing). A thing that is gone ("Jenkins is
+retired", a dated retirement, "Sentry is replaced by Bugsnag") ends the current
+``REPLACEABLE`` statements in its scope whose object is that entity, whatever their
+subject: the one rule that crosses subjects, and it matches entities, not words. (A use
+recorded later than the retirement but dated before it is not born superseded.)
+
+An item whose statements have all been superseded is itself superseded by the item
+holding the newer statement (``SUPERSEDES``); one with any current statement is not (a
+note that says two things, one still true, stays current). Nothing is edited in place:
+statements and items are closed, never rewritten or dropped.
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
+from ..extraction.predicates import REPLACEABLE
 from ..graph import entity_for, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -32,6 +47,7 @@ from ..model import ByteRange, Edge, Evidence, Item, Statement
 __all__ = [
     "CONFLICT_WINDOW",
     "MULTI_VALUED",
+    "REPLACEABLE",
     "Recorded",
     "evidence_range",
     "norm",
@@ -103,8 +119,17 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
     ev = Evidence(item.id, br, text, claim.tier, claim.confidence, ctx.clock())
 
     group = store.statements(ws, vis, subject_ids=[subject.id], predicate=claim.predicate)
+    if claim.replaces and claim.predicate in REPLACEABLE:
+        kin = store.statements(ws, vis, subject_ids=[subject.id], current=True)
+        group += [
+            s
+            for s in kin
+            if s.predicate in REPLACEABLE - {claim.predicate}
+            and norm(s.object) == norm(claim.replaces)
+        ]
     for s in group:
-        if s.current and norm(s.object) == norm(claim.object) and s.type == claim.type:
+        same = s.predicate == claim.predicate and s.type == claim.type
+        if same and s.current and norm(s.object) == norm(claim.object):
             added = store.add_evidence(ws, s.id, ev)
             return Recorded(s, "corroborated" if added else "again")
 
@@ -152,6 +177,12 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         if norm(old.object) == norm(new.object):
             continue
         named = replaced is not None and norm(old.object) == replaced
+        if old.predicate != new.predicate:
+            # Gathered for the named replacement only (REPLACEABLE): never by time.
+            if named and new.valid_from >= old.valid_from and old.current:
+                if store.end_statement(ws, old.id, new.valid_from, new.id):
+                    superseded.append(old)
+            continue
         if not (single or named):
             continue
         gap = new.valid_from - old.valid_from
@@ -165,6 +196,7 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         elif single and old.current and old.item_id != new.item_id:
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
+    superseded += _retire(ctx, new)
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
     items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
@@ -179,6 +211,39 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         tuple(conflicts),
         tuple(i for i in items if i),
     )
+
+
+RETIRED = frozenset({"retired", "decommissioned", "shut down", "turned off", "sunset", "gone"})
+
+
+def _retires(s: Statement) -> bool:
+    """Whether ``s`` says its subject is gone: retired (a status or a dated event) or
+    replaced by something else."""
+    if s.type not in ("fact", "decision", "event"):
+        return False
+    return s.predicate in ("retired", "replaced_by") or (
+        s.predicate == "status" and norm(s.object) in RETIRED
+    )
+
+
+def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """A thing that is gone is no longer what anything uses, runs on or is: end the
+    current ``REPLACEABLE`` statements in its scope whose object is that thing and that
+    held before ``new``."""
+    if not _retires(new):
+        return []
+    store, ws = ctx.store, ctx.workspace
+    ended: list[Statement] = []
+    for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
+        if (
+            old.predicate in REPLACEABLE
+            and old.id != new.id
+            and old.scope == new.scope
+            and old.valid_from <= new.valid_from
+            and store.end_statement(ws, old.id, new.valid_from, new.id)
+        ):
+            ended.append(old)
+    return ended
 
 
 def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:

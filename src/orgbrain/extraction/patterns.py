@@ -6,11 +6,20 @@ Conventions the rules keep (the dev set is labelled the same way):
   "Priya leads the billing team" -> (billing, ``owner``, Priya);
 - a ``Label: value`` line is a statement about Label; a bare relational label ("Owner:",
   "Status:") is about the section's heading (its code when it names one);
-- a move is a ``migration_target``; "instead of Y", "from Y to X", "replaces Y" set
-  ``replaces``; a sentence under "we decided", "Decision:" or "Agreed:" is a decision;
+- a move is a ``migration_target`` ("X moved from A to B" is X's, not A's); "instead of
+  Y", "from Y to X", "replaces Y", "no longer Y" set ``replaces``, and so does the one
+  thing a text retires ("Jenkins is retired.") for its other ``uses``/``is``/
+  ``migration_target`` claims; "deploys with" is ``uses``;
+- a sentence under "we decided", "Decision:" or "Agreed:" is a decision; one no rule
+  reads is about its clause's leading noun phrase ("the payments service ..."), else the
+  first thing it names; ", owned by P" after a clause names its subject's owner;
+- "X is 350 EUR" (a quantity) and "The email provider is Mailgun" (a name in a slot a
+  product fills) are (X, ``is``, value);
+- a chat speaker or opener ("@maya: heads-up, ...", "fyi") is not the subject;
 - an event's object is its date as written ("We shipped v2 on 2026-11-02" ->
   (v2, ``released``, 2026-11-02)), or whom it joined or left;
-- questions, hedges ("might", "maybe", "should we") and plain negations state nothing.
+- questions, hedges ("might", "maybe", "should we"), plain negations and ``Proposal:``/
+  ``Idea:`` lines state nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +30,13 @@ from dataclasses import dataclass, replace
 
 from .dates import DateMention, find_dates
 from .entities import find_entities
-from .predicates import ATTRIBUTE_ALTERNATION, RELATIONAL, attribute_predicate, snake
+from .predicates import (
+    ATTRIBUTE_ALTERNATION,
+    RELATIONAL,
+    REPLACEABLE,
+    attribute_predicate,
+    snake,
+)
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
@@ -62,7 +77,10 @@ _CUT = re.compile(
     re.IGNORECASE,
 )
 # "Postgres 16", "Python 3.12", "GitHub Actions": a name and what qualifies it.
-_VERSION = re.compile(r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b(?!\s+[a-z])))*")
+_VERSION = re.compile(
+    r"(?:\s+(?:v?\d+(?:\.\d+)*\b|[A-Z][a-z]+\b"
+    r"(?!\s+(?!(?:now|today|instead|too|again|from|going|starting|effective|since)\b)[a-z])))*"
+)
 _LIGHT_CUT = re.compile(
     r"\s*(?:[,;]|\s\(|\s[-\u2013\u2014]\s|\.(?:\s|$)|!|"
     r"\s(?:because|since|so that|as it|as they|but)\b)",
@@ -71,6 +89,21 @@ _LIGHT_CUT = re.compile(
 _TRAILING_WHEN = re.compile(
     r"\s+(?:on|in|by|from|at|as of|since|starting|effective)\s+(?:the\s+)?"
     r"(?:week\s+of\s+)?\S.*$",
+    re.IGNORECASE,
+)
+# "Jenkins is retired": what a thing named beside it in the same text replaced.
+_RETIRED = re.compile(
+    rf"(?:^|(?<=[.;:!]\s)|(?<=\n))\s*(?:[-*\u2022]\s+)?(?:the\s+|our\s+)?(?P<x>{_NP})\s+"
+    r"(?:is|was|has\s+been|are|were|have\s+been|gets|got)\s+(?:now\s+|officially\s+|finally\s+)?"
+    r"(?:retired|deprecated|decommissioned|sunset|sunsetted|turned\s+off|shut\s+down|gone)\b",
+    re.IGNORECASE,
+)
+# A chat speaker and opener before the sentence proper: "@maya: fyi the ...",
+# "heads-up, we ...".
+_OPENER = re.compile(
+    r"@[\w.-]+:\s+(?:(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+)?"
+    r"|(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+"
+    r"|(?:from\s+now\s+on|going\s+forward)\s+(?=\w)",  # with a comma: a decision
     re.IGNORECASE,
 )
 _GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECASE)
@@ -96,6 +129,10 @@ _SKIP_LABELS = _SKIP_LABELS | {
     "open question",
     "open questions",
 }
+_UNDECIDED_LABELS = frozenset(
+    "idea ideas question questions q open question open questions suggestion suggestions "
+    "option options alternative alternatives draft rfc".split(" ")
+) | {"open question", "open questions"}
 _DECISION_LABELS = frozenset(
     {
         "decision",
@@ -322,7 +359,9 @@ _USES = re.compile(
     rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?:uses|use|runs\s+on|run\s+on|is\s+hosted\s+"
     r"(?:on|in)|are\s+hosted\s+(?:on|in)|lives\s+in|live\s+in|is\s+stored\s+in|are\s+stored\s+in|"
     r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on|"
-    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in))"
+    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in)|"
+    r"deploys?\s+(?:with|via|through)|(?:is|are)\s+deployed\s+(?:with|via|through)|"
+    r"builds?\s+with|(?:is|are)\s+built\s+with)"
     r"\s+(?P<v>.+)"
 )
 _WE_USE = re.compile(
@@ -522,6 +561,11 @@ def _switched_from(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     m = _SWITCHED_FROM.match(s.text, cs, ce)
     if not m:
         return []
+    moves = _MOVES.match(s.text, cs, ce)
+    if moves and moves.group("old"):
+        words = moves.group("x").lower().split()
+        if not _PRONOUN.intersection(words) and words[-1] != "team":
+            return []  # "The marketing site moved from A to B": the site's migration
     target = s.object(m.start("v"), m.end("v"), entity_slot=True)
     old = _old_value(s, m, "old")
     if target is None or old is None:
@@ -620,6 +664,11 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         return []
     named = [e for e in s.entities if cs <= e.start and e.type not in ("person", "handle")]
     subject = named[0] if named else s.context
+    lead_np = re.match(r"\s*(?:the|our)\s", s.text[cs:ce], re.IGNORECASE)
+    if lead_np is not None and (subject is None or subject.start > cs + lead_np.end()):
+        # "the payments service deploys with Jenkins": the clause's own subject leads it,
+        # not the first name in it (which is as likely its object).
+        subject = None
     if subject is None:
         # "to adopt async standups" -> "async standups"; "deploys stop at 4pm" -> "deploys".
         clause = s.text[cs:ce]
@@ -627,7 +676,7 @@ def _decision_of(s: _Sentence, cs: int, ce: int, confidence: float) -> list[_Dra
         lead = r"(?:to\s+)?\w+\s+" if first in _IMPERATIVE or first == "to" else ""
         lead = r"(?:we|they|everyone|all)\s+\w+\s+" if first in _PRONOUN else lead
         words = re.match(
-            rf"\s*{lead}(?P<x>(?:the\s+)?[\w-]+"
+            rf"\s*{lead}(?P<x>(?:the\s+|our\s+)?[\w-]+"
             r"(?:\s+(?!(?:to|at|on|in|for|by|from|with|is|are|will|should|must|stop|stops|every|"
             r"each|until|before|after|into|off|over|"
             r"start|starts|move|moves|go|goes|get|gets|need|needs|run|runs)\b)[\w-]+)?)",
@@ -696,7 +745,12 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             continue
         vs = _strip_span(s.text, m.start("v"), m.end("v"), determiners=False)[0]
         date = next(
-            (d for d in s.dates if vs <= d.start and _LEAD_IN.fullmatch(s.text, vs, d.start)),
+            (
+                d
+                for d in s.dates
+                if (vs <= d.start and _LEAD_IN.fullmatch(s.text, vs, d.start))
+                or d.start < vs < d.end  # "is every Monday": the mention holds "every"
+            ),
             None,
         )
         if date is not None:
@@ -714,6 +768,9 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             subject = s.subject(ys, vs + the.end("y"))
             if subject is not None:
                 return [_Draft("fact", subject, "is", named.value, named, 0.7)]
+        valued = _valued(s, m)
+        if valued:
+            return valued
         found = s.entity_starting(_strip_span(s.text, vs, m.end("v"))[0], m.end("v"))
         rest_start = found.end if found else 0
         if (
@@ -729,6 +786,43 @@ def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             continue
         return [_Draft("fact", subject, "is", found.value, found, 0.7)]
     return []
+
+
+# "500 EUR", "$1,200", "30 days", "5%", "2 per week": a policy's value.
+_QUANTITY = re.compile(
+    r"(?:[$\u20ac\u00a3]\s?)?\d[\d,.]*(?:\s?(?:%|[A-Za-z]{1,12}))?(?:\s+(?:per|a|an)\s+\w+)?"
+)
+# Nouns naming a slot that a product fills: "The email provider is Mailgun".
+_ROLE_NOUN = re.compile(
+    r"(?:provider|vendor|tool|platform|database|datastore|host|hosting|cdn|registry|"
+    r"framework|runtime|broker|queue|warehouse|cloud|crm|erp|ci|backend|engine|stack)$",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"[A-Z][\w.+-]*(?:\s+(?:[A-Z][\w.+-]*|v?\d[\d.]*)){0,2}")
+
+
+def _valued(s: _Sentence, m: re.Match[str]) -> list[_Draft]:
+    """``X is 500 EUR`` (a quantity) or ``The email provider is Mailgun`` (a name in a
+    slot a product fills): (X, ``is``, value), so that a new value replaces the old."""
+    vs, ve = _strip_span(s.text, m.start("v"), m.end("v"), determiners=False)
+    cut = _CUT.search(s.text, vs, ve)
+    ve = _strip_span(s.text, vs, cut.start() if cut else ve)[1]
+    trail = _TRAILING_WHEN.search(s.text, vs, ve)
+    ve = _strip_span(s.text, vs, trail.start() if trail else ve)[1]
+    xs, xe = _strip_span(s.text, m.start("x"), m.end("x"))
+    object_entity: Found | None = None
+    if _QUANTITY.fullmatch(s.text, vs, ve):
+        pass
+    elif _ROLE_NOUN.search(s.text, xs, xe) and _NAME.fullmatch(s.text, vs, ve):
+        object_entity = s.entity_at(vs, ve) or Found("system", s.text[vs:ve], vs, ve)
+        if object_entity not in s.entities:
+            s.extra.append(object_entity)
+    else:
+        return []
+    subject = s.subject(xs, xe)
+    if subject is None or subject.type in _PEOPLE or vs >= ve:
+        return []
+    return [_Draft("fact", subject, "is", s.text[vs:ve], object_entity, 0.7)]
 
 
 def _people(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -789,6 +883,34 @@ def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     return []
 
 
+_GONE = re.compile(
+    rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:is|was|has\s+been|are|were|have\s+been|"
+    r"got|gets)\s+(?:now\s+|officially\s+|finally\s+)?(?:retired|decommissioned|shut\s+down|"
+    r"turned\s+off|switched\s+off|sunset|sunsetted|gone)"
+    r"(?:\s+(?:now|today|for\s+good|as\s+of\s+today))?\s*[.!]?\s*$"
+)
+
+
+_WE_RETIRED = re.compile(
+    r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team)\s+(?:have\s+|has\s+|finally\s+|officially\s+)?"
+    r"(?:retired|decommissioned|shut\s+down|turned\s+off|switched\s+off|sunset|sunsetted)\s+"
+    rf"(?:the\s+|our\s+)?(?P<x>{_NP})"
+    r"(?:\s+(?:now|today|for\s+good|as\s+of\s+today))?\s*[.!]?\s*$"
+)
+
+
+def _gone(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    """ "Jenkins is retired.", "We retired Jenkins." (no date; a dated one is an event):
+    its status, which ends what used it (docs/graph.md)."""
+    m = _GONE.match(s.text, cs, ce) or _WE_RETIRED.match(s.text, cs, ce)
+    if not m or _is_pronoun(m.group("x")):
+        return []
+    subject = s.subject(m.start("x"), m.end("x"))
+    if subject is None or subject.type in _PEOPLE:
+        return []
+    return [_Draft("fact", subject, "status", "retired", None, 0.8)]
+
+
 _RULES: tuple[Rule, ...] = (
     _decided,
     _prefers,
@@ -805,8 +927,14 @@ _RULES: tuple[Rule, ...] = (
     _chose,
     _planned,
     _events,
+    _gone,
     _uses,
     _copula,
+)
+
+
+_APPOSITIVE_OWNER = re.compile(
+    r",\s+(?:now\s+|still\s+)?(?:owned|maintained|led|run|managed)\s+by\s+(?P<p>[^,;.()]+)"
 )
 
 
@@ -816,8 +944,19 @@ def _first_rule(s: _Sentence, cs: int, ce: int, rules: Sequence[Rule]) -> list[_
             continue
         found = rule(s, cs, ce)
         if found:
-            return found
+            return found + _appositive_owner(s, cs, ce, found[0])
     return []
+
+
+def _appositive_owner(s: _Sentence, cs: int, ce: int, first: _Draft) -> list[_Draft]:
+    """ "The payments service deploys with Jenkins, owned by Priya": who owns the subject."""
+    m = _APPOSITIVE_OWNER.search(s.text, cs, ce)
+    if m is None or first.predicate == "owner" or first.subject.type in _PEOPLE:
+        return []
+    owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+    if owner is None or owner[1] is None:
+        return []
+    return [_Draft(first.type, first.subject, "owner", owner[0], owner[1], 0.8)]
 
 
 def _date_at(dates: Sequence[DateMention], *starts: int) -> DateMention | None:
@@ -874,12 +1013,15 @@ def _label(s: _Sentence) -> list[_Draft]:
     value = s.text[vs:ve].strip()
     if key in _DECISION_LABELS:
         return _decision_of(s, vs, ve, 0.85)
+    if key in _UNDECIDED_LABELS or _HEDGE.search(label):
+        return []  # "Proposal: move the docs to Docusaurus" states nothing yet
     first_word = value.split()[0].lower().strip(",.'") if value.split() else ""
     if (
         key in _SKIP_LABELS
         or len(value.split()) > 14
         or first_word in _PRONOUN
         or first_word in ("let's", "lets", "i'm", "we're", "i'll", "we'll")
+        or _OPENER.match(value) is not None
         or states_nothing(value)
     ):
         # Chat ("Priya: I think ...") or a note: read the value as a sentence of its own.
@@ -986,6 +1128,8 @@ def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
         idx = s.text.index(clause, cursor)
         cursor = idx + len(clause)
         cs, ce = _strip_span(s.text, idx, cursor, determiners=False)
+        opener = _OPENER.match(s.text, cs, ce)
+        cs = opener.end() if opener else cs
         if cs >= ce:
             continue
         no_longer = _NO_LONGER.search(s.text, cs, ce)
@@ -1063,7 +1207,7 @@ class PatternExtractor:
                 )
             claims += _finish(s, drafts)
             entities += [e for e in s.extra if e not in entities]
-        return Extraction(merge_entities(entities, claims), tuple(claims))
+        return Extraction(merge_entities(entities, claims), tuple(_retiring(text, claims)))
 
 
 def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
@@ -1097,6 +1241,26 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
             )
         )
     return claims
+
+
+def _retiring(text: str, claims: list[Claim]) -> list[Claim]:
+    """A text that retires one thing ("Jenkins is retired. Checkout deploys with GitHub
+    Actions now.") says its other uses/is/moves-to claims replace it."""
+    gone = {
+        _strip_old(m.group("x")).casefold(): _strip_old(m.group("x"))
+        for m in _RETIRED.finditer(text)
+    }
+    if len(gone) != 1:
+        return claims
+    [(key, name)] = gone.items()
+    return [
+        replace(c, replaces=name)
+        if c.predicate in REPLACEABLE
+        and c.replaces is None
+        and key not in (c.object.casefold(), c.subject.value.casefold())
+        else c
+        for c in claims
+    ]
 
 
 def _strip_old(old: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ATTRIBUTES", "RELATIONAL", "attribute_predicate", "snake"]
+__all__ = ["ATTRIBUTES", "RELATIONAL", "REPLACEABLE", "attribute_predicate", "snake"]
 
 # Attribute nouns as they appear in "The billing owner is Priya" or "Launch deadline: ...".
 ATTRIBUTES: dict[str, str] = {
@@ -57,6 +57,11 @@ ATTRIBUTES: dict[str, str] = {
 RELATIONAL = frozenset(
     {"owner", "backup_owner", "contact", "migration_target", "date", "status", "channel"}
 )
+
+# What a thing uses, runs on, is or moves to: one slot named three ways, so a claim that
+# names what it replaces ("instead of Y", "from Y to X", "Y is retired") replaces Y in any
+# of them. Owners, dates, statuses and the rest are never in it.
+REPLACEABLE = frozenset({"uses", "is", "migration_target"})
 
 _ATTRIBUTE_WORDS = sorted(ATTRIBUTES, key=len, reverse=True)
 ATTRIBUTE_ALTERNATION = "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in _ATTRIBUTE_WORDS)

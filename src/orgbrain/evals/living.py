@@ -1,0 +1,192 @@
+"""The living test, measured: does the brain answer with the current belief and know what
+it replaced?
+
+Each record: ``{"id", "notes": [{"at": ISO date, "text"}], "question", "current": i,
+"replaced": j}`` (note ``i`` is the current belief, note ``j`` the one it replaced), or a
+control ``{"id", "notes", "question", "control": true}`` where nothing should be
+superseded. Every record gets a fresh brain holding a few unrelated notes and its own
+notes, each written with its date and derived (the default extractor, no LLM), then one
+search. Three numbers:
+
+- **current first**: the top hit is the current note;
+- **knows replaced**: the replaced note is marked superseded by the current one;
+- **false supersession**: controls in which any note was marked superseded.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+from ..brain import Brain
+from ..errors import InvalidInput
+from ..ports import Embedder
+
+__all__ = [
+    "DEV_SET",
+    "HELDOUT_SET",
+    "Case",
+    "LivingReport",
+    "living_json",
+    "load_cases",
+    "render_living",
+    "run_living",
+]
+
+DEV_SET = "living_dev.jsonl"
+HELDOUT_SET = "living_heldout.jsonl"
+
+# Unrelated notes every brain holds, so that a search ranks among more than the case's own.
+FILLER = (
+    "The on-call rotation changes every Monday.",
+    "New hires get their laptop on the first day.",
+    "The design review happens on Thursdays.",
+    "The quarterly planning offsite is in the spring.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    id: str
+    notes: tuple[tuple[datetime, str], ...]
+    question: str
+    current: int | None = None
+    replaced: int | None = None
+
+    @property
+    def control(self) -> bool:
+        return self.current is None
+
+
+@dataclass(slots=True)
+class LivingReport:
+    source: str
+    cases: int = 0
+    changes: int = 0
+    current_first: int = 0
+    knows_replaced: int = 0
+    controls: int = 0
+    false_supersession: int = 0
+    seconds: float = 0.0
+    misses: list[dict[str, object]] = field(default_factory=list)
+
+
+def load_cases(path: Path | None = None, *, heldout: bool = False) -> list[Case]:
+    """Records from ``path``, or the packaged dev (or held-out) set."""
+    if path is None:
+        name = HELDOUT_SET if heldout else DEV_SET
+        text = resources.files("orgbrain.evals.data").joinpath(name).read_text("utf-8")
+    else:
+        text = path.read_text("utf-8")
+    cases: list[Case] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            notes = tuple(
+                (datetime.fromisoformat(n["at"]).replace(tzinfo=UTC), str(n["text"]))
+                for n in raw["notes"]
+            )
+            control = bool(raw.get("control"))
+            current = None if control else int(raw["current"])
+            replaced = None if control else int(raw["replaced"])
+            for i in (current, replaced):
+                if i is not None and not 0 <= i < len(notes):
+                    raise ValueError(f"note {i} is not one of the {len(notes)} notes")
+            cases.append(Case(str(raw["id"]), notes, str(raw["question"]), current, replaced))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidInput(f"line {number}: not a living-test case ({exc})") from None
+    return cases
+
+
+def run_living(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -> LivingReport:
+    report = LivingReport(source=source, cases=len(cases))
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="orgbrain-eval-living-") as tmp:
+        for case in cases:
+            opened = Brain.open(Path(tmp) / case.id, embedder=embedder)
+            with opened.without_search_log() as brain:
+                for body in FILLER:
+                    brain.add_note(body)
+                ids = [
+                    brain.add_note(text, occurred_at=at, wait="derived").id
+                    for at, text in case.notes
+                ]
+                _score(brain, case, ids, report)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> None:
+    found = brain.get_many(ids)
+    marked = {i: by for i in ids if (by := found[i].superseded_by) is not None}
+    if case.control:
+        report.controls += 1
+        if marked:
+            report.false_supersession += 1
+            report.misses.append({"case": case.id, "superseded": _said(case, ids, marked)})
+        return
+    assert case.current is not None and case.replaced is not None
+    report.changes += 1
+    current, old = ids[case.current], ids[case.replaced]
+    hits = brain.search(case.question).hits
+    top = hits[0].item.id if hits else None
+    miss: dict[str, object] = {}
+    if top == current:
+        report.current_first += 1
+    else:
+        miss["top"] = found[top].body if top in found else (hits[0].item.body if hits else None)
+    if marked.get(old) == current:
+        report.knows_replaced += 1
+    else:
+        miss["superseded"] = _said(case, ids, marked)
+    if miss:
+        report.misses.append({"case": case.id, **miss})
+
+
+def _said(case: Case, ids: list[str], marked: dict[str, str]) -> list[str]:
+    """``old -> new`` per marked note, as note numbers."""
+    return [
+        f"{ids.index(old)} -> {ids.index(new) if new in ids else new}"
+        for old, new in marked.items()
+    ]
+
+
+def living_json(r: LivingReport) -> dict[str, object]:
+    return {
+        "source": r.source,
+        "cases": r.cases,
+        "changes": r.changes,
+        "current_first": round(_rate(r.current_first, r.changes), 3),
+        "knows_replaced": round(_rate(r.knows_replaced, r.changes), 3),
+        "controls": r.controls,
+        "false_supersession": round(_rate(r.false_supersession, r.controls), 3),
+        "seconds": round(r.seconds, 2),
+        "misses": r.misses,
+    }
+
+
+def _rate(n: int, of: int) -> float:
+    return n / of if of else 0.0
+
+
+def render_living(r: LivingReport) -> str:
+    return "\n".join(
+        [
+            f"living test on {r.source}: {r.changes} belief changes, {r.controls} controls "
+            f"({r.seconds:.1f} s)",
+            f"  current first       {_rate(r.current_first, r.changes):.3f}  "
+            f"({r.current_first}/{r.changes}: the top hit is the current belief)",
+            f"  knows replaced      {_rate(r.knows_replaced, r.changes):.3f}  "
+            f"({r.knows_replaced}/{r.changes}: the replaced note is marked superseded by it)",
+            f"  false supersession  {_rate(r.false_supersession, r.controls):.3f}  "
+            f"({r.false_supersession}/{r.controls} controls had a note marked superseded)",
+        ]
+    )
