@@ -401,6 +401,7 @@ class Searcher:
                 for item_id, value in listed:
                     keyword[item_id] = max(value, keyword.get(item_id, value))
         support = found.graph.support
+        around = self._sequence(head, found.plan) if "next_to" in ranker.reads else {}
         signals = [
             Signals(
                 score=c.score,
@@ -417,10 +418,18 @@ class Searcher:
                 group=item.origin.run_id or item.parent_id,
                 body_chars=len(item.body),
                 label_chars=len(item.label),
+                item_id=c.item_id,
+                neighbours=around.get(c.item_id, ()),
+                when=item.when.timestamp(),
             )
             for c, item, e in zip(head, items, evidence, strict=True)
         ]
-        rows = features(signals, max(keyword.values(), default=None))
+        rows = features(
+            signals,
+            max(keyword.values(), default=None),
+            terms=len(found.terms),
+            scores={c.item_id: c.score for c in scored} if around else None,
+        )
         order = reorder(ranker, rows)
         values = [c.score for c in head]
         reordered = [replace(head[j], score=values[n]) for n, j in enumerate(order)]
@@ -429,6 +438,18 @@ class Searcher:
             out = _below_successors(out)
         traced = tuple((c.item_id, tuple(r)) for c, r in zip(head, rows, strict=True))
         return out, traced
+
+    def _sequence(self, head: list[Candidate], plan: SearchPlan) -> dict[str, tuple[str, ...]]:
+        """Each head candidate's sequence neighbours (``plan.neighbour_edge``), read in one
+        store call, for the learned ranker's ``next_to``."""
+        ctx = self.ctx
+        ids = [c.item_id for c in head]
+        around = ctx.store.edges_around(
+            ctx.workspace, ids, ctx.visibility, types=[plan.neighbour_edge], limit=NEIGHBOURS
+        )
+        return {
+            i: tuple(e.dst if e.src == i else e.src for e in around.get(i, ())) for i in ids
+        }
 
     def _rerank(self, query: str, scored: list[Candidate], plan: SearchPlan) -> list[Candidate]:
         reranker = self.ctx.reranker
