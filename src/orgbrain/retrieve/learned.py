@@ -49,6 +49,9 @@ FEATURES: tuple[str, ...] = (
     "recency",  # when it happened, from the head's oldest (0) to its newest (1)
     "cosine_terms",  # cosine times the query's length (log of its terms, over log 17)
     "keyword_terms",  # keyword_share times the query's length, as above
+    "label_coverage",  # share of the query's terms its label holds (a title, a heading)
+    "cosine_whole",  # cosine of its own vector (the whole item) to the query, less cosine
+    "cosine_mean",  # mean cosine of its vectors (own and passages') to the query, less cosine
 )
 
 
@@ -82,6 +85,10 @@ class Signals:
     """The items next to it in a sequence (``FOLLOWED_BY``: the turn before and after)."""
     when: float | None = None
     """When it happened, in seconds since the epoch (None: unknown)."""
+    label_coverage: float = 0.0
+    cosine_whole: float | None = None
+    """Cosine of the item's own vector (not its best passage's); None: not read."""
+    cosine_mean: float | None = None
 
 
 def _best_rank(ranks: dict[str, int], kind: str) -> int | None:
@@ -159,6 +166,9 @@ def features(
                 (s.when - oldest) / span if s.when is not None and span > 0 else 0.0,
                 cos * length,
                 kws * length,
+                s.label_coverage,
+                0.0 if s.cosine_whole is None else s.cosine_whole - cos,
+                0.0 if s.cosine_mean is None else s.cosine_mean - cos,
             ]
         )
     return rows

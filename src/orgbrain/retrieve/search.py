@@ -15,10 +15,13 @@ from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
-from .terms import query_terms
+from .terms import coverage, query_terms, text_stems
 from .verdict import HitEvidence, apply_floors, membership
 
 __all__ = ["Candidate", "Searcher", "Trace", "citation_for"]
+
+WHOLE = frozenset({"cosine_whole", "cosine_mean"})
+"""The learned features that read the head's vectors."""
 
 NEIGHBOURS = 16
 """The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
@@ -72,6 +75,7 @@ class Candidate:
 @dataclass(frozen=True, slots=True)
 class _Streams:
     terms: list[str]
+    vector: Vector | None
     rows: list[list[ScoredId]]
     cosines: dict[str, float]
     graph: GraphMatch
@@ -211,7 +215,7 @@ class Searcher:
             if stream.kind == "vector":
                 for item_id, score in found:
                     cosines[item_id] = max(score, cosines.get(item_id, -1.0))
-        return _Streams(terms, rows, cosines, graph, plan, why)
+        return _Streams(terms, vector, rows, cosines, graph, plan, why)
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
@@ -402,6 +406,7 @@ class Searcher:
                     keyword[item_id] = max(value, keyword.get(item_id, value))
         support = found.graph.support
         around = self._sequence(head, found.plan) if "next_to" in ranker.reads else {}
+        whole = self._whole(head, found.vector) if WHOLE & ranker.reads else {}
         signals = [
             Signals(
                 score=c.score,
@@ -421,6 +426,11 @@ class Searcher:
                 item_id=c.item_id,
                 neighbours=around.get(c.item_id, ()),
                 when=item.when.timestamp(),
+                label_coverage=coverage(found.terms, text_stems(item.label))
+                if "label_coverage" in ranker.reads
+                else 0.0,
+                cosine_whole=whole[c.item_id][0] if c.item_id in whole else None,
+                cosine_mean=whole[c.item_id][1] if c.item_id in whole else None,
             )
             for c, item, e in zip(head, items, evidence, strict=True)
         ]
@@ -438,6 +448,21 @@ class Searcher:
             out = _below_successors(out)
         traced = tuple((c.item_id, tuple(r)) for c, r in zip(head, rows, strict=True))
         return out, traced
+
+    def _whole(
+        self, head: list[Candidate], vector: Vector | None
+    ) -> dict[str, tuple[float, float]]:
+        """Each head candidate's own vector's cosine to the query and its vectors' mean
+        cosine (the best one is what the vector streams scored it by)."""
+        if vector is None:
+            return {}
+        out: dict[str, tuple[float, float]] = {}
+        for c in head:
+            rows = self.ctx.store.embedding_of(self.ctx.workspace, c.item_id)
+            if rows is not None and len(rows):
+                sims = rows @ vector
+                out[c.item_id] = (float(sims[0]), float(sims.mean()))
+        return out
 
     def _sequence(self, head: list[Candidate], plan: SearchPlan) -> dict[str, tuple[str, ...]]:
         """Each head candidate's sequence neighbours (``plan.neighbour_edge``), read in one
