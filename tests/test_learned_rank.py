@@ -83,40 +83,6 @@ def test_a_candidate_sees_the_best_other_of_its_run() -> None:
     assert _col(rows, "run_count") == [math.log(2), 0.0, math.log(2), 0.0]
 
 
-def test_a_candidate_sees_its_place_in_its_run_and_its_sequence_neighbours() -> None:
-    head = [
-        _signals(0.04, group="s1", item_id="a", neighbours=("b",)),
-        _signals(0.03, group="s2", item_id="x", neighbours=("z",)),
-        _signals(0.02, group="s1", item_id="b", neighbours=("a", "c")),
-        _signals(0.01, item_id="y"),
-    ]
-    rows = features(head, best_keyword=None, scores={"a": 0.04, "b": 0.02, "x": 0.03, "z": 0.035})
-    assert _col(rows, "run_first") == [1.0, 1.0, 0.0, 1.0]
-    assert _col(rows, "run_above") == [0.0, 0.0, math.log(2), 0.0]
-    # A neighbour counts by its score among all candidates, not only the head's; one
-    # that is not a candidate ("c") counts nothing.
-    assert _col(rows, "next_to") == pytest.approx([0.5, 0.875, 1.0, 0.0])
-
-
-def test_recency_agreement_and_the_querys_length() -> None:
-    head = [
-        _signals(0.04, ranks={"vector:note": 1, "keyword:note": 1}, cosine=0.6, when=100.0),
-        _signals(0.03, ranks={"vector:note": 11}, cosine=0.5, when=300.0),
-        _signals(0.02, ranks={"keyword:note": 2}, keyword=5.0, when=None),
-    ]
-    rows = features(head, best_keyword=10.0, terms=16)
-    assert _col(rows, "recency") == [0.0, 1.0, 0.0]
-    assert _col(rows, "agree") == [1.0, 0.0, 0.0]
-    assert _col(rows, "cosine_terms") == [0.6, 0.5, 0.0]
-    assert _col(rows, "keyword_terms") == [0.0, 0.0, 0.5]
-    short = features(head, best_keyword=10.0, terms=1)
-    assert math.isclose(_col(short, "cosine_terms")[0], 0.6 * math.log(2) / math.log(17))
-    # Without terms the interactions are off; without times recency says nothing.
-    assert _col(features(head, best_keyword=10.0), "cosine_terms") == [0.0, 0.0, 0.0]
-    undated = [replace(s, when=None) for s in head]
-    assert _col(features(undated, best_keyword=10.0), "recency") == [0.0, 0.0, 0.0]
-
-
 def test_the_ranker_orders_by_its_score_and_keeps_ties_in_place() -> None:
     rows = [[0.0] * N for _ in range(3)]
     assert reorder(_ranker(), rows) == [0, 1, 2]
@@ -159,37 +125,6 @@ def test_the_stage_reorders_a_real_search(brain: Brain) -> None:
     scores = [h.score for h in moved.hits]
     assert scores == sorted(scores, reverse=True)
     assert "learned" in moved.timings_ms
-
-
-def test_the_stage_reads_a_turns_sequence_neighbours(brain: Brain) -> None:
-    # Three turns of one session, linked in order; only the middle one matches the
-    # query's words: its neighbours' next_to is its score, its own is theirs.
-    notes = brain.add_notes(
-        [
-            NoteInput(body="Ok, tell me more.", kind="turn", source_key="t0", run_id="s"),
-            NoteInput(
-                body="The billing freeze starts on December 20.",
-                kind="turn",
-                source_key="t1",
-                run_id="s",
-            ),
-            NoteInput(body="Thanks, noted.", kind="turn", source_key="t2", run_id="s"),
-            NoteInput(body="Lunch is at noon.", kind="turn", source_key="u", run_id="r"),
-        ]
-    )
-    system = brain.acting_as("system:test")
-    system.link_system("FOLLOWED_BY", notes[0].id, notes[1].id, "test")
-    system.link_system("FOLLOWED_BY", notes[1].id, notes[2].id, "test")
-    reads_all = replace(_ranker(), every_feature=True)
-    plan = replace(get_plan("tuned-z").with_limits(k_max=10, floors=False), learned=reads_all)
-    result, trace = brain.search_traced("when does the billing freeze start?", k=10, plan=plan)
-    assert result.hits[0].item.source_key == "t1"
-    near = {brain.get(i).source_key: row[FEATURES.index("next_to")] for i, row in trace.head}
-    top = result.hits[0].score
-    assert near["t0"] == near["t2"] == pytest.approx(1.0)
-    assert near["u"] == 0.0
-    seen = {h.item.source_key: h.score for h in result.hits}
-    assert near["t1"] == pytest.approx(max(seen.get("t0", 0.0), seen.get("t2", 0.0)) / top)
 
 
 def test_the_shipped_ranker_puts_a_turn_that_answers_above_one_that_asks(brain: Brain) -> None:

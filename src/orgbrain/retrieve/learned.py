@@ -16,7 +16,7 @@ constant (``learned_model.py``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["FEATURES", "LinearRanker", "Signals", "features", "reorder"]
@@ -42,16 +42,6 @@ FEATURES: tuple[str, ...] = (
     "run_count",  # how many other head candidates share its run or file (log)
     "body_chars",  # log10(1 + characters of its body) / 4
     "label_chars",  # log10(1 + characters of its label) / 2
-    "agree",  # vector_rank times keyword_rank: both kinds of stream put it high
-    "run_first",  # no other head candidate of its run or file is above it (alone: 1)
-    "run_above",  # how many head candidates of its run or file are above it (log)
-    "next_to",  # its best sequence neighbour's score among the candidates, over the best
-    "recency",  # when it happened, from the head's oldest (0) to its newest (1)
-    "cosine_terms",  # cosine times the query's length (log of its terms, over log 17)
-    "keyword_terms",  # keyword_share times the query's length, as above
-    "label_coverage",  # share of the query's terms its label holds (a title, a heading)
-    "cosine_whole",  # cosine of its own vector (the whole item) to the query, less cosine
-    "cosine_mean",  # mean cosine of its vectors (own and passages') to the query, less cosine
 )
 
 
@@ -80,15 +70,6 @@ class Signals:
     group: str | None
     body_chars: int
     label_chars: int
-    item_id: str = ""
-    neighbours: tuple[str, ...] = ()
-    """The items next to it in a sequence (``FOLLOWED_BY``: the turn before and after)."""
-    when: float | None = None
-    """When it happened, in seconds since the epoch (None: unknown)."""
-    label_coverage: float = 0.0
-    cosine_whole: float | None = None
-    """Cosine of the item's own vector (not its best passage's); None: not read."""
-    cosine_mean: float | None = None
 
 
 def _best_rank(ranks: dict[str, int], kind: str) -> int | None:
@@ -96,24 +77,11 @@ def _best_rank(ranks: dict[str, int], kind: str) -> int | None:
     return min(found) if found else None
 
 
-def features(
-    head: Sequence[Signals],
-    best_keyword: float | None,
-    *,
-    terms: int = 0,
-    scores: Mapping[str, float] | None = None,
-) -> list[list[float]]:
+def features(head: Sequence[Signals], best_keyword: float | None) -> list[list[float]]:
     """One row of ``FEATURES`` per candidate of ``head`` (in the fused order);
-    ``best_keyword``: the best keyword score any keyword stream gave this search;
-    ``terms``: how many content terms the query has; ``scores``: every candidate's
-    score by id (for its neighbours'; default: the head's)."""
+    ``best_keyword``: the best keyword score any keyword stream gave this search."""
     if not head:
         return []
-    scores = scores if scores is not None else {s.item_id: s.score for s in head}
-    length = min(1.0, math.log1p(terms) / math.log(17.0))
-    times = [s.when for s in head if s.when is not None]
-    oldest, span = (min(times), max(times) - min(times)) if times else (0.0, 0.0)
-    seen: dict[str, int] = {}
     top = max((s.score for s in head), default=0.0) or 1.0
     best_cos = max((s.cosine for s in head if s.cosine is not None), default=0.0)
     kw_top = best_keyword if best_keyword and best_keyword > 0 else 1.0
@@ -130,23 +98,16 @@ def features(
         mates = sorted(groups.get(s.group, []) if s.group is not None else [], reverse=True)
         if mates:
             mates.remove(s.score)
-        above = seen.get(s.group, 0) if s.group is not None else 0
-        if s.group is not None:
-            seen[s.group] = above + 1
-        vrf = 0.0 if vr is None else 10.0 / (9.0 + vr)
-        krf = 0.0 if kr is None else 10.0 / (9.0 + kr)
-        kws = 0.0 if s.keyword is None else max(0.0, s.keyword) / kw_top
-        near = max((scores.get(n, 0.0) for n in s.neighbours), default=0.0)
         rows.append(
             [
                 1.0 / (1.0 + place),
                 s.score / top,
-                vrf,
-                krf,
+                0.0 if vr is None else 10.0 / (9.0 + vr),
+                0.0 if kr is None else 10.0 / (9.0 + kr),
                 float(vr is not None and kr is not None),
                 cos,
                 (cos - best_cos) if s.cosine is not None else -1.0,
-                kws,
+                0.0 if s.keyword is None else max(0.0, s.keyword) / kw_top,
                 s.coverage,
                 float(s.names),
                 float(s.mentions),
@@ -159,16 +120,6 @@ def features(
                 math.log1p(len(mates)),
                 math.log10(1 + s.body_chars) / 4.0,
                 math.log10(1 + s.label_chars) / 2.0,
-                vrf * krf,
-                float(above == 0),
-                math.log1p(above),
-                near / top,
-                (s.when - oldest) / span if s.when is not None and span > 0 else 0.0,
-                cos * length,
-                kws * length,
-                s.label_coverage,
-                0.0 if s.cosine_whole is None else s.cosine_whole - cos,
-                0.0 if s.cosine_mean is None else s.cosine_mean - cos,
             ]
         )
     return rows

@@ -15,13 +15,10 @@ from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
-from .terms import coverage, query_terms, text_stems
+from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
 
 __all__ = ["Candidate", "Searcher", "Trace", "citation_for"]
-
-WHOLE = frozenset({"cosine_whole", "cosine_mean"})
-"""The learned features that read the head's vectors."""
 
 NEIGHBOURS = 16
 """The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
@@ -75,7 +72,6 @@ class Candidate:
 @dataclass(frozen=True, slots=True)
 class _Streams:
     terms: list[str]
-    vector: Vector | None
     rows: list[list[ScoredId]]
     cosines: dict[str, float]
     graph: GraphMatch
@@ -215,7 +211,7 @@ class Searcher:
             if stream.kind == "vector":
                 for item_id, score in found:
                     cosines[item_id] = max(score, cosines.get(item_id, -1.0))
-        return _Streams(terms, vector, rows, cosines, graph, plan, why)
+        return _Streams(terms, rows, cosines, graph, plan, why)
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
@@ -405,8 +401,6 @@ class Searcher:
                 for item_id, value in listed:
                     keyword[item_id] = max(value, keyword.get(item_id, value))
         support = found.graph.support
-        around = self._sequence(head, found.plan) if "next_to" in ranker.reads else {}
-        whole = self._whole(head, found.vector) if WHOLE & ranker.reads else {}
         signals = [
             Signals(
                 score=c.score,
@@ -423,23 +417,10 @@ class Searcher:
                 group=item.origin.run_id or item.parent_id,
                 body_chars=len(item.body),
                 label_chars=len(item.label),
-                item_id=c.item_id,
-                neighbours=around.get(c.item_id, ()),
-                when=item.when.timestamp(),
-                label_coverage=coverage(found.terms, text_stems(item.label))
-                if "label_coverage" in ranker.reads
-                else 0.0,
-                cosine_whole=whole[c.item_id][0] if c.item_id in whole else None,
-                cosine_mean=whole[c.item_id][1] if c.item_id in whole else None,
             )
             for c, item, e in zip(head, items, evidence, strict=True)
         ]
-        rows = features(
-            signals,
-            max(keyword.values(), default=None),
-            terms=len(found.terms),
-            scores={c.item_id: c.score for c in scored} if around else None,
-        )
+        rows = features(signals, max(keyword.values(), default=None))
         order = reorder(ranker, rows)
         values = [c.score for c in head]
         reordered = [replace(head[j], score=values[n]) for n, j in enumerate(order)]
@@ -448,33 +429,6 @@ class Searcher:
             out = _below_successors(out)
         traced = tuple((c.item_id, tuple(r)) for c, r in zip(head, rows, strict=True))
         return out, traced
-
-    def _whole(
-        self, head: list[Candidate], vector: Vector | None
-    ) -> dict[str, tuple[float, float]]:
-        """Each head candidate's own vector's cosine to the query and its vectors' mean
-        cosine (the best one is what the vector streams scored it by)."""
-        if vector is None:
-            return {}
-        out: dict[str, tuple[float, float]] = {}
-        for c in head:
-            rows = self.ctx.store.embedding_of(self.ctx.workspace, c.item_id)
-            if rows is not None and len(rows):
-                sims = rows @ vector
-                out[c.item_id] = (float(sims[0]), float(sims.mean()))
-        return out
-
-    def _sequence(self, head: list[Candidate], plan: SearchPlan) -> dict[str, tuple[str, ...]]:
-        """Each head candidate's sequence neighbours (``plan.neighbour_edge``), read in one
-        store call, for the learned ranker's ``next_to``."""
-        ctx = self.ctx
-        ids = [c.item_id for c in head]
-        around = ctx.store.edges_around(
-            ctx.workspace, ids, ctx.visibility, types=[plan.neighbour_edge], limit=NEIGHBOURS
-        )
-        return {
-            i: tuple(e.dst if e.src == i else e.src for e in around.get(i, ())) for i in ids
-        }
 
     def _rerank(self, query: str, scored: list[Candidate], plan: SearchPlan) -> list[Candidate]:
         reranker = self.ctx.reranker
