@@ -25,6 +25,13 @@ figure), which gives the weights to ship (``--write`` writes
     python -m bench.learned_rank fit /tmp/rank/head.jsonl --depth 50 \\
         --keep score_share asks names run_count --write
     python -m bench.learned_rank session /tmp/rank/head.jsonl --weights 0.1 0.3
+    python -m bench.learned_rank replay /tmp/rank/head.jsonl [/tmp/rank/other.jsonl]
+
+``replay``: the shipped model (``retrieve.learned_model.LEARNED``) over a dump's heads, by
+set; given a second dump (the same questions over other candidates: another plan, a
+patched stream), each question's figure paired with the first's (difference ± standard
+error, questions up and down): how a change before the learned stage is judged with the
+stage as shipped.
 """
 
 from __future__ import annotations
@@ -427,6 +434,38 @@ def session(args: argparse.Namespace) -> None:
         )
 
 
+def _shipped(path: str) -> dict[tuple[str, str], float]:
+    """Each question's figure with the shipped model reordering its head."""
+    from orgbrain.retrieve.learned_model import LEARNED
+
+    out: dict[tuple[str, str], float] = {}
+    for line in Path(path).open():
+        r = json.loads(line)
+        if r["head"]:
+            scores = [LEARNED.score(x[: len(FEATURES)]) for x in r["x"][: LEARNED.depth]]
+            out[(r["set"], r["qid"])] = metric(r, reranked(r, scores, LEARNED.depth))
+    return out
+
+
+def replay(args: argparse.Namespace) -> None:
+    first = _shipped(args.data)
+    other = _shipped(args.other) if args.other else None
+    for name in SETS:
+        keys = [k for k in first if k[0] == name and (other is None or k in other)]
+        if not keys:
+            continue
+        a = np.array([first[k] for k in keys])
+        line = f"{name:12} {len(keys):5d} {a.mean():7.4f}"
+        if other is not None:
+            d = np.array([other[k] for k in keys]) - a
+            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+            line += (
+                f" {a.mean() + d.mean():7.4f} {d.mean():+.4f} ± {se:.4f}"
+                f" up {int((d > 0).sum())} down {int((d < 0).sum())}"
+            )
+        print(line)
+
+
 def _write(ranker: LinearRanker) -> None:
     path = Path(__file__).resolve().parent.parent / "src/orgbrain/retrieve/learned_model.py"
     keep = " ".join(f for f, w in zip(FEATURES, ranker.weights, strict=True) if w)
@@ -479,8 +518,13 @@ def main() -> None:
     r.add_argument("data")
     r.add_argument("--depth", type=int, default=50)
     r.add_argument("--weights", type=float, nargs="+", default=[0.02, 0.05, 0.1, 0.3])
+    y = sub.add_parser("replay")
+    y.add_argument("data")
+    y.add_argument("other", nargs="?")
     args = p.parse_args()
-    if args.cmd == "dump":
+    if args.cmd == "replay":
+        replay(args)
+    elif args.cmd == "dump":
         dump(args)
     elif args.cmd == "select":
         select(args)
