@@ -259,29 +259,27 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
     def get_items(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, Item]:
+        rows = self._rows_by_id("*", workspace, ids, visibility)
+        return {r["id"]: item_from_row(r) for r in rows}
+
+    def _rows_by_id(
+        self, columns: str, workspace: str, ids: Sequence[str], visibility: Visibility
+    ) -> list[Any]:
+        """``columns`` of the items ``ids`` names that ``visibility`` lets a reader see."""
         unique = list(dict.fromkeys(ids))
         if not unique:
-            return {}
+            return []
         vis, params = self._visible_sql(visibility)
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM items WHERE id = ANY(%s) AND workspace = %s" + vis,
+            return conn.execute(
+                f"SELECT {columns} FROM items WHERE id = ANY(%s) AND workspace = %s" + vis,
                 [unique, workspace, *params],
             ).fetchall()
-        return {r["id"]: item_from_row(r) for r in rows}
 
     def item_sketches(
         self, workspace: str, ids: Sequence[str], visibility: Visibility
     ) -> dict[str, ItemSketch]:
-        unique = list(dict.fromkeys(ids))
-        if not unique:
-            return {}
-        vis, params = self._visible_sql(visibility)
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {SKETCH_SELECT} FROM items WHERE id = ANY(%s) AND workspace = %s" + vis,
-                [unique, workspace, *params],
-            ).fetchall()
+        rows = self._rows_by_id(SKETCH_SELECT, workspace, ids, visibility)
         sketch = ROWS.sketch
         return {r["id"]: sketch(list(r.values())) for r in rows}
 
