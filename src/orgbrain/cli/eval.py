@@ -66,6 +66,22 @@ def _emit(report: EvalReport, as_json: bool) -> None:
         click.echo(render_text(report))
 
 
+def _emit_scored(
+    as_json: bool,
+    payload: dict[str, object],
+    text: str,
+    misses: list[dict[str, object]] | None,
+) -> None:
+    """A labelled set's report (write-back, sensitive, living): its JSON, or its text and,
+    when ``misses`` is given, each miss as a JSON line."""
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    click.echo(text)
+    for miss in misses or ():
+        click.echo(json.dumps(miss, ensure_ascii=False))
+
+
 plan_option = click.option(
     "--plan",
     "plans",
@@ -330,13 +346,12 @@ def writeback(ctx: click.Context, file: Path | None, misses: bool, as_json: bool
     _progress(f"{len(runs)} runs; loading the embedder")
     source = str(file) if file else "writeback_dev.jsonl (shipped)"
     report = run_writeback(runs, embedder_factory(settings), source=source, settings=settings)
-    if _wants_json(ctx, as_json):
-        click.echo(json.dumps(writeback_json(report), indent=2, ensure_ascii=False))
-        return
-    click.echo(render_writeback(report))
-    if misses:
-        for miss in report.misses:
-            click.echo(json.dumps(miss, ensure_ascii=False))
+    _emit_scored(
+        _wants_json(ctx, as_json),
+        writeback_json(report),
+        render_writeback(report),
+        report.misses if misses else None,
+    )
 
 
 @eval_group.command("sensitive")
@@ -366,13 +381,12 @@ def sensitive(
         raise click.BadParameter("give a FILE or --heldout, not both")
     source = str(file) if file else f"{HELDOUT_SET if heldout else DEV_SET} (shipped)"
     report = run_sensitive(load_examples(file, heldout=heldout), source=source)
-    if _wants_json(ctx, as_json):
-        click.echo(json.dumps(sensitive_json(report), indent=2, ensure_ascii=False))
-        return
-    click.echo(render_sensitive(report))
-    if misses:
-        for miss in report.misses:
-            click.echo(json.dumps(miss, ensure_ascii=False))
+    _emit_scored(
+        _wants_json(ctx, as_json),
+        sensitive_json(report),
+        render_sensitive(report),
+        report.misses if misses else None,
+    )
 
 
 @eval_group.command("living")
@@ -405,13 +419,12 @@ def living(
     source = str(file) if file else f"{HELDOUT_SET if heldout else DEV_SET} (shipped)"
     _progress(f"{len(cases)} cases; loading the embedder")
     report = run_living(cases, embedder_factory(_settings(ctx)), source=source)
-    if _wants_json(ctx, as_json):
-        click.echo(json.dumps(living_json(report), indent=2, ensure_ascii=False))
-        return
-    click.echo(render_living(report))
-    if misses:
-        for miss in report.misses:
-            click.echo(json.dumps(miss, ensure_ascii=False))
+    _emit_scored(
+        _wants_json(ctx, as_json),
+        living_json(report),
+        render_living(report),
+        report.misses if misses else None,
+    )
 
 
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

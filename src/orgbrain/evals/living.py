@@ -21,12 +21,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 
 from ..brain import Brain
 from ..errors import InvalidInput
 from ..ports import Embedder
+from .records import data_lines
 
 __all__ = [
     "DEV_SET",
@@ -79,15 +79,8 @@ class LivingReport:
 
 def load_cases(path: Path | None = None, *, heldout: bool = False) -> list[Case]:
     """Records from ``path``, or the packaged dev (or held-out) set."""
-    if path is None:
-        name = HELDOUT_SET if heldout else DEV_SET
-        text = resources.files("orgbrain.evals.data").joinpath(name).read_text("utf-8")
-    else:
-        text = path.read_text("utf-8")
     cases: list[Case] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in data_lines(path, HELDOUT_SET if heldout else DEV_SET):
         try:
             raw = json.loads(line)
             notes = tuple(

@@ -13,11 +13,11 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidInput
 from ..writeback.sensitive import SENSITIVE_KINDS, Sensitivity, detect
+from .records import data_lines
 
 __all__ = [
     "DEV_SET",
@@ -84,15 +84,8 @@ class SensitiveReport:
 
 def load_examples(path: Path | None = None, *, heldout: bool = False) -> list[Example]:
     """Records from ``path``, or the packaged dev (or held-out) set."""
-    if path is None:
-        name = HELDOUT_SET if heldout else DEV_SET
-        text = resources.files("orgbrain.evals.data").joinpath(name).read_text("utf-8")
-    else:
-        text = path.read_text("utf-8")
     examples = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in data_lines(path, HELDOUT_SET if heldout else DEV_SET):
         try:
             raw = json.loads(line)
             kinds = frozenset(str(k) for k in raw.get("kinds", ()))

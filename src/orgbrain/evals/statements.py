@@ -15,13 +15,13 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidInput
 from ..extraction import ENTITY_TYPES, STATEMENT_TYPES, TIERS, Extractor
 from ..extraction.dates import iso_or_text
 from ..extraction.sentences import split_units
+from .records import data_lines
 
 __all__ = [
     "DEV_SET",
@@ -109,14 +109,8 @@ class StatementReport:
 
 def load_statements(path: Path | None = None) -> list[Labelled]:
     """Records from ``path``, or the packaged dev set."""
-    if path is None:
-        text = resources.files("orgbrain.evals.data").joinpath(DEV_SET).read_text("utf-8")
-    else:
-        text = path.read_text("utf-8")
     found: list[Labelled] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in data_lines(path, DEV_SET):
         try:
             raw = json.loads(line)
             found.append(

@@ -16,7 +16,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from ..brain import Brain
@@ -24,6 +23,7 @@ from ..errors import InvalidInput
 from ..model import Proposal
 from ..ports import Embedder
 from ..settings import Settings
+from .records import data_lines
 
 __all__ = [
     "DEV_SET",
@@ -84,14 +84,8 @@ class WritebackReport:
 
 def load_runs(path: Path | None = None) -> list[Run]:
     """Records from ``path``, or the packaged dev set."""
-    if path is None:
-        text = resources.files("orgbrain.evals.data").joinpath(DEV_SET).read_text("utf-8")
-    else:
-        text = path.read_text("utf-8")
     runs = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in data_lines(path, DEV_SET):
         try:
             raw = json.loads(line)
             runs.append(
