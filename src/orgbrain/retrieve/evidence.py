@@ -172,10 +172,11 @@ def hit_evidence(
             asks = (
                 only_asks(item.body, content) if conversational else every_sentence_asks(item.body)
             )
+        held = coverage(names, stems) if want_names or want_mentions else 0.0
         named = True
         if want_names:
             # What a turn says of someone is read only when it names them all.
-            named = coverage(names, stems) == 1.0 and _names(
+            named = held == 1.0 and _names(
                 names, stems, _spoken_stems(item.body, text) if conversational else stems
             )
         out.append(
@@ -184,7 +185,7 @@ def hit_evidence(
                 coverage=coverage(content, stems) if want_coverage else no_other,
                 cosine=cosines.get(item.id),
                 asks=asks,
-                mentions=not want_mentions or coverage(names, stems) > 0,
+                mentions=not want_mentions or held > 0,
                 names_asked=len(names),
             )
         )
