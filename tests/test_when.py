@@ -1,0 +1,165 @@
+"""The time reader: English time expressions as UTC day windows against a fixed date."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from orgbrain.retrieve.when import read_time
+
+SAT = datetime(2026, 12, 5, 13, 0, tzinfo=UTC)  # a Saturday
+MON_JAN = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)  # a Monday, the year's first full week
+MAR_31 = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)
+
+
+def days(query: str, now: datetime = SAT) -> str | None:
+    window = read_time(query, now).window
+    return None if window is None else window.days
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("what did we decide today?", "2026-12-05"),
+        ("what came up earlier today", "2026-12-05"),
+        ("anything tonight?", "2026-12-05"),
+        ("what did we decide yesterday about billing?", "2026-12-04"),
+        ("what happened last night", "2026-12-04"),
+        ("the day before yesterday", "2026-12-03"),
+        ("what is planned tomorrow", "2026-12-06"),
+        ("what did we ship this week?", "2026-11-30..2026-12-06"),
+        ("what did we decide last week about the billing database?", "2026-11-23..2026-11-29"),
+        ("previous week", "2026-11-23..2026-11-29"),
+        ("the previous week", "2026-11-28..2026-12-05"),
+        ("next week", "2026-12-07..2026-12-13"),
+        ("this weekend", "2026-12-05..2026-12-06"),
+        ("last weekend", "2026-11-28..2026-11-29"),
+        ("this month", "2026-12-01..2026-12-31"),
+        ("last month", "2026-11-01..2026-11-30"),
+        ("this year", "2026-01-01..2026-12-31"),
+        ("last year", "2025-01-01..2025-12-31"),
+        ("in the last month", "2026-11-05..2026-12-05"),
+        ("during the past month", "2026-11-05..2026-12-05"),
+        ("over the past week", "2026-11-28..2026-12-05"),
+        ("past week", "2026-11-28..2026-12-05"),
+        ("the last 3 days", "2026-12-02..2026-12-05"),
+        ("last 10 days", "2026-11-25..2026-12-05"),
+        ("the past two years", "2024-12-05..2026-12-05"),
+        ("three days ago", "2026-12-02"),
+        ("a week ago", "2026-11-25..2026-12-01"),
+        ("four weeks ago", "2026-11-04..2026-11-10"),
+        ("a couple of weeks ago", "2026-11-18..2026-11-24"),
+        ("about 2 months ago", "2026-09-20..2026-10-20"),
+        ("a fortnight ago", "2026-11-14..2026-11-28"),
+        ("a year ago", "2025-06-06..2026-06-05"),
+        ("last Friday", "2026-12-04"),
+        ("last Saturday", "2026-11-28"),  # "last" is never today
+        ("on Saturday", "2026-12-05"),  # "on" may be today
+        ("on Monday", "2026-11-30"),
+        ("this past Friday", "2026-12-04"),
+        ("this Tuesday", "2026-12-01"),
+        ("next Friday", "2026-12-11"),
+        ("next Saturday", "2026-12-12"),
+        ("in March", "2026-03-01..2026-03-31"),
+        ("during December", "2026-12-01..2026-12-31"),
+        ("in early June", "2026-06-01..2026-06-30"),
+        ("last March", "2026-03-01..2026-03-31"),
+        ("last December", "2025-12-01..2025-12-31"),  # the current month is "this December"
+        ("next March", "2027-03-01..2027-03-31"),
+        ("in October 2023", "2023-10-01..2023-10-31"),
+        ("March 2023", "2023-03-01..2023-03-31"),
+        ("on May 3rd", "2026-05-03"),
+        ("on May 3, 2023", "2023-05-03"),
+        ("October 13, 2023", "2023-10-13"),
+        ("on 1 February, 2023", "2023-02-01"),
+        ("the 3rd of June", "2026-06-03"),
+        ("on Dec. 24", "2025-12-24"),  # a date later this year has not come: last year's
+        ("on 2023-05-03", "2023-05-03"),
+        ("Feb 29", "2024-02-29"),  # the latest leap day
+        ("in 2022", "2022-01-01..2022-12-31"),
+        ("the week before August 3, 2023", "2023-07-27..2023-08-02"),
+        ("two weeks before August 11, 2023", "2023-07-25..2023-07-31"),
+        ("the day after May 3, 2023", "2023-05-04"),
+        ("since Monday", "2026-11-30..2026-12-05"),
+        ("since last week", "2026-11-23..2026-12-05"),
+        ("since March", "2026-03-01..2026-12-05"),
+        ("since 2025", "2025-01-01..2026-12-05"),
+    ],
+)
+def test_reads_the_window(query: str, expected: str) -> None:
+    assert days(query) == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "May said the billing database moves to Postgres",  # the name, not the month
+        "did they march on the capital?",
+        "the March release notes",  # a month with no preposition, day or year
+        "What time do I wake up on Tuesdays and Thursdays?",  # a habit, not a date
+        "How many days ago did I attend a networking event?",  # asks for the count
+        "when was the last time we met?",  # "last" with no unit
+        "what was my last order",
+        "what did Melanie paint recently?",  # no stated horizon
+        "who owns the billing database",
+        "what is in Jan's notes",  # "Jan" the name
+        "on 2026-02-30",  # no such day
+        "the 2023 roadmap",  # a year with no preposition
+        "we met 5 people",
+    ],
+)
+def test_leaves_what_is_not_a_time_alone(query: str) -> None:
+    reading = read_time(query, SAT)
+    assert reading.window is None
+    assert reading.rest == query
+
+
+def test_the_rest_is_the_query_without_the_phrase() -> None:
+    reading = read_time("What did we decide last week about the billing database?", SAT)
+    assert reading.rest == "What did we decide about the billing database?"
+    assert reading.window is not None
+    assert reading.window.phrase == "last week"
+    assert str(reading.window) == "last week: 2026-11-23..2026-11-29"
+
+
+def test_the_first_expression_is_read() -> None:
+    reading = read_time("what changed yesterday since last week", SAT)
+    assert reading.window is not None and reading.window.phrase == "yesterday"
+
+
+@pytest.mark.parametrize(
+    ("query", "now", "expected"),
+    [
+        ("last month", MON_JAN, "2025-12-01..2025-12-31"),  # across a year's start
+        ("last week", MON_JAN, "2025-12-29..2026-01-04"),
+        ("this week", MON_JAN, "2026-01-05..2026-01-11"),
+        ("yesterday", MON_JAN, "2026-01-04"),
+        ("last Monday", MON_JAN, "2025-12-29"),
+        ("on Monday", MON_JAN, "2026-01-05"),
+        ("last weekend", MON_JAN, "2026-01-03..2026-01-04"),
+        ("in December", MON_JAN, "2025-12-01..2025-12-31"),
+        ("a month ago", MAR_31, "2026-02-13..2026-03-15"),  # 31 March less a month: 28 Feb
+        ("the past month", MAR_31, "2026-02-28..2026-03-31"),
+        ("last month", MAR_31, "2026-02-01..2026-02-28"),
+    ],
+)
+def test_boundaries(query: str, now: datetime, expected: str) -> None:
+    assert days(query, now) == expected
+
+
+def test_days_are_utc_days() -> None:
+    # 23:30 on 4 December in New York is 04:30 on 5 December in UTC: "today" is the 5th.
+    new_york = datetime(2026, 12, 4, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
+    assert days("today", new_york) == "2026-12-05"
+    # A naive reference time is UTC.
+    assert days("yesterday", datetime(2026, 12, 5, 0, 15)) == "2026-12-04"
+
+
+def test_holds_with_slack() -> None:
+    window = read_time("yesterday", SAT).window
+    assert window is not None
+    assert window.holds(datetime(2026, 12, 4, 23, 59, tzinfo=UTC))
+    assert not window.holds(datetime(2026, 12, 5, 0, 0, tzinfo=UTC))
+    assert window.holds(datetime(2026, 12, 5, 6, 0, tzinfo=UTC), slack=timedelta(days=1))
+    assert window.holds(datetime(2026, 12, 4, 12, 0))  # naive: UTC
