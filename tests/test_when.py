@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from orgbrain import Brain
+from orgbrain.brain import NoteInput
+from orgbrain.model import Item, Origin
+from orgbrain.retrieve import query_terms
+from orgbrain.retrieve.evidence import TIME_SLACK, hit_evidence
 from orgbrain.retrieve.when import read_time
+from orgbrain.views.search import SearchResultView
 
 SAT = datetime(2026, 12, 5, 13, 0, tzinfo=UTC)  # a Saturday
 MON_JAN = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)  # a Monday, the year's first full week
@@ -163,3 +170,73 @@ def test_holds_with_slack() -> None:
     assert not window.holds(datetime(2026, 12, 5, 0, 0, tzinfo=UTC))
     assert window.holds(datetime(2026, 12, 5, 6, 0, tzinfo=UTC), slack=timedelta(days=1))
     assert window.holds(datetime(2026, 12, 4, 12, 0))  # naive: UTC
+
+
+# -- the gate and the search read the window -----------------------------------------------
+
+
+def _note(body: str, at: datetime) -> Item:
+    origin = Origin("test", "test", datetime(2026, 12, 5, tzinfo=UTC))
+    return Item("it1", "ws", "note", "note", body, body, "k", True, "org", origin, occurred_at=at)
+
+
+def test_a_hit_in_the_window_holds_the_time_as_one_term() -> None:
+    asked = "how many laptops did we order two weeks ago?"
+    window = read_time(asked, SAT).window
+    inside = _note("We ordered 12 laptops for the new hires.", datetime(2026, 11, 21, tzinfo=UTC))
+    outside = replace(inside, occurred_at=datetime(2026, 10, 1, tzinfo=UTC))
+    terms = query_terms(asked)
+    [held, missed] = hit_evidence(asked, terms, [inside, outside], {}, window=window)
+    # "many", "laptops", "order" and the time: "two weeks ago" is one term, not three.
+    assert held.coverage == pytest.approx(3 / 4)  # "many" is missing
+    assert missed.coverage == pytest.approx(2 / 4)
+    # Without a window the words count one by one, as before.
+    [plain] = hit_evidence(asked, terms, [inside], {})
+    assert plain.coverage == pytest.approx(2 / 6)
+    # A hit that says the words itself holds the time wherever it lies.
+    said = replace(outside, body="Two weeks ago we ordered laptops.")
+    [words] = hit_evidence(asked, terms, [said], {}, window=window)
+    assert words.coverage == pytest.approx(3 / 4)
+    # A query of time alone asks nothing else of a hit in the window.
+    day = read_time("yesterday?", SAT).window
+    ok = replace(inside, occurred_at=datetime(2026, 12, 4, 9, tzinfo=UTC))
+    assert hit_evidence("yesterday?", ["yesterday"], [ok], {}, window=day)[0].coverage == 1
+    assert hit_evidence("yesterday?", ["yesterday"], [inside], {}, window=day)[0].coverage == 0
+
+
+def test_the_window_is_a_day_wider_either_side() -> None:
+    window = read_time("what broke yesterday?", SAT).window
+    assert window is not None
+    late = datetime(2026, 12, 5, 20, 0, tzinfo=UTC)  # the 5th in UTC, the 4th in Los Angeles
+    assert window.holds(late, TIME_SLACK) and not window.holds(late)
+    assert not window.holds(datetime(2026, 12, 6, 1, 0, tzinfo=UTC), TIME_SLACK)
+
+
+def test_a_search_reads_its_time_against_the_brain_clock(brain: Brain) -> None:
+    brain.add_notes(
+        [
+            NoteInput(
+                "Decision: the billing database stays on MySQL for now.",
+                occurred_at=datetime(2026, 10, 14, tzinfo=UTC),
+            ),
+            NoteInput(
+                "Decision: we move the billing database to Postgres in January.",
+                occurred_at=datetime(2026, 11, 25, tzinfo=UTC),
+            ),
+            NoteInput("The design review happens on Thursdays."),
+        ]
+    )
+    asked = "what did we decide last week about the billing database?"
+    result = brain.with_clock(lambda: SAT).search(asked)
+    assert result.window == "last week: 2026-11-23..2026-11-29"
+    assert result.hits and "Postgres" in result.hits[0].item.body
+    assert SearchResultView.of(result).window == result.window
+    assert SearchResultView.of(result).to_model().window == result.window
+    # The same words a month later name another week.
+    later = brain.with_clock(lambda: SAT + timedelta(days=28)).search(asked)
+    assert later.window == "last week: 2026-12-21..2026-12-27"
+    # A query without time reads none.
+    assert brain.search("who owns billing?").window == ""
+    # An as_of search reads its time against its own date.
+    then = brain.search(asked, as_of=datetime(2026, 11, 1, tzinfo=UTC))
+    assert then.window == "last week: 2026-10-19..2026-10-25"

@@ -306,6 +306,9 @@ class SearchResult:
     """The entities the query named (the graph stream's anchors), by label."""
     route: str = ""
     """Why the streams were weighted as they were (the read router's call)."""
+    window: str = ""
+    """The query's time as read, and the days it stands for ("last week:
+    2026-11-23..2026-11-29"); empty when it names none (``retrieve.when``)."""
 
     @property
     def speak(self) -> bool:

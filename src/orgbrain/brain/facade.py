@@ -124,6 +124,12 @@ class Brain(
         ``orgbrain stats`` counts them under."""
         return Brain(replace(self._ctx, surface=check_surface(surface)))
 
+    def with_clock(self, clock: Callable[[], datetime]) -> Brain:
+        """The same brain and reader on another clock: what "now" is to it, so what
+        "last week" in a query means and what freshness counts from (an evaluation asks
+        each question on its own date). Unlike ``as_of`` it hides nothing."""
+        return Brain(replace(self._ctx, clock=clock))
+
     def without_search_log(self) -> Brain:
         """The same brain and reader, its searches not logged (evaluations, which search
         thousands of times and are no one's use of the brain)."""

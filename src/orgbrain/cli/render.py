@@ -173,6 +173,8 @@ def search_text(result: SearchResult) -> list[Text]:
     lines: list[Text] = []
     if result.mode == "as_of" and result.as_of is not None:
         lines.append(Text(f"as the brain believed on {result.as_of:%Y-%m-%d}", style="dim"))
+    if result.window:
+        lines.append(Text(f"read as {result.window}", style="dim"))
     if result.verdict == "conflict":
         lines.append(Text("the best answers disagree: both are shown", style="yellow"))
     for n, hit in enumerate(result.hits, start=1):

@@ -18,7 +18,10 @@ Each of the first two also per form of the (first) answering fact, ``false_silen
 
 A fact set is JSONL, one object a line: a fact, ``{"fact": ID, "form": FORM, "text":
 TEXT}``, or a question, ``{"question": TEXT, "answers": [ID, ...]}`` (an empty list: the
-set holds no answer, so the brain should stay silent). ``load_facts()`` with no path reads
+set holds no answer, so the brain should stay silent). A fact may say when it happened,
+``"at": ISO date`` (its note's ``occurred_at``), and a question when it is asked,
+``"asked": ISO date-time`` (the brain's clock for it: what "last week" means); both are
+UTC unless they name a zone (``data/facts_dated.jsonl``). ``load_facts()`` with no path reads
 the development set shipped with the package (``data/facts_dev.jsonl``).
 """
 
@@ -28,6 +31,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -69,6 +73,8 @@ class Fact:
     id: str
     form: str
     text: str
+    at: datetime | None = None
+    """When it happened (the note's ``occurred_at``), when the set says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,8 @@ class FactQuestion:
 
     question: str
     answers: tuple[str, ...]
+    asked: datetime | None = None
+    """When it is asked (the brain's clock: what "last week" means), when the set says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +107,24 @@ def _row(name: str, lineno: int, raw: object) -> Fact | FactQuestion:
         if not all(isinstance(p, str) and p.strip() for p in parts):
             raise InvalidInput(f"{where}: a fact needs a string fact id, form and text")
         fact_id, form, text = (str(p).strip() for p in parts)
-        return Fact(fact_id, form, text)
+        return Fact(fact_id, form, text, _date(where, raw.get("at")))
     question, answers = raw.get("question"), raw.get("answers", [])
     if not isinstance(question, str) or not question.strip():
         raise InvalidInput(f"{where}: expected a fact or a question")
     if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
         raise InvalidInput(f"{where}: answers must be a list of fact ids")
-    return FactQuestion(question.strip(), tuple(answers))
+    return FactQuestion(question.strip(), tuple(answers), _date(where, raw.get("asked")))
+
+
+def _date(where: str, raw: object) -> datetime | None:
+    """An ISO date or date-time (UTC when it names no zone); None when absent."""
+    if raw is None:
+        return None
+    try:
+        at = datetime.fromisoformat(str(raw))
+    except ValueError:
+        raise InvalidInput(f"{where}: {raw!r} is not an ISO date") from None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def _parse(name: str, text: str) -> FactSet:
@@ -145,7 +164,7 @@ def load_facts(path: Path | None = None) -> FactSet:
 
 
 def _note(fact: Fact) -> NoteInput:
-    return NoteInput(body=fact.text, source_key=f"{KEY_PREFIX}{fact.id}")
+    return NoteInput(body=fact.text, source_key=f"{KEY_PREFIX}{fact.id}", occurred_at=fact.at)
 
 
 def _writer(notes: Sequence[NoteInput]) -> Callable[[Brain], None]:
@@ -192,10 +211,11 @@ def _run_plan(
 ) -> None:
     deep = plan.with_limits(k_max=DEPTH, floors=False)
     for q in data.questions:
+        asked = brain if q.asked is None else brain.with_clock(_stopped(q.asked))
         t0 = time.perf_counter()
-        shipped, trace = brain.search_traced(q.question, plan=plan, evidence_depth=EVIDENCE_DEPTH)
+        shipped, trace = asked.search_traced(q.question, plan=plan, evidence_depth=EVIDENCE_DEPTH)
         tally.latencies.append((time.perf_counter() - t0) * 1000.0)
-        ranked = _fact_ids(brain.search(q.question, k=DEPTH, plan=deep).hits)
+        ranked = _fact_ids(asked.search(q.question, k=DEPTH, plan=deep).hits)
         hits = _fact_ids(shipped.hits)
         form = data.form_of(q)
         if form is None:
@@ -213,10 +233,16 @@ def _run_plan(
                 "hits": hits,
                 "silent": not hits,
                 "reason": shipped.reason,
+                "window": shipped.window,
                 "gate": gate_view(trace, shipped.reason),
                 "ranked": ranked,
             }
         )
+
+
+def _stopped(at: datetime) -> Callable[[], datetime]:
+    """A clock that always says ``at``."""
+    return lambda: at
 
 
 def run_facts(

@@ -125,6 +125,9 @@ def _ask(
 ) -> dict[str, object]:
     prefix = f"lme:{q.question_id}:"
     deep = plan.with_limits(k_max=DEPTH, floors=False)
+    asked = q.asked_at
+    if asked is not None:  # "now" is the question's date: what "four weeks ago" means
+        brain = brain.with_clock(lambda: asked)
     memo.reset_clock()
     t0 = time.perf_counter()
     result = brain.search(q.question, k=DEPTH, plan=deep)
@@ -143,6 +146,7 @@ def _ask(
         "answer_sessions": list(q.answer_sessions),
         "silent": silent,
         "reason": shipped_result.reason,
+        "window": shipped_result.window,
         "gate": gate_view(trace, shipped_result.reason),
         "latency_ms": ms,
         "ranked": ranked[:50],

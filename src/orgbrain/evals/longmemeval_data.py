@@ -80,6 +80,11 @@ class LmeQuestion:
     first is kept, since a session id names one session for scoring."""
 
     @property
+    def asked_at(self) -> datetime | None:
+        """When the question is asked (its ``question_date``), None when undated."""
+        return parse_lme_date(self.date_text)
+
+    @property
     def abstention(self) -> bool:
         """The answer is not in the history: the brain should stay silent."""
         return self.question_id.endswith("_abs")

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import timedelta
 from functools import lru_cache
 
 from ..model import Item, ItemSketch
-from .terms import content_terms, coverage, holds_any, query_names, text_stems
+from .terms import content_terms, coverage, holds_any, query_names, query_terms, text_stems
 from .verdict import HitEvidence
+from .when import Window
 
 __all__ = [
     "CONVERSATION_KINDS",
     "EVIDENCE",
+    "TIME_SLACK",
     "TURN_KIND",
     "every_sentence_asks",
     "hit_evidence",
@@ -35,6 +38,11 @@ __all__ = [
     "spoken_to",
     "without_vocatives",
 ]
+
+TIME_SLACK = timedelta(days=1)
+"""How far outside a query's time window a hit may lie and still be in it: a window is
+of UTC days, and whoever asks "yesterday" in their own time zone is up to 14 hours off
+UTC (a day either side covers every zone, and no more)."""
 
 TURN_KIND = "turn"
 """The kind to write a conversation's turn with (a chat message may say ``message``)."""
@@ -147,16 +155,21 @@ def hit_evidence(
     cosines: dict[str, float],
     *,
     reads: frozenset[str] = EVIDENCE,
+    window: Window | None = None,
 ) -> list[HitEvidence]:
     """What each of ``items`` (ranked hits of ``query``, whose keyword ``terms`` are given)
     shows about the query, for the gate; ``cosines`` are the vector streams' scores.
     ``reads``: the fields of ``EVIDENCE`` to read from the text (the learned ranker reads
     only those it weighs); the others keep an empty value (names and mentions true,
-    coverage 0, asks false)."""
+    coverage 0, asks false). ``window``: the query's time (``when.read_time``), one
+    term of the query, held by a hit that happened in it: a hit's text seldom says it
+    (``_coverage``)."""
     if not items:
         return []
     names = query_names(query)
     content = content_terms(terms, names)
+    said = set(query_terms(window.phrase)) if window is not None else set()
+    untimed = [t for t in content if t not in said]
     want_names = "names" in reads and bool(names)
     want_mentions = "mentions" in reads and bool(names)
     want_coverage = "coverage" in reads and bool(content)
@@ -182,7 +195,9 @@ def hit_evidence(
         out.append(
             HitEvidence(
                 names=named,
-                coverage=coverage(content, stems) if want_coverage else no_other,
+                coverage=_coverage(content, stems, untimed, item, window)
+                if want_coverage
+                else no_other,
                 cosine=cosines.get(item.id),
                 asks=asks,
                 mentions=not want_mentions or held > 0,
@@ -190,6 +205,25 @@ def hit_evidence(
             )
         )
     return out
+
+
+def _coverage(
+    content: list[str],
+    stems: frozenset[str],
+    untimed: list[str],
+    item: Item | ItemSketch,
+    window: Window | None,
+) -> float:
+    """``coverage(content, stems)``, where the query's time (the terms of ``content``
+    not in ``untimed``) is one term, however many words said it ("four weeks ago" is
+    one, not three), held by a hit that happened in the ``window`` (give or take
+    ``TIME_SLACK``) or whose text says all of its words."""
+    if window is None or len(untimed) == len(content):
+        return coverage(content, stems)
+    said = [t for t in content if t not in untimed]
+    timely = window.holds(item.when, TIME_SLACK) or coverage(said, stems) == 1.0
+    held = coverage(untimed, stems) * len(untimed) if untimed else 0.0
+    return (held + timely) / (len(untimed) + 1)
 
 
 @lru_cache(maxsize=1 << 13)

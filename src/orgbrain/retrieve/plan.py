@@ -122,6 +122,9 @@ class SearchPlan:
     graph_weight: float = 0.0
     route: bool = False
     superseded_factor: float = 0.5
+    window_weight: float = 0.0
+    """> 0: the query's time window (``retrieve.when``) is a stream over the fetched
+    candidates at this weight: those that happened in it gain by rank, as the graph's do."""
     learned: LinearRanker | None = None
     """A learned order for the first ``learned.depth`` candidates (``retrieve.learned``)."""
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Verdict
 from ..ports import ScoredId, Vector
-from .evidence import EVIDENCE, hit_evidence
+from .evidence import EVIDENCE, TIME_SLACK, hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
@@ -17,6 +17,7 @@ from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
 from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
+from .when import Window, read_time
 
 __all__ = ["Candidate", "Searcher", "Trace", "citation_for"]
 
@@ -94,6 +95,8 @@ class _Streams:
     plan: SearchPlan
     """The plan as the router weighed it for this query."""
     route: str
+    window: Window | None = None
+    """The query's time (``when.read_time``), read against the search's reference time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +200,7 @@ class Searcher:
             as_of=frame.at,
             entities=tuple(e.label for e in found.graph.entities),
             route=found.route,
+            window="" if found.window is None else str(found.window),
         )
         return result, decision.trace
 
@@ -220,6 +224,7 @@ class Searcher:
                 why = r.reason
         t0 = time.perf_counter()
         terms = query_terms(query)
+        window = read_time(query, self._now(frame)).window
         vector = self._embed_query(query, plan) if plan.uses_vectors else None
         timings["embed"] = _ms(t0)
         rows: list[list[ScoredId]] = []
@@ -232,7 +237,7 @@ class Searcher:
             if stream.kind == "vector":
                 for item_id, score in found:
                     cosines[item_id] = max(score, cosines.get(item_id, -1.0))
-        return _Streams(terms, rows, cosines, graph, plan, why)
+        return _Streams(terms, rows, cosines, graph, plan, why, window)
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
@@ -250,6 +255,8 @@ class Searcher:
         ranks = _ranks(plan, found.rows, graph, fused)
         items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
+        if plan.window_weight > 0 and found.window is not None:
+            fused = _in_window(fused, items, found.window, plan.window_weight, plan.rrf_k)
         before = fused
         if plan.neighbour_weight > 0 and fused:
             fused = neighbour_boost(fused, self._neighbours(fused, plan), plan.neighbour_weight)
@@ -265,7 +272,8 @@ class Searcher:
     ) -> list[Candidate]:
         """Fresher is better: each visible, answerable candidate's vote times its
         freshness, best first; in the frame's time, a superseded item below its successor."""
-        now = frame.at if frame.mode == "as_of" and frame.at else self.ctx.clock()
+        now = self._now(frame)
+
         successors = self.ctx.get_sketches(
             sorted({c.item.superseded_by for c in candidates if c.item and c.item.superseded_by})
         )
@@ -311,7 +319,15 @@ class Searcher:
         evidence = [
             replace(e, graph=support.get(item.id))
             for e, item in zip(
-                hit_evidence(query, found.terms, shown, found.cosines), shown, strict=True
+                hit_evidence(
+                    query,
+                    found.terms,
+                    shown,
+                    found.cosines,
+                    window=found.window,
+                ),
+                shown,
+                strict=True,
             )
         ]
         keep, verdict, reason = floored.keep, floored.verdict, floored.reason
@@ -327,6 +343,11 @@ class Searcher:
         return _Decision(keep, verdict, reason, trace)
 
     # -- parts --------------------------------------------------------------------------
+
+    def _now(self, frame: TimeFrame) -> datetime:
+        """The search's reference time: the frame's date for an ``as_of`` search, else
+        the context's clock."""
+        return frame.at if frame.mode == "as_of" and frame.at else self.ctx.clock()
 
     @staticmethod
     def _fuse(plan: SearchPlan, rows: list[list[ScoredId]]) -> dict[str, float]:
@@ -568,6 +589,25 @@ def _below_successors(scored: list[Candidate]) -> list[Candidate]:
         if after > at:
             out.insert(after, out.pop(at))
     return out
+
+
+def _in_window(
+    fused: dict[str, float], items: dict[str, ItemSketch], window: Window, weight: float, k: int
+) -> dict[str, float]:
+    """The query's time as one more stream over the candidates: those that happened in
+    ``window`` (give or take ``TIME_SLACK``), in their fused order, each gaining
+    ``weight / (k + rank)`` as a stream's row does; best first again."""
+    timely = [
+        i
+        for i in fused
+        if (item := items.get(i)) is not None and window.holds(item.when, TIME_SLACK)
+    ]
+    if not timely:
+        return fused
+    out = dict(fused)
+    for r, item_id in enumerate(timely, start=1):
+        out[item_id] += weight / (k + r)
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def _fold_files_into_sections(

@@ -112,6 +112,9 @@ class SearchResultView(View):
         default_factory=list, description="The entities the query named (graph anchors)"
     )
     route: str = Field(default="", description="How the read router weighed the streams")
+    window: str = Field(
+        default="", description="The query's time as read, and its days (UTC), or empty"
+    )
 
     @classmethod
     def of(cls, r: SearchResult, *, body_chars: int | None = None) -> SearchResultView:
@@ -129,6 +132,7 @@ class SearchResultView(View):
             as_of=r.as_of,
             entities=list(r.entities),
             route=r.route,
+            window=r.window,
         )
 
     def to_model(self) -> SearchResult:
@@ -144,4 +148,5 @@ class SearchResultView(View):
             as_of=self.as_of,
             entities=tuple(self.entities),
             route=self.route,
+            window=self.window,
         )
