@@ -224,8 +224,10 @@ class Searcher:
                 why = r.reason
         t0 = time.perf_counter()
         terms = query_terms(query)
-        window = read_time(query, self._now(frame)).window
-        vector = self._embed_query(query, plan) if plan.uses_vectors else None
+        reading = read_time(query, self._now(frame))
+        # The vector is of what the query asks, less its time: no text says "four weeks
+        # ago", and the window does the reading of it (docs/eval.md, issue 17, time).
+        vector = self._embed_query(reading.rest or query, plan) if plan.uses_vectors else None
         timings["embed"] = _ms(t0)
         rows: list[list[ScoredId]] = []
         cosines: dict[str, float] = {}
@@ -237,7 +239,7 @@ class Searcher:
             if stream.kind == "vector":
                 for item_id, score in found:
                     cosines[item_id] = max(score, cosines.get(item_id, -1.0))
-        return _Streams(terms, rows, cosines, graph, plan, why, window)
+        return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
