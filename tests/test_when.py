@@ -240,3 +240,24 @@ def test_a_search_reads_its_time_against_the_brain_clock(brain: Brain) -> None:
     # An as_of search reads its time against its own date.
     then = brain.search(asked, as_of=datetime(2026, 11, 1, tzinfo=UTC))
     assert then.window == "last week: 2026-10-19..2026-10-25"
+
+
+def test_the_window_is_a_stream_over_the_candidates() -> None:
+    """What happened in the window gains as a stream's rows do, in the fused order; the
+    rest keep their votes."""
+    from orgbrain.model import ItemSketch
+    from orgbrain.retrieve.search import _in_window
+
+    window = read_time("last week", SAT).window
+    assert window is not None
+    dates = {
+        "old": datetime(2026, 10, 1, tzinfo=UTC),
+        "in1": datetime(2026, 11, 25, tzinfo=UTC),
+        "in2": datetime(2026, 11, 24, tzinfo=UTC),
+    }
+    items = {i: ItemSketch.of(replace(_note(i, at), id=i)) for i, at in dates.items()}
+    fused = {"old": 0.045, "in1": 0.04, "in2": 0.03}
+    out = _in_window(fused, items, window, weight=0.5, k=60)
+    assert out == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62, "old": 0.045}
+    assert list(out) == ["in1", "old", "in2"]  # best first again
+    assert _in_window(fused, {"old": items["old"]}, window, weight=0.5, k=60) == fused

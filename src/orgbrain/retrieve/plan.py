@@ -225,6 +225,8 @@ PLANS: dict[str, SearchPlan] = {
     # it speaks; when it does, it gives the k hits asked for (no relative floor trims
     # the list: floor_rel 0). No neighbour boost: a turn's neighbours' words are its
     # keys instead (graph/context_keys.py; docs/eval.md, "Issue 17, contextual keys").
+    # The query's time window is a stream over the fetched candidates at half a stream's
+    # weight (docs/eval.md, "Issue 17, reading time in queries").
     "tuned-z": replace(
         _CONVEX_Z,
         name="tuned-z",
@@ -233,6 +235,7 @@ PLANS: dict[str, SearchPlan] = {
         graph_weight=1.0,
         route=True,
         learned=LEARNED,
+        window_weight=0.5,
     ),
 }
 # The default without its learned stage (the fused order), for comparison.
