@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
+import orgbrain.evals.facts as facts_data
 from orgbrain import Brain
 from orgbrain.brain import NoteInput
+from orgbrain.errors import InvalidInput
 from orgbrain.model import Item, Origin
 from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.evidence import TIME_SLACK, hit_evidence
@@ -261,3 +264,16 @@ def test_the_window_is_a_stream_over_the_candidates() -> None:
     assert out == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62, "old": 0.045}
     assert list(out) == ["in1", "old", "in2"]  # best first again
     assert _in_window(fused, {"old": items["old"]}, window, weight=0.5, k=60) == fused
+
+
+def test_the_dated_fact_set_reads_its_dates(tmp_path: Path) -> None:
+    from orgbrain.evals import load_facts
+
+    data = load_facts(Path(facts_data.__file__).parent / "data" / "facts_dated.jsonl")
+    assert all(f.at is not None and f.at.tzinfo is not None for f in data.facts)
+    assert all(q.asked == datetime(2026, 12, 5, 12, tzinfo=UTC) for q in data.questions)
+    assert all(read_time(q.question, SAT).window is not None for q in data.questions[:5])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"fact": "f", "text": "x", "at": "last week"}\n{"question": "q?"}\n')
+    with pytest.raises(InvalidInput, match="not an ISO date"):
+        load_facts(bad)
