@@ -288,6 +288,39 @@ def test_statements_of_item_ids_are_those_of_each_item_together(
     assert len(s.statements("w1", ALL, item_ids=ids, limit=1)) == 1
 
 
+def test_statements_linked_to_are_both_sides_of_their_supersession_links(
+    make_store: StoreFactory,
+) -> None:
+    s = make_store()
+    o = Origin("human:test", "test", utcnow())
+    a, b, c = (s.put_item(item(f"note {n}"), vec(n)) for n in range(3))
+    hidden = s.put_item(item("bob's note", scope="user:bob"), vec(7))
+    old = Statement(
+        id="stm_old", workspace="w1", type="fact", subject_id=a.id, subject="billing",
+        predicate="owner", object="Priya", object_id=None, scope="org", item_id=a.id,
+        byte_range=None, text="Priya owns billing", tier="pattern", confidence=0.8,
+        valid_from=utcnow() - timedelta(days=3), origin=o,
+    )  # fmt: skip
+    s.put_statement(old)
+    s.put_statement(replace(old, id="stm_mid", object="Ann", item_id=b.id))
+    s.put_statement(replace(old, id="stm_new", object="Bo", item_id=c.id))
+    s.put_statement(replace(old, id="stm_aside", object="Cy", item_id=c.id))
+    s.put_statement(replace(old, id="stm_bob", object="Di", item_id=hidden.id, scope="user:bob"))
+    assert s.end_statement("w1", "stm_old", utcnow(), "stm_mid")
+    assert s.end_statement("w1", "stm_mid", utcnow(), "stm_new")
+    assert s.end_statement("w1", "stm_bob", utcnow(), "stm_mid")
+
+    def linked(vis: Visibility, ids: list[str]) -> list[str]:
+        return sorted(st.id for st in s.statements("w1", vis, linked_to=ids))
+
+    assert linked(ALL, ["stm_mid"]) == ["stm_bob", "stm_new", "stm_old"]
+    assert linked(Visibility(frozenset({"org"})), ["stm_mid"]) == ["stm_new", "stm_old"]
+    assert linked(ALL, ["stm_old", "stm_new"]) == ["stm_mid"]
+    assert linked(ALL, ["stm_aside"]) == linked(ALL, []) == []
+    got = s.statements("w1", ALL, linked_to=["stm_mid"], current=True)
+    assert [st.id for st in got] == ["stm_new"]
+
+
 def test_edges_around_is_edges_of_for_each_id_in_one_read(make_store: StoreFactory) -> None:
     s = make_store()
     o = Origin("agent:x", "test", utcnow())

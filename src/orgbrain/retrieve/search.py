@@ -15,6 +15,7 @@ from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
+from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
 from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
 
@@ -165,7 +166,11 @@ class Searcher:
             decision = replace(decision, trace=replace(decision.trace, head=head))
         kept = scored[: decision.keep]
         disagree = self._disagreements(kept) if kept else {}
-        full = self._cited_items(kept)
+        t = time.perf_counter()
+        links = statement_links(self.ctx, [c.item_id for c in kept], frame)
+        full = self._cited_items(kept, links)
+        marks = marks_for(links, full, citation_for)
+        timings["replaced"] = _ms(t)
         hits = tuple(
             _cite(
                 full[c.item_id],
@@ -174,6 +179,7 @@ class Searcher:
                 disagree.get(c.item_id, ()),
                 superseded_by=full.get(c.superseded_by.id) if c.superseded_by else None,
                 older=full.get(c.item.supersedes or "") if c.item else None,
+                marks=marks.get(c.item_id, NO_MARKS),
             )
             for c in kept
             if c.item_id in full
@@ -358,12 +364,13 @@ class Searcher:
             floor=plan.freshness_floor,
         )
 
-    def _cited_items(self, kept: list[Candidate]) -> dict[str, Item]:
+    def _cited_items(self, kept: list[Candidate], links: list[StatementLink]) -> dict[str, Item]:
         """The kept hits read in full, with the items they supersede and that supersede
-        them (their citations), in one read."""
+        them, whole or a statement of them (their citations), in one read."""
         ids = {c.item_id for c in kept}
         ids.update(c.superseded_by.id for c in kept if c.superseded_by is not None)
         ids.update(c.item.supersedes for c in kept if c.item and c.item.supersedes)
+        ids.update(i for link in links for i in (link.old.item_id, link.new.item_id))
         return self.ctx.get_many(sorted(ids))
 
     def _disagreements(self, kept: list[Candidate]) -> dict[str, tuple[str, ...]]:
@@ -486,6 +493,7 @@ def _cite(
     *,
     superseded_by: Item | None = None,
     older: Item | None = None,
+    marks: Marks = NO_MARKS,
 ) -> Hit:
     """The hit for candidate ``c``, read in full as ``item``."""
     return Hit(
@@ -497,6 +505,8 @@ def _cite(
         superseded_by=None if superseded_by is None else citation_for(superseded_by),
         supersedes=None if older is None else citation_for(older),
         conflicts=conflicts,
+        replaces=marks.replaces,
+        replaced_by=marks.replaced_by,
     )
 
 

@@ -81,6 +81,7 @@ class Statements(Part):
         item_id: str | None = None,
         item_ids: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
+        linked_to: Sequence[str] | None = None,
         current: bool | None = None,
         conflicted: bool = False,
         live: bool = True,
@@ -116,6 +117,14 @@ class Statements(Part):
                 f"AND e.workspace = s.workspace AND {cond})"
             )
             params += more
+        if linked_to is not None:
+            older, more = d.any_of("s.superseded_by", linked_to)
+            newer, most = d.any_of("l.id", linked_to)
+            sql += (
+                f" AND ({older} OR s.id IN (SELECT l.superseded_by FROM statements l "
+                f"WHERE l.workspace = s.workspace AND {newer}))"
+            )
+            params += more + most
         if current is True:
             sql += " AND s.superseded_by IS NULL AND s.valid_to IS NULL"
         elif current is False:
