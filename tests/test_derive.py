@@ -291,6 +291,56 @@ def test_a_thing_retired_or_replaced_is_no_longer_what_anything_uses(
         brain.close()
 
 
+def test_a_use_that_arrives_after_a_retirement_but_dated_before_it_is_born_superseded(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        gone = brain.add_note("Jenkins is retired.", occurred_at=at("2026-12-01"), wait="derived")
+        late = brain.add_note(
+            "Checkout deploys with Jenkins.", occurred_at=at("2026-10-01"), wait="derived"
+        )
+        [used] = brain.statements(about="Checkout", current=None)
+        [retired] = [s for s in brain.statements(about="Jenkins") if s.predicate == "status"]
+        assert (used.object, used.current, used.superseded_by) == ("Jenkins", False, retired.id)
+        assert used.valid_to == at("2026-12-01")
+        assert brain.get(late.id).superseded_by == gone.id
+        # The mirror: a use dated after the retirement (Jenkins came back), written
+        # later, stays current; so does one written before the retirement but dated after.
+        back = brain.add_note(
+            "Billing deploys with Jenkins.", occurred_at=at("2026-12-20"), wait="derived"
+        )
+        [billing] = brain.statements(about="Billing", current=None)
+        assert billing.current and brain.get(back.id).superseded_by is None
+        first = brain.add_note(
+            "Search deploys with Buildkite.", occurred_at=at("2026-12-20"), wait="derived"
+        )
+        brain.add_note("Buildkite is retired.", occurred_at=at("2026-12-01"), wait="derived")
+        [search] = brain.statements(about="Search", current=None)
+        assert search.current and brain.get(first.id).superseded_by is None
+    finally:
+        brain.close()
+
+
+def test_a_statement_written_first_but_dated_after_stays_the_current_one(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        new = brain.add_note("Sam owns billing.", occurred_at=at("2026-12-01"), wait="derived")
+        old = brain.add_note("Priya owns billing.", occurred_at=at("2026-02-01"), wait="derived")
+        [was, now] = brain.statements(about="billing", current=None)
+        assert (was.object, was.current, now.object, now.current) == ("Priya", False, "Sam", True)
+        assert was.superseded_by == now.id and was.valid_to == at("2026-12-01")
+        assert brain.get(old.id).superseded_by == new.id
+        assert brain.get(new.id).superseded_by is None
+        hits = {h.item.id: h for h in brain.search("who owns billing?").hits}
+        assert hits[new.id].supersedes is not None
+        assert hits[new.id].supersedes.item_id == old.id
+    finally:
+        brain.close()
+
+
 def test_a_named_replacement_never_closes_another_subject_or_an_owner(
     backend: Backend, tmp_path: Path, embedder: Embedder
 ) -> None:

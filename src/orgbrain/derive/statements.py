@@ -22,8 +22,9 @@ one are ended; owners, dates, statuses and the rest never take part (a name in "
 of Priya's scripts" cannot close who owns a thing). A thing that is gone ("Jenkins is
 retired", a dated retirement, "Sentry is replaced by Bugsnag") ends the current
 ``REPLACEABLE`` statements in its scope whose object is that entity, whatever their
-subject: the one rule that crosses subjects, and it matches entities, not words. (A use
-recorded later than the retirement but dated before it is not born superseded.)
+subject: the one rule that crosses subjects, and it matches entities, not words. A use
+recorded later than the retirement but dated no later than it is born superseded by it;
+one dated after it (the thing came back) is not.
 
 An item whose statements have all been superseded is itself superseded by the item
 holding the newer statement (``SUPERSEDES``); one with any current statement is not (a
@@ -197,6 +198,9 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
     superseded += _retire(ctx, new)
+    gone = _gone_after(ctx, new)
+    if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
+        successor = gone
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
     items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
@@ -244,6 +248,20 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
         ):
             ended.append(old)
     return ended
+
+
+def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
+    """The mirror of ``_retire``: a use of a thing that arrives late, dated no later than
+    the thing's retirement, is born superseded by the first such retirement."""
+    if new.predicate not in REPLACEABLE or new.object_id is None or not new.current:
+        return None
+    store, ws = ctx.store, ctx.workspace
+    after = [
+        s
+        for s in store.statements(ws, ctx.visibility, subject_ids=[new.object_id])
+        if _retires(s) and s.scope == new.scope and s.valid_from >= new.valid_from
+    ]
+    return min(after, key=lambda s: s.valid_from, default=None)
 
 
 def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
