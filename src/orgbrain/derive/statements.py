@@ -40,7 +40,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
-from ..extraction.predicates import REPLACEABLE
+from ..extraction.predicates import GONE_WORDS, REPLACEABLE
 from ..graph import entity_for, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -217,7 +217,8 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
     )
 
 
-RETIRED = frozenset({"retired", "decommissioned", "shut down", "turned off", "sunset", "gone"})
+RETIRED = frozenset(GONE_WORDS)
+"""A status that says its subject is gone ("Status: decommissioned")."""
 
 
 def _retires(s: Statement) -> bool:
