@@ -301,7 +301,9 @@ def test_the_statement_marks_are_read_once_for_all_hits(
     from dataclasses import replace
 
     from orgbrain.retrieve.graph import CURRENT
+    from orgbrain.retrieve.plan import get_plan
     from orgbrain.retrieve.replacements import statement_links
+    from orgbrain.retrieve.search import Searcher
 
     brain, old, new = partly
     store = brain._ctx.store
@@ -317,14 +319,19 @@ def test_the_statement_marks_are_read_once_for_all_hits(
 
     ctx = replace(brain._ctx, store=Counted())
     everything = [i.id for i in brain.items(limit=50).items]
-    for ids in ([old], [old, new], everything):
+    others = [i for i in everything if i not in (old, new)]
+    for ids in ([old], [old, new], everything, others):
+        held = store.statements(ctx.workspace, ctx.visibility, item_ids=ids)
         reads.clear()
-        links = statement_links(ctx, ids, CURRENT)
-        assert [(s.old.item_id, s.new.item_id) for s in links] == [(old, new)]
-        assert len(reads) == 2, reads
+        links = statement_links(ctx, ids, held, CURRENT)
+        want = [] if ids is others else [(old, new)]
+        assert [(s.old.item_id, s.new.item_id) for s in links] == want
+        assert len(reads) == (1 if held else 0), reads
+    # A whole search reads the hits' statements once, for the conflict check and the marks.
     reads.clear()
-    assert statement_links(ctx, [i for i in everything if i not in (old, new)], CURRENT) == []
-    assert len(reads) == 2
+    result = Searcher(ctx).search(DEPLOYS, get_plan(ctx.settings.plan))
+    assert {old, new} <= {h.item.id for h in result.hits}
+    assert sum("item_ids" in r for r in reads) == 1 and sum("linked_to" in r for r in reads) == 1
 
 
 def test_every_transport_carries_the_statement_marks(

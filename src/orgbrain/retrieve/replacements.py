@@ -4,8 +4,9 @@ statements replaced, and which of its statements a newer item replaced.
 An item is superseded only once all of its statements are (docs/graph.md), so a note that
 says two things, one of them replaced, stays current. Its hit still says which statement
 was replaced and by which item, and the newer item's hit says what it replaced. Two store
-reads for all the hits together, whatever their number: the hits' statements, then the
-statements on the other side of those statements' supersession links.
+reads for all the hits together, whatever their number: the hits' statements (read once
+by the searcher, for its conflict check too), then the statements on the other side of
+those statements' supersession links.
 """
 
 from __future__ import annotations
@@ -40,19 +41,17 @@ NO_MARKS = Marks()
 
 
 def statement_links(
-    ctx: BrainContext, item_ids: Sequence[str], frame: TimeFrame
+    ctx: BrainContext, item_ids: Sequence[str], held: Sequence[Statement], frame: TimeFrame
 ) -> list[StatementLink]:
-    """The supersession links between the statements of ``item_ids`` (the items they were
-    read from) and those of other visible items, as they stand in ``frame``: as of a
-    date, a replacement counts only once the newer statement was valid."""
-    if not item_ids:
-        return []
+    """The supersession links between the statements of ``item_ids`` (``held``: those
+    with evidence in them, of which those first read from them count) and those of
+    other visible items, as they stand in ``frame``: as of a date, a replacement counts
+    only once the newer statement was valid. One store read."""
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
     wanted = set(item_ids)
-    held = [s for s in store.statements(ws, vis, item_ids=item_ids) if s.item_id in wanted]
-    if not held:
+    by_id = {s.id: s for s in held if s.item_id in wanted}
+    if not by_id:
         return []
-    by_id = {s.id: s for s in held}
     by_id.update((s.id, s) for s in store.statements(ws, vis, linked_to=sorted(by_id)))
     at = frame.at if frame.mode == "as_of" else None
     links: list[StatementLink] = []

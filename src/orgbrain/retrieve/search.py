@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..context import BrainContext
-from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Verdict
+from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import ScoredId, Vector
 from .evidence import EVIDENCE, hit_evidence
 from .freshness import age_days, freshness
@@ -20,6 +20,10 @@ from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
 
 __all__ = ["Candidate", "Searcher", "Trace", "citation_for"]
+
+HELD = 500
+"""The most statements read from the kept hits at once (past it, conflicts are read a hit
+at a time and the statement-level marks see the first ``HELD``)."""
 
 NEIGHBOURS = 16
 """The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
@@ -165,12 +169,13 @@ class Searcher:
         if head:
             decision = replace(decision, trace=replace(decision.trace, head=head))
         kept = scored[: decision.keep]
-        disagree = self._disagreements(kept) if kept else {}
         t = time.perf_counter()
-        links = statement_links(self.ctx, [c.item_id for c in kept], frame)
+        held = self._held(kept)
+        disagree = self._disagreements(kept, held)
+        links = statement_links(self.ctx, [c.item_id for c in kept], held, frame)
         full = self._cited_items(kept, links)
         marks = marks_for(links, full, citation_for)
-        timings["replaced"] = _ms(t)
+        timings["statements"] = _ms(t)
         hits = tuple(
             _cite(
                 full[c.item_id],
@@ -373,15 +378,25 @@ class Searcher:
         ids.update(i for link in links for i in (link.old.item_id, link.new.item_id))
         return self.ctx.get_many(sorted(ids))
 
-    def _disagreements(self, kept: list[Candidate]) -> dict[str, tuple[str, ...]]:
+    def _held(self, kept: list[Candidate]) -> list[Statement]:
+        """The statements with evidence in any kept hit, in one read: what the conflict
+        check and the statement-level marks both start from."""
+        if not kept:
+            return []
+        ctx = self.ctx
+        ids = [c.item_id for c in kept]
+        return ctx.store.statements(ctx.workspace, ctx.visibility, item_ids=ids, limit=HELD)
+
+    def _disagreements(
+        self, kept: list[Candidate], held: list[Statement]
+    ) -> dict[str, tuple[str, ...]]:
         """For each kept hit, the items holding current statements that disagree with
         its own (visible ones only)."""
         ctx = self.ctx
         store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
         out: dict[str, tuple[str, ...]] = {}
-        ids = [c.item_id for c in kept]
-        if not store.statements(ws, vis, item_ids=ids, current=True, conflicted=True, limit=1):
-            return out  # the common case, in one read rather than one a hit
+        if len(held) < HELD and not any(s.current and s.conflicts for s in held):
+            return out  # the common case, without a read a hit
         for c in kept:
             held = store.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
             others = sorted({o for s in held for o in s.conflicts})
