@@ -39,15 +39,23 @@ ONE_CHANGED = "Jenkins is retired. The payments service deploys with GitHub Acti
 DEPLOYS = "what does the payments service deploy with?"
 
 
-@pytest.fixture
-def living(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
+def _changed(
+    tmp_path: Path, embedder: Embedder, old_text: str, new_text: str
+) -> Iterator[tuple[Brain, str, str]]:
+    """A brain holding unrelated notes, ``old_text`` in February and ``new_text`` in
+    December (derived)."""
     brain = Brain.open(tmp_path / "brain", embedder=embedder)
     for body in OTHER:
         brain.add_note(body)
-    old = brain.add_note(OLD, occurred_at=FEB, wait="derived")
-    new = brain.add_note(NEW, occurred_at=DEC, wait="derived")
+    old = brain.add_note(old_text, occurred_at=FEB, wait="derived")
+    new = brain.add_note(new_text, occurred_at=DEC, wait="derived")
     yield brain, old.id, new.id
     brain.close()
+
+
+@pytest.fixture
+def living(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
+    yield from _changed(tmp_path, embedder, OLD, NEW)
 
 
 def test_python_answers_with_the_current_belief_and_what_it_replaced(
@@ -259,13 +267,7 @@ def test_the_living_eval_scores_changes_and_controls(
 @pytest.fixture
 def partly(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
     """A note that says two things, and a newer one that replaces one of them."""
-    brain = Brain.open(tmp_path / "brain", embedder=embedder)
-    for body in OTHER:
-        brain.add_note(body)
-    old = brain.add_note(TWO_THINGS, occurred_at=FEB, wait="derived")
-    new = brain.add_note(ONE_CHANGED, occurred_at=DEC, wait="derived")
-    yield brain, old.id, new.id
-    brain.close()
+    yield from _changed(tmp_path, embedder, TWO_THINGS, ONE_CHANGED)
 
 
 def test_a_note_partly_replaced_stays_current_and_both_hits_say_which_statement(
