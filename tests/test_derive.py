@@ -341,6 +341,36 @@ def test_a_statement_written_first_but_dated_after_stays_the_current_one(
         brain.close()
 
 
+def test_a_named_replacement_ends_the_same_use_worded_around_another_head_noun(
+    backend: Backend, tmp_path: Path, embedder: Embedder
+) -> None:
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    try:
+        old, new = _pair(
+            brain,
+            "The checkout team uses Jenkins for deploys.",
+            "We moved checkout deploys from Jenkins to GitHub Actions.",
+        )
+        assert brain.get(old).superseded_by == new
+        [used] = [s for s in brain.statements(about="checkout team", current=None)]
+        assert (used.object, used.current) == ("Jenkins", False)
+        # The old sentence must hold the whole new subject, and name the replaced thing.
+        kept, _ = _pair(
+            brain,
+            "The payments API uses Postgres.",
+            "We moved payments reporting from Postgres to BigQuery.",
+        )
+        other, _ = _pair(
+            brain,
+            "The search team uses Kafka for checkout events.",
+            "We moved checkout deploys from Buildkite to GitHub Actions.",
+        )
+        assert brain.get(kept).superseded_by is None
+        assert brain.get(other).superseded_by is None
+    finally:
+        brain.close()
+
+
 def test_a_named_replacement_never_closes_another_subject_or_an_owner(
     backend: Backend, tmp_path: Path, embedder: Embedder
 ) -> None:

@@ -35,13 +35,14 @@ statements and items are closed, never rewritten or dropped.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
 from ..extraction.predicates import GONE_WORDS, REPLACEABLE
-from ..graph import entity_for, rekey_around
+from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
 
@@ -197,7 +198,7 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         elif single and old.current and old.item_id != new.item_id:
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
-    superseded += _retire(ctx, new)
+    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new)
     gone = _gone_after(ctx, new)
     if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
         successor = gone
@@ -245,6 +246,41 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
             and old.id != new.id
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
+            and store.end_statement(ws, old.id, new.valid_from, new.id)
+        ):
+            ended.append(old)
+    return ended
+
+
+_FILLER = frozenset({"the", "a", "an", "our", "its", "their"})
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\w+", text.casefold())) - _FILLER
+
+
+def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """A named replacement ("We moved checkout deploys from Jenkins to GitHub Actions")
+    also ends a current use of the named thing stated under another subject, when that
+    statement's own sentence holds every word of the new one's subject ("The checkout
+    team uses Jenkins for deploys."): one slot, worded around another head noun. The
+    object must be the named entity and the sentence must say the subject in full, so
+    "we moved payments reporting from Postgres" leaves "the payments API uses Postgres"."""
+    if not new.replaces or new.predicate not in REPLACEABLE:
+        return []
+    words = _words(new.subject)
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    named = store.entities_named(ws, [normalise_value(new.replaces)], vis)
+    if not words or not named:
+        return []
+    ended: list[Statement] = []
+    for old in store.statements(ws, vis, object_ids=[e.id for e in named], current=True):
+        if (
+            old.predicate in REPLACEABLE
+            and old.subject_id != new.subject_id
+            and old.scope == new.scope
+            and old.valid_from <= new.valid_from
+            and words <= _words(old.text)
             and store.end_statement(ws, old.id, new.valid_from, new.id)
         ):
             ended.append(old)
