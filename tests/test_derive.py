@@ -365,8 +365,14 @@ def test_a_named_replacement_ends_the_same_use_worded_around_another_head_noun(
             "The search team uses Kafka for checkout events.",
             "We moved checkout deploys from Buildkite to GitHub Actions.",
         )
+        several, _ = _pair(
+            brain,
+            "The data team uses Airflow for the nightly reports and the billing exports.",
+            "We moved billing exports from Airflow to Dagster.",
+        )
         assert brain.get(kept).superseded_by is None
         assert brain.get(other).superseded_by is None
+        assert brain.get(several).superseded_by is None  # still true of the nightly reports
     finally:
         brain.close()
 

@@ -255,6 +255,11 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
 _FILLER = frozenset({"the", "a", "an", "our", "its", "their"})
 
 
+_SEVERAL = re.compile(r"\band\b|\bas well as\b|[,;&+/]", re.IGNORECASE)
+"""A sentence that lists several things ("for the nightly reports and the billing
+exports") may still hold for the others: a replacement under another subject leaves it."""
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"\w+", text.casefold())) - _FILLER
 
@@ -264,8 +269,9 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
     also ends a current use of the named thing stated under another subject, when that
     statement's own sentence holds every word of the new one's subject ("The checkout
     team uses Jenkins for deploys."): one slot, worded around another head noun. The
-    object must be the named entity and the sentence must say the subject in full, so
-    "we moved payments reporting from Postgres" leaves "the payments API uses Postgres"."""
+    object must be the named entity, the sentence must say the subject in full ("we moved
+    payments reporting from Postgres" leaves "the payments API uses Postgres") and list
+    nothing else ("uses Airflow for the nightly reports and the billing exports" stays)."""
     if not new.replaces or new.predicate not in REPLACEABLE:
         return []
     words = _words(new.subject)
@@ -281,6 +287,7 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
             and words <= _words(old.text)
+            and not _SEVERAL.search(old.text)
             and store.end_statement(ws, old.id, new.valid_from, new.id)
         ):
             ended.append(old)
