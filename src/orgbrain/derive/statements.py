@@ -24,7 +24,10 @@ retired", a dated retirement, "Sentry is replaced by Bugsnag") ends the current
 ``REPLACEABLE`` statements in its scope whose object is that entity, whatever their
 subject: the one rule that crosses subjects, and it matches entities, not words. A use
 recorded later than the retirement but dated no later than it is born superseded by it;
-one dated after it (the thing came back) is not.
+one dated after it (the thing came back) is not. A named replacement also ends the same use stated
+under another subject when that statement's sentence holds every word of the new subject
+and lists nothing else ("The checkout team uses Jenkins for deploys." / "We moved checkout
+deploys from Jenkins to GitHub Actions.").
 
 An item whose statements have all been superseded is itself superseded by the item
 holding the newer statement (``SUPERSEDES``); one with any current statement is not (a
