@@ -7,7 +7,7 @@ heuristics."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -237,6 +237,14 @@ def test_the_extractor_tiers_are_a_setting(tmp_path: Path, embedder: Embedder) -
 # -- named replacement across predicates, with the pattern tier, on both backends -------
 
 
+@pytest.fixture
+def on_backend(backend: Backend, tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
+    """A brain on each backend (SQLite, PostgreSQL), closed after the test."""
+    brain = backend.open(tmp_path / "b", embedder=embedder)
+    yield brain
+    brain.close()
+
+
 def _pair(brain: Brain, old: str, new: str) -> tuple[str, str]:
     a = brain.add_note(old, occurred_at=at("2026-11-04"), wait="derived")
     b = brain.add_note(new, occurred_at=at("2026-12-03"), wait="derived")
@@ -289,6 +297,81 @@ def test_a_thing_retired_or_replaced_is_no_longer_what_anything_uses(
         assert brain.get(kept).superseded_by is None
     finally:
         brain.close()
+
+
+def test_a_use_that_arrives_after_a_retirement_but_dated_before_it_is_born_superseded(
+    on_backend: Brain,
+) -> None:
+    brain = on_backend
+    gone = brain.add_note("Jenkins is retired.", occurred_at=at("2026-12-01"), wait="derived")
+    late = brain.add_note(
+        "Checkout deploys with Jenkins.", occurred_at=at("2026-10-01"), wait="derived"
+    )
+    [used] = brain.statements(about="Checkout", current=None)
+    [retired] = [s for s in brain.statements(about="Jenkins") if s.predicate == "status"]
+    assert (used.object, used.current, used.superseded_by) == ("Jenkins", False, retired.id)
+    assert used.valid_to == at("2026-12-01")
+    assert brain.get(late.id).superseded_by == gone.id
+    # The mirror: a use dated after the retirement (Jenkins came back), written
+    # later, stays current; so does one written before the retirement but dated after.
+    back = brain.add_note(
+        "Billing deploys with Jenkins.", occurred_at=at("2026-12-20"), wait="derived"
+    )
+    [billing] = brain.statements(about="Billing", current=None)
+    assert billing.current and brain.get(back.id).superseded_by is None
+    first = brain.add_note(
+        "Search deploys with Buildkite.", occurred_at=at("2026-12-20"), wait="derived"
+    )
+    brain.add_note("Buildkite is retired.", occurred_at=at("2026-12-01"), wait="derived")
+    [search] = brain.statements(about="Search", current=None)
+    assert search.current and brain.get(first.id).superseded_by is None
+
+
+def test_a_statement_written_first_but_dated_after_stays_the_current_one(on_backend: Brain) -> None:
+    brain = on_backend
+    new = brain.add_note("Sam owns billing.", occurred_at=at("2026-12-01"), wait="derived")
+    old = brain.add_note("Priya owns billing.", occurred_at=at("2026-02-01"), wait="derived")
+    [was, now] = brain.statements(about="billing", current=None)
+    assert (was.object, was.current, now.object, now.current) == ("Priya", False, "Sam", True)
+    assert was.superseded_by == now.id and was.valid_to == at("2026-12-01")
+    assert brain.get(old.id).superseded_by == new.id
+    assert brain.get(new.id).superseded_by is None
+    hits = {h.item.id: h for h in brain.search("who owns billing?").hits}
+    assert hits[new.id].supersedes is not None
+    assert hits[new.id].supersedes.item_id == old.id
+
+
+def test_a_named_replacement_ends_the_same_use_worded_around_another_head_noun(
+    on_backend: Brain,
+) -> None:
+    brain = on_backend
+    old, new = _pair(
+        brain,
+        "The checkout team uses Jenkins for deploys.",
+        "We moved checkout deploys from Jenkins to GitHub Actions.",
+    )
+    assert brain.get(old).superseded_by == new
+    [used] = [s for s in brain.statements(about="checkout team", current=None)]
+    assert (used.object, used.current) == ("Jenkins", False)
+    # The old sentence must hold the whole new subject, and name the replaced thing.
+    kept, _ = _pair(
+        brain,
+        "The payments API uses Postgres.",
+        "We moved payments reporting from Postgres to BigQuery.",
+    )
+    other, _ = _pair(
+        brain,
+        "The search team uses Kafka for checkout events.",
+        "We moved checkout deploys from Buildkite to GitHub Actions.",
+    )
+    several, _ = _pair(
+        brain,
+        "The data team uses Airflow for the nightly reports and the billing exports.",
+        "We moved billing exports from Airflow to Dagster.",
+    )
+    assert brain.get(kept).superseded_by is None
+    assert brain.get(other).superseded_by is None
+    assert brain.get(several).superseded_by is None  # still true of the nightly reports
 
 
 def test_a_named_replacement_never_closes_another_subject_or_an_owner(

@@ -34,17 +34,28 @@ OTHER = (
     "Refunds over 500 EUR need approval from finance.",
     "The on-call rotation changes every Monday.",
 )
+TWO_THINGS = "Decision: the payments service deploys with Jenkins, owned by Priya."
+ONE_CHANGED = "Jenkins is retired. The payments service deploys with GitHub Actions now."
+DEPLOYS = "what does the payments service deploy with?"
+
+
+def _changed(
+    tmp_path: Path, embedder: Embedder, old_text: str, new_text: str
+) -> Iterator[tuple[Brain, str, str]]:
+    """A brain holding unrelated notes, ``old_text`` in February and ``new_text`` in
+    December (derived)."""
+    brain = Brain.open(tmp_path / "brain", embedder=embedder)
+    for body in OTHER:
+        brain.add_note(body)
+    old = brain.add_note(old_text, occurred_at=FEB, wait="derived")
+    new = brain.add_note(new_text, occurred_at=DEC, wait="derived")
+    yield brain, old.id, new.id
+    brain.close()
 
 
 @pytest.fixture
 def living(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
-    brain = Brain.open(tmp_path / "brain", embedder=embedder)
-    for body in OTHER:
-        brain.add_note(body)
-    old = brain.add_note(OLD, occurred_at=FEB, wait="derived")
-    new = brain.add_note(NEW, occurred_at=DEC, wait="derived")
-    yield brain, old.id, new.id
-    brain.close()
+    yield from _changed(tmp_path, embedder, OLD, NEW)
 
 
 def test_python_answers_with_the_current_belief_and_what_it_replaced(
@@ -217,6 +228,16 @@ def test_the_living_eval_scores_changes_and_controls(
             "replaced": 0,
         },
         {
+            "id": "one-of-two-things",
+            "notes": [
+                {"at": "2026-10-12", "text": TWO_THINGS},
+                {"at": "2026-12-01", "text": ONE_CHANGED},
+            ],
+            "question": DEPLOYS,
+            "current": 1,
+            "replaced": 0,
+        },
+        {
             "id": "two-subjects",
             "notes": [
                 {"at": "2026-11-04", "text": "The ledger uses Postgres."},
@@ -232,11 +253,115 @@ def test_the_living_eval_scores_changes_and_controls(
     out = CliRunner().invoke(cli, ["eval", "living", "--json", str(path)])
     assert out.exit_code == 0, out.output
     body = json.loads(out.stdout)
-    assert (body["changes"], body["controls"]) == (1, 1)
+    assert (body["changes"], body["controls"]) == (2, 1)
     assert body["current_first"] == 1.0 and body["knows_replaced"] == 1.0
+    assert body["knows_replaced_items"] == 0.5  # the two-things note stays current
     assert body["false_supersession"] == 0.0 and body["misses"] == []
     assert len(load_cases()) >= 25 and len(load_cases(heldout=True)) >= 20
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({**cases[0], "current": 5}) + "\n")
     refused = CliRunner().invoke(cli, ["eval", "living", str(bad)])
     assert refused.exit_code != 0 and "not a living-test case" in refused.output
+
+
+@pytest.fixture
+def partly(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
+    """A note that says two things, and a newer one that replaces one of them."""
+    yield from _changed(tmp_path, embedder, TWO_THINGS, ONE_CHANGED)
+
+
+def test_a_note_partly_replaced_stays_current_and_both_hits_say_which_statement(
+    partly: tuple[Brain, str, str],
+) -> None:
+    brain, old, new = partly
+    assert brain.get(old).superseded_by is None  # it still says who owns the service
+    hits = {h.item.id: h for h in brain.search(DEPLOYS).hits}
+    assert hits[new].supersedes is None and hits[old].superseded_by is None
+    [replaced] = hits[new].replaces
+    assert (replaced.subject, replaced.predicate, replaced.old) == (
+        "payments service",
+        "uses",
+        "Jenkins",
+    )
+    assert replaced.citation.item_id == old and hits[new].replaces_in_part == (replaced,)
+    [was] = hits[old].replaced_by
+    assert was.citation.item_id == new and (was.old, was.new) == (replaced.old, replaced.new)
+    assert not hits[new].replaced_by and not hits[old].replaces
+    # As the brain believed in March, nothing had replaced it yet.
+    before = brain.search(DEPLOYS, as_of=datetime(2026, 3, 1, tzinfo=UTC))
+    assert [(h.item.id, h.replaced_by) for h in before.hits] == [(old, ())]
+    turn = brain.context_for_turn(DEPLOYS)
+    assert new in {i.id for i in turn.items}
+    assert f"replaces payments service uses: Jenkins -> {was.new} from" in turn.text
+    if old in {i.id for i in turn.items}:  # if injected at all, marked
+        assert f"PARTLY SUPERSEDED: payments service uses: Jenkins -> {was.new} by" in turn.text
+
+
+def test_the_statement_marks_are_read_once_for_all_hits(
+    partly: tuple[Brain, str, str],
+) -> None:
+    from dataclasses import replace
+
+    from orgbrain.retrieve.graph import CURRENT
+    from orgbrain.retrieve.plan import get_plan
+    from orgbrain.retrieve.replacements import statement_links
+    from orgbrain.retrieve.search import Searcher
+
+    brain, old, new = partly
+    store = brain._ctx.store
+    reads: list[dict[str, Any]] = []
+
+    class Counted:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def statements(self, *args: Any, **kwargs: Any) -> Any:
+            reads.append(kwargs)
+            return store.statements(*args, **kwargs)
+
+    ctx = replace(brain._ctx, store=Counted())
+    everything = [i.id for i in brain.items(limit=50).items]
+    others = [i for i in everything if i not in (old, new)]
+    for ids in ([old], [old, new], everything, others):
+        held = store.statements(ctx.workspace, ctx.visibility, item_ids=ids)
+        reads.clear()
+        links = statement_links(ctx, ids, held, CURRENT)
+        want = [] if ids is others else [(old, new)]
+        assert [(s.old.item_id, s.new.item_id) for s in links] == want
+        assert len(reads) == (1 if held else 0), reads
+    # A whole search reads the hits' statements once, for the conflict check and the marks.
+    reads.clear()
+    result = Searcher(ctx).search(DEPLOYS, get_plan(ctx.settings.plan))
+    assert {old, new} <= {h.item.id for h in result.hits}
+    assert sum("item_ids" in r for r in reads) == 1 and sum("linked_to" in r for r in reads) == 1
+
+
+def test_every_transport_carries_the_statement_marks(
+    partly: tuple[Brain, str, str], tmp_path: Path, embedder: Embedder, monkeypatch: Any
+) -> None:
+    brain, old, new = partly
+    keys = MemoryKeyStore()
+    app = create_app(brain, keys)
+    token = issue_key(keys, brain.workspace, "ann", "read", agent=True).token
+    with BackgroundServer(app) as server:
+        with httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        ) as c:
+            hits = {
+                h["item"]["id"]: h
+                for h in c.post("/v1/search", json={"query": DEPLOYS}).json()["hits"]
+            }
+    [r] = hits[new]["replaces"]
+    assert r["citation"]["item_id"] == old and r["old"] == "Jenkins"
+    assert r["text"].startswith("payments service uses: Jenkins -> ")
+    assert hits[old]["replaced_by"][0]["citation"]["item_id"] == new
+    brain.close()
+
+    def open_brain(settings: Settings) -> Brain:
+        return Brain.open(settings.brain, settings=settings, embedder=embedder)
+
+    monkeypatch.setattr(cli_app, "open_brain", open_brain)
+    out = CliRunner().invoke(cli, ["--brain", str(tmp_path / "brain"), "search", DEPLOYS])
+    assert out.exit_code == 0, out.output
+    assert "in part superseded: payments service uses: Jenkins -> " in out.output
+    assert f"[{new}]" in out.output and "replaces: payments service uses: Jenkins" in out.output

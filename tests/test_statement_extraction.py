@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
 from orgbrain.adapters.chat_openai import OpenAIChat, make_chat
+from orgbrain.derive.statements import RETIRED
 from orgbrain.errors import InvalidInput, Unavailable
 from orgbrain.evals.statements import load_statements, run_statements
 from orgbrain.extraction import (
@@ -28,6 +29,7 @@ from orgbrain.extraction import (
 )
 from orgbrain.extraction.classifier import CLASSES, StatementClassifier, load_weights
 from orgbrain.extraction.llm import LLMTier
+from orgbrain.extraction.predicates import GONE_WORDS, RETIRED_VERBS
 from orgbrain.ports import Chat, Embedder
 from orgbrain.settings import Settings
 
@@ -185,6 +187,29 @@ def test_a_retired_thing_is_gone_and_what_a_use_beside_it_replaces() -> None:
     text = "Jenkins is retired. Travis is retired. Checkout deploys with GitHub Actions."
     assert [c.replaces for c in claims(text)] == [None, None, None]
     assert claims("Priya is gone.") == []  # a person is not retired
+
+
+@pytest.mark.parametrize("verb", RETIRED_VERBS)
+def test_every_retirement_verb_is_read_in_every_form(verb: str) -> None:
+    """One list (extraction/predicates.py): each verb says a thing is gone, names what a
+    use beside it replaces, and dated, is a retirement event."""
+    assert triple(one(f"Jenkins is {verb}.")) == ("jenkins", "status", "retired")
+    assert triple(one(f"We {verb} Jenkins.")) == ("jenkins", "status", "retired")
+    text = f"Jenkins was {verb}. Checkout deploys with GitHub Actions now."
+    assert [c.replaces for c in claims(text)][-1] == "Jenkins"
+    assert triple(one(f"Jenkins was {verb} on 2026-11-02.")) == ("jenkins", "retired", "2026-11-02")
+
+
+def test_deprecated_names_a_replacement_but_alone_ends_nothing() -> None:
+    assert claims("Airflow is deprecated.") == []
+    text = "Airflow is deprecated. The reporting job uses Dagster."
+    assert [c.replaces for c in claims(text)] == ["Airflow"]
+    assert triple(one("Airflow was deprecated on 2026-11-02.")) == (
+        "airflow",
+        "retired",
+        "2026-11-02",
+    )
+    assert "deprecated" not in RETIRED and set(GONE_WORDS) == RETIRED
 
 
 def test_label_lines_are_statements_about_the_label() -> None:

@@ -383,6 +383,20 @@ def test_the_search_page_shows_the_verdict_and_why(served: Served) -> None:
     assert time.monotonic() - t0 < 10
 
 
+def test_the_search_page_says_which_statement_a_newer_note_replaced(served: Served) -> None:
+    from datetime import UTC, datetime
+
+    from tests.test_living import DEPLOYS, ONE_CHANGED, TWO_THINGS
+
+    alice = served.brain.for_principal(Principal("acme", "alice"))
+    alice.add_note(TWO_THINGS, occurred_at=datetime(2026, 2, 3, tzinfo=UTC), wait="derived")
+    alice.add_note(ONE_CHANGED, occurred_at=datetime(2026, 12, 1, tzinfo=UTC), wait="derived")
+    r = ui_client(served.url, served.key()).get("/ui/search", params={"q": DEPLOYS})
+    assert r.status_code == 200, r.text
+    assert "in part superseded: payments service uses: Jenkins -&gt; " in r.text
+    assert "replaces payments service uses: Jenkins -&gt; " in r.text
+
+
 def test_serve_prints_the_address_and_a_first_key_to_sign_in_with(tmp_path: Path) -> None:
     """A newcomer: `orgbrain serve` on a brain with no key prints the UI's address and a
     key; signing in with it works, and a second start makes no second key."""

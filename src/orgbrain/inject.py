@@ -63,7 +63,8 @@ class Candidate:
     origin: Provenance
     score: float | None
     status: str = ""
-    """What changed around it, for the model: "superseded by …", "replaces …"."""
+    """What changed around it, for the model: "superseded by …", "replaces …", "partly
+    superseded: …"."""
 
 
 def _status(hit: Hit) -> str:
@@ -74,6 +75,14 @@ def _status(hit: Hit) -> str:
         )
     if hit.supersedes is not None:
         notes.append(f"replaces {hit.supersedes.describe()} (id {hit.supersedes.item_id})")
+    notes += [
+        f"PARTLY SUPERSEDED: {r.describe()} by {r.citation.describe()} (id {r.citation.item_id})"
+        for r in hit.replaced_in_part
+    ]
+    notes += [
+        f"replaces {r.describe()} from {r.citation.describe()} (id {r.citation.item_id})"
+        for r in hit.replaces_in_part
+    ]
     if hit.conflicts:
         notes.append(f"DISAGREES with {', '.join(hit.conflicts)}")
     return "; ".join(notes)

@@ -40,6 +40,7 @@ __all__ = [
     "Proposal",
     "ProposalState",
     "Provenance",
+    "Replacement",
     "RunOutcome",
     "RunProducts",
     "SearchResult",
@@ -288,6 +289,41 @@ class Hit:
     """The older item this one replaced (what the belief was before)."""
     conflicts: tuple[str, ...] = ()
     """Items holding current statements that disagree with this one's."""
+    replaces: tuple[Replacement, ...] = ()
+    """Statements of older items that this hit's statements replaced (each citing the
+    older item), whether or not the older item as a whole is superseded."""
+    replaced_by: tuple[Replacement, ...] = ()
+    """This hit's statements that newer items replaced (each citing the newer item): a
+    note that says two things, one of them replaced, stays current but says which."""
+
+    @property
+    def replaces_in_part(self) -> tuple[Replacement, ...]:
+        """``replaces`` less what ``supersedes`` already says (another older item)."""
+        said = self.supersedes.item_id if self.supersedes else None
+        return tuple(r for r in self.replaces if r.citation.item_id != said)
+
+    @property
+    def replaced_in_part(self) -> tuple[Replacement, ...]:
+        """``replaced_by`` less what ``superseded_by`` already says."""
+        said = self.superseded_by.item_id if self.superseded_by else None
+        return tuple(r for r in self.replaced_by if r.citation.item_id != said)
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """One statement a newer one replaced, seen from a search hit: ``subject``'s
+    ``predicate`` was ``old`` and is ``new`` now (the newer statement's object: "GitHub
+    Actions", or "retired" for a thing that is gone). ``citation`` is the other item: the
+    older one on the hit that replaced it, the newer one on the hit that held it."""
+
+    subject: str
+    predicate: str
+    old: str
+    new: str
+    citation: Citation
+
+    def describe(self) -> str:
+        return f"{self.subject} {self.predicate.replace('_', ' ')}: {self.old} -> {self.new}"
 
 
 @dataclass(frozen=True, slots=True)

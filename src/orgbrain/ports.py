@@ -425,6 +425,7 @@ class Store(Protocol):
         item_id: str | None = None,
         item_ids: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
+        linked_to: Sequence[str] | None = None,
         current: bool | None = None,
         conflicted: bool = False,
         live: bool = True,
@@ -432,7 +433,9 @@ class Store(Protocol):
     ) -> list[Statement]:
         """Statements matching every filter given, oldest ``valid_from`` first. ``live``
         keeps only those with evidence in a visible item that is not forgotten;
-        ``item_id``: those with evidence in that item, ``item_ids``: in any of those."""
+        ``item_id``: those with evidence in that item, ``item_ids``: in any of those;
+        ``linked_to``: those on the other side of a supersession link of any of those
+        statements (that one of them replaced, or that replaced one of them)."""
         ...
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:

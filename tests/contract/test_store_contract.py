@@ -254,19 +254,24 @@ def test_item_sketches_are_the_sketches_of_get_items(make_store: StoreFactory) -
     assert s.item_sketches("w2", ids, ALL) == {}
 
 
+def _owners(s: Store, first_id: str) -> tuple[Store, list[Item], Statement]:
+    """Three org notes and one of bob's, and an owner statement about the first (not yet
+    stored) to vary."""
+    notes = [s.put_item(item(f"note {n}"), vec(n)) for n in range(3)]
+    notes.append(s.put_item(item("bob's note", scope="user:bob"), vec(7)))
+    statement = Statement(
+        id=first_id, workspace="w1", type="fact", subject_id=notes[0].id, subject="billing",
+        predicate="owner", object="Priya", object_id=None, scope="org", item_id=notes[0].id,
+        byte_range=None, text="Priya owns billing", tier="pattern", confidence=0.8,
+        valid_from=utcnow() - timedelta(days=3), origin=Origin("human:test", "test", utcnow()),
+    )  # fmt: skip
+    return s, notes, statement
+
+
 def test_statements_of_item_ids_are_those_of_each_item_together(
     make_store: StoreFactory,
 ) -> None:
-    s = make_store()
-    o = Origin("human:test", "test", utcnow())
-    a, b, c = (s.put_item(item(f"note {n}"), vec(n)) for n in range(3))
-    hidden = s.put_item(item("bob's note", scope="user:bob"), vec(7))
-    first = Statement(
-        id="stm_1", workspace="w1", type="fact", subject_id=a.id, subject="billing",
-        predicate="owner", object="Priya", object_id=None, scope="org", item_id=a.id,
-        byte_range=None, text="Priya owns billing", tier="pattern", confidence=0.8,
-        valid_from=utcnow() - timedelta(days=3), origin=o,
-    )  # fmt: skip
+    s, (a, b, c, hidden), first = _owners(make_store(), "stm_1")
     s.put_statement(first)
     s.put_statement(replace(first, id="stm_2", object="Ann", item_id=b.id))
     s.put_statement(replace(first, id="stm_3", object="Bo", item_id=hidden.id, scope="user:bob"))
@@ -286,6 +291,30 @@ def test_statements_of_item_ids_are_those_of_each_item_together(
                 assert len(got) == len(each)
     assert [st.id for st in s.statements("w1", ALL, item_ids=ids)] == ["stm_1", "stm_2", "stm_3"]
     assert len(s.statements("w1", ALL, item_ids=ids, limit=1)) == 1
+
+
+def test_statements_linked_to_are_both_sides_of_their_supersession_links(
+    make_store: StoreFactory,
+) -> None:
+    s, (_, b, c, hidden), old = _owners(make_store(), "stm_old")
+    s.put_statement(old)
+    s.put_statement(replace(old, id="stm_mid", object="Ann", item_id=b.id))
+    s.put_statement(replace(old, id="stm_new", object="Bo", item_id=c.id))
+    s.put_statement(replace(old, id="stm_aside", object="Cy", item_id=c.id))
+    s.put_statement(replace(old, id="stm_bob", object="Di", item_id=hidden.id, scope="user:bob"))
+    assert s.end_statement("w1", "stm_old", utcnow(), "stm_mid")
+    assert s.end_statement("w1", "stm_mid", utcnow(), "stm_new")
+    assert s.end_statement("w1", "stm_bob", utcnow(), "stm_mid")
+
+    def linked(vis: Visibility, ids: list[str]) -> list[str]:
+        return sorted(st.id for st in s.statements("w1", vis, linked_to=ids))
+
+    assert linked(ALL, ["stm_mid"]) == ["stm_bob", "stm_new", "stm_old"]
+    assert linked(Visibility(frozenset({"org"})), ["stm_mid"]) == ["stm_new", "stm_old"]
+    assert linked(ALL, ["stm_old", "stm_new"]) == ["stm_mid"]
+    assert linked(ALL, ["stm_aside"]) == linked(ALL, []) == []
+    got = s.statements("w1", ALL, linked_to=["stm_mid"], current=True)
+    assert [st.id for st in got] == ["stm_new"]
 
 
 def test_edges_around_is_edges_of_for_each_id_in_one_read(make_store: StoreFactory) -> None:

@@ -196,6 +196,22 @@ def search_text(result: SearchResult) -> list[Text]:
                     style="dim",
                 )
             )
+        lines += [
+            Text(
+                f"   in part superseded: {r.describe()}, by {r.citation.describe()}  "
+                f"[{r.citation.item_id}]",
+                style="yellow",
+            )
+            for r in hit.replaced_in_part
+        ]
+        lines += [
+            Text(
+                f"   replaces: {r.describe()}, from {r.citation.describe()}  "
+                f"[{r.citation.item_id}]",
+                style="dim",
+            )
+            for r in hit.replaces_in_part
+        ]
         if hit.conflicts:
             lines.append(Text(f"   disagrees with: {', '.join(hit.conflicts)}", style="yellow"))
     return lines

@@ -22,8 +22,12 @@ one are ended; owners, dates, statuses and the rest never take part (a name in "
 of Priya's scripts" cannot close who owns a thing). A thing that is gone ("Jenkins is
 retired", a dated retirement, "Sentry is replaced by Bugsnag") ends the current
 ``REPLACEABLE`` statements in its scope whose object is that entity, whatever their
-subject: the one rule that crosses subjects, and it matches entities, not words. (A use
-recorded later than the retirement but dated before it is not born superseded.)
+subject: the one rule that crosses subjects, and it matches entities, not words. A use
+recorded later than the retirement but dated no later than it is born superseded by it;
+one dated after it (the thing came back) is not. A named replacement also ends the same use stated
+under another subject when that statement's sentence holds every word of the new subject
+and lists nothing else ("The checkout team uses Jenkins for deploys." / "We moved checkout
+deploys from Jenkins to GitHub Actions.").
 
 An item whose statements have all been superseded is itself superseded by the item
 holding the newer statement (``SUPERSEDES``); one with any current statement is not (a
@@ -34,13 +38,14 @@ statements and items are closed, never rewritten or dropped.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
-from ..extraction.predicates import REPLACEABLE
-from ..graph import entity_for, rekey_around
+from ..extraction.predicates import GONE_WORDS, REPLACEABLE
+from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
 
@@ -196,7 +201,10 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         elif single and old.current and old.item_id != new.item_id:
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
-    superseded += _retire(ctx, new)
+    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new)
+    gone = _gone_after(ctx, new)
+    if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
+        successor = gone
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
     items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
@@ -213,7 +221,8 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
     )
 
 
-RETIRED = frozenset({"retired", "decommissioned", "shut down", "turned off", "sunset", "gone"})
+RETIRED = frozenset(GONE_WORDS)
+"""A status that says its subject is gone ("Status: decommissioned")."""
 
 
 def _retires(s: Statement) -> bool:
@@ -244,6 +253,62 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
         ):
             ended.append(old)
     return ended
+
+
+_FILLER = frozenset({"the", "a", "an", "our", "its", "their"})
+
+
+_SEVERAL = re.compile(r"\band\b|\bas well as\b|[,;&+/]", re.IGNORECASE)
+"""A sentence that lists several things ("for the nightly reports and the billing
+exports") may still hold for the others: a replacement under another subject leaves it."""
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\w+", text.casefold())) - _FILLER
+
+
+def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """A named replacement ("We moved checkout deploys from Jenkins to GitHub Actions")
+    also ends a current use of the named thing stated under another subject, when that
+    statement's own sentence holds every word of the new one's subject ("The checkout
+    team uses Jenkins for deploys."): one slot, worded around another head noun. The
+    object must be the named entity, the sentence must say the subject in full ("we moved
+    payments reporting from Postgres" leaves "the payments API uses Postgres") and list
+    nothing else ("uses Airflow for the nightly reports and the billing exports" stays)."""
+    if not new.replaces or new.predicate not in REPLACEABLE:
+        return []
+    words = _words(new.subject)
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    named = store.entities_named(ws, [normalise_value(new.replaces)], vis)
+    if not words or not named:
+        return []
+    ended: list[Statement] = []
+    for old in store.statements(ws, vis, object_ids=[e.id for e in named], current=True):
+        if (
+            old.predicate in REPLACEABLE
+            and old.subject_id != new.subject_id
+            and old.scope == new.scope
+            and old.valid_from <= new.valid_from
+            and words <= _words(old.text)
+            and not _SEVERAL.search(old.text)
+            and store.end_statement(ws, old.id, new.valid_from, new.id)
+        ):
+            ended.append(old)
+    return ended
+
+
+def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
+    """The mirror of ``_retire``: a use of a thing that arrives late, dated no later than
+    the thing's retirement, is born superseded by the first such retirement."""
+    if new.predicate not in REPLACEABLE or new.object_id is None or not new.current:
+        return None
+    store, ws = ctx.store, ctx.workspace
+    after = [
+        s
+        for s in store.statements(ws, ctx.visibility, subject_ids=[new.object_id])
+        if _retires(s) and s.scope == new.scope and s.valid_from >= new.valid_from
+    ]
+    return min(after, key=lambda s: s.valid_from, default=None)
 
 
 def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:

@@ -9,8 +9,13 @@ notes, each written with its date and derived (the default extractor, no LLM), t
 search. Three numbers:
 
 - **current first**: the top hit is the current note;
-- **knows replaced**: the replaced note is marked superseded by the current one;
-- **false supersession**: controls in which any note was marked superseded.
+- **knows replaced**: the replaced note is marked superseded by the current one, or the
+  search's hits mark a statement of it replaced by the current one (the current note's
+  hit ``replaces`` it, or its own hit is ``replaced_by`` it: a note that says two things,
+  one of them replaced, stays current as an item); the item-level figure alone is
+  reported beside it (**knows replaced, items only**);
+- **false supersession**: controls in which any note, or any statement of a note, was
+  marked superseded by another of the case's notes.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 
 from ..brain import Brain
 from ..errors import InvalidInput
+from ..model import Hit
 from ..ports import Embedder
 from .records import data_lines
 
@@ -71,6 +77,7 @@ class LivingReport:
     changes: int = 0
     current_first: int = 0
     knows_replaced: int = 0
+    knows_replaced_items: int = 0
     controls: int = 0
     false_supersession: int = 0
     seconds: float = 0.0
@@ -122,6 +129,7 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
     marked = {i: by for i in ids if (by := found[i].superseded_by) is not None}
     if case.control:
         report.controls += 1
+        marked |= _statements_marked(brain, ids)
         if marked:
             report.false_supersession += 1
             report.misses.append({"case": case.id, "superseded": _said(case, ids, marked)})
@@ -136,12 +144,35 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
         report.current_first += 1
     else:
         miss["top"] = found[top].body if top in found else (hits[0].item.body if hits else None)
-    if marked.get(old) == current:
+    whole = marked.get(old) == current
+    report.knows_replaced_items += whole
+    if whole or _marks_statement(hits, old, current):
         report.knows_replaced += 1
     else:
         miss["superseded"] = _said(case, ids, marked)
     if miss:
         report.misses.append({"case": case.id, **miss})
+
+
+def _statements_marked(brain: Brain, ids: list[str]) -> dict[str, str]:
+    """``old -> new`` for each note a statement of which another note's replaced."""
+    held = {i: brain.statements(item_id=i, current=None) for i in ids}
+    owner = {s.id: i for i, stated in held.items() for s in stated}
+    return {
+        i: by
+        for i, stated in held.items()
+        for s in stated
+        if (by := owner.get(s.superseded_by or "", i)) != i
+    }
+
+
+def _marks_statement(hits: Sequence[Hit], old: str, current: str) -> bool:
+    """Whether a hit says a statement of ``old`` was replaced by one of ``current``."""
+    return any(
+        (h.item.id == current and any(r.citation.item_id == old for r in h.replaces))
+        or (h.item.id == old and any(r.citation.item_id == current for r in h.replaced_by))
+        for h in hits
+    )
 
 
 def _said(case: Case, ids: list[str], marked: dict[str, str]) -> list[str]:
@@ -159,6 +190,7 @@ def living_json(r: LivingReport) -> dict[str, object]:
         "changes": r.changes,
         "current_first": round(_rate(r.current_first, r.changes), 3),
         "knows_replaced": round(_rate(r.knows_replaced, r.changes), 3),
+        "knows_replaced_items": round(_rate(r.knows_replaced_items, r.changes), 3),
         "controls": r.controls,
         "false_supersession": round(_rate(r.false_supersession, r.controls), 3),
         "seconds": round(r.seconds, 2),
@@ -178,7 +210,10 @@ def render_living(r: LivingReport) -> str:
             f"  current first       {_rate(r.current_first, r.changes):.3f}  "
             f"({r.current_first}/{r.changes}: the top hit is the current belief)",
             f"  knows replaced      {_rate(r.knows_replaced, r.changes):.3f}  "
-            f"({r.knows_replaced}/{r.changes}: the replaced note is marked superseded by it)",
+            f"({r.knows_replaced}/{r.changes}: the replaced note, or a statement of it, "
+            "is marked superseded by it)",
+            f"    items only        {_rate(r.knows_replaced_items, r.changes):.3f}  "
+            f"({r.knows_replaced_items}/{r.changes}: the replaced note as a whole)",
             f"  false supersession  {_rate(r.false_supersession, r.controls):.3f}  "
             f"({r.false_supersession}/{r.controls} controls had a note marked superseded)",
         ]

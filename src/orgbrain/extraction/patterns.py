@@ -32,8 +32,12 @@ from .dates import DateMention, find_dates
 from .entities import find_entities
 from .predicates import (
     ATTRIBUTE_ALTERNATION,
+    DEPRECATED,
+    GONE_WORDS,
     RELATIONAL,
     REPLACEABLE,
+    RETIRED_VERBS,
+    alternation,
     attribute_predicate,
     snake,
 )
@@ -95,7 +99,7 @@ _TRAILING_WHEN = re.compile(
 _RETIRED = re.compile(
     rf"(?:^|(?<=[.;:!]\s)|(?<=\n))\s*(?:[-*\u2022]\s+)?(?:the\s+|our\s+)?(?P<x>{_NP})\s+"
     r"(?:is|was|has\s+been|are|were|have\s+been|gets|got)\s+(?:now\s+|officially\s+|finally\s+)?"
-    r"(?:retired|deprecated|decommissioned|sunset|sunsetted|turned\s+off|shut\s+down|gone)\b",
+    rf"(?:{alternation((*GONE_WORDS, DEPRECATED))})\b",
     re.IGNORECASE,
 )
 # A chat speaker and opener before the sentence proper: "@maya: fyi the ...",
@@ -396,17 +400,19 @@ _JOINED = re.compile(
     r"(?P<verb>joined|left|rejoined|moved\s+to|transferred\s+to|is\s+joining|will\s+join|"
     r"is\s+leaving|will\s+leave)\s+(?P<v>.+)"
 )
+# A dated retirement (or deprecation) is an event: "We decommissioned Jenkins on 3 March".
+_RETIRING = alternation((*RETIRED_VERBS, DEPRECATED))
 _SHIPPED = re.compile(
     r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[\w-]+|[A-Z][\w'\u2019-]+(?:\s+[A-Z][\w'\u2019-]+)?)\s+"
     r"(?:have\s+|has\s+|finally\s+|successfully\s+)?(?P<verb>shipped|launched|released|"
-    r"rolled\s+out|deployed|completed|finished|closed|signed|hired|onboarded|retired|"
-    r"decommissioned|sunset|deprecated)\s+(?P<x>[^,;]+?)(?:\s+(?:to|for)\s+[^,;]+?)?\s+"
+    r"rolled\s+out|deployed|completed|finished|closed|signed|hired|onboarded|"
+    rf"{_RETIRING})\s+(?P<x>[^,;]+?)(?:\s+(?:to|for)\s+[^,;]+?)?\s+"
     r"(?:on|in|at|by|last|this|yesterday|today)\b"
 )
 _WAS_SHIPPED = re.compile(
     rf"(?P<x>{_NP})\s+(?:was|were|has\s+been|have\s+been|got)?\s*(?:finally\s+)?"
     r"(?P<verb>shipped|launched|released|rolled\s+out|went\s+live|deployed|completed|finished|"
-    r"went\s+down|was\s+down|failed|retired|decommissioned|sunset|deprecated|cut\s+over|"
+    rf"went\s+down|was\s+down|failed|{_RETIRING}|cut\s+over|"
     r"went\s+out)\b"
 )
 _OUTAGE = re.compile(
@@ -432,10 +438,7 @@ _EVENT_PREDICATES = {
     "went down": "incident",
     "was down": "incident",
     "failed": "incident",
-    "retired": "retired",
-    "decommissioned": "retired",
-    "sunset": "retired",
-    "deprecated": "retired",
+    **dict.fromkeys((*RETIRED_VERBS, DEPRECATED), "retired"),
     "joined": "joined",
     "rejoined": "joined",
     "is joining": "joined",
@@ -885,15 +888,15 @@ def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
 
 _GONE = re.compile(
     rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>{_NP})\s+(?:is|was|has\s+been|are|were|have\s+been|"
-    r"got|gets)\s+(?:now\s+|officially\s+|finally\s+)?(?:retired|decommissioned|shut\s+down|"
-    r"turned\s+off|switched\s+off|sunset|sunsetted|gone)"
+    r"got|gets)\s+(?:now\s+|officially\s+|finally\s+)?"
+    rf"(?:{alternation(GONE_WORDS)})"
     r"(?:\s+(?:now|today|for\s+good|as\s+of\s+today))?\s*[.!]?\s*$"
 )
 
 
 _WE_RETIRED = re.compile(
     r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team)\s+(?:have\s+|has\s+|finally\s+|officially\s+)?"
-    r"(?:retired|decommissioned|shut\s+down|turned\s+off|switched\s+off|sunset|sunsetted)\s+"
+    rf"(?:{alternation(RETIRED_VERBS)})\s+"
     rf"(?:the\s+|our\s+)?(?P<x>{_NP})"
     r"(?:\s+(?:now|today|for\s+good|as\s+of\s+today))?\s*[.!]?\s*$"
 )

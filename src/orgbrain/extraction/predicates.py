@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ATTRIBUTES", "RELATIONAL", "REPLACEABLE", "attribute_predicate", "snake"]
+__all__ = [
+    "ATTRIBUTES",
+    "DEPRECATED",
+    "GONE_WORDS",
+    "RELATIONAL",
+    "REPLACEABLE",
+    "RETIRED_VERBS",
+    "alternation",
+    "attribute_predicate",
+    "snake",
+]
 
 # Attribute nouns as they appear in "The billing owner is Priya" or "Launch deadline: ...".
 ATTRIBUTES: dict[str, str] = {
@@ -63,8 +73,35 @@ RELATIONAL = frozenset(
 # of them. Owners, dates, statuses and the rest are never in it.
 REPLACEABLE = frozenset({"uses", "is", "migration_target"})
 
-_ATTRIBUTE_WORDS = sorted(ATTRIBUTES, key=len, reverse=True)
-ATTRIBUTE_ALTERNATION = "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in _ATTRIBUTE_WORDS)
+# The one list of words that say a thing is gone (docs/graph.md, "a thing that is gone"):
+# "we switched off Jenkins", "Jenkins is retired", "Status: decommissioned". A thing gone is
+# no longer what anything uses, runs on or is. The extractor reads them (patterns.py) and
+# the settling reads a status that says one (derive/statements.py).
+RETIRED_VERBS = (
+    "retired",
+    "decommissioned",
+    "shut down",
+    "turned off",
+    "switched off",
+    "sunset",
+    "sunsetted",
+)
+GONE_WORDS = (*RETIRED_VERBS, "gone")
+"""The verbs, and "gone": "Jenkins is gone" (never "we gone Jenkins")."""
+DEPRECATED = "deprecated"
+"""On its way out but still in use: beside a new use it names what the use replaces
+("Airflow is deprecated; the job uses Dagster"), and a dated deprecation is a retirement
+event, but "Airflow is deprecated." alone ends nothing."""
+
+
+def alternation(words: tuple[str, ...]) -> str:
+    """A regex alternation of ``words``, longest first, any whitespace between words."""
+    return "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
+    )
+
+
+ATTRIBUTE_ALTERNATION = alternation(tuple(ATTRIBUTES))
 
 
 def attribute_predicate(noun: str) -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..context import BrainContext
-from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Verdict
+from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import ScoredId, Vector
 from .evidence import EVIDENCE, TIME_SLACK, hit_evidence
 from .freshness import age_days, freshness
@@ -15,11 +15,16 @@ from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
+from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
 from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
 
 __all__ = ["Candidate", "Searcher", "Trace", "citation_for"]
+
+HELD = 500
+"""The most statements read from the kept hits at once (past it, conflicts are read a hit
+at a time and the statement-level marks see the first ``HELD``)."""
 
 NEIGHBOURS = 16
 """The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
@@ -167,8 +172,13 @@ class Searcher:
         if head:
             decision = replace(decision, trace=replace(decision.trace, head=head))
         kept = scored[: decision.keep]
-        disagree = self._disagreements(kept) if kept else {}
-        full = self._cited_items(kept)
+        t = time.perf_counter()
+        held = self._held(kept)
+        disagree = self._disagreements(kept, held)
+        links = statement_links(self.ctx, [c.item_id for c in kept], held, frame)
+        full = self._cited_items(kept, links)
+        marks = marks_for(links, full, citation_for)
+        timings["statements"] = _ms(t)
         hits = tuple(
             _cite(
                 full[c.item_id],
@@ -177,6 +187,7 @@ class Searcher:
                 disagree.get(c.item_id, ()),
                 superseded_by=full.get(c.superseded_by.id) if c.superseded_by else None,
                 older=full.get(c.item.supersedes or "") if c.item else None,
+                marks=marks.get(c.item_id, NO_MARKS),
             )
             for c in kept
             if c.item_id in full
@@ -381,23 +392,34 @@ class Searcher:
             floor=plan.freshness_floor,
         )
 
-    def _cited_items(self, kept: list[Candidate]) -> dict[str, Item]:
+    def _cited_items(self, kept: list[Candidate], links: list[StatementLink]) -> dict[str, Item]:
         """The kept hits read in full, with the items they supersede and that supersede
-        them (their citations), in one read."""
+        them, whole or a statement of them (their citations), in one read."""
         ids = {c.item_id for c in kept}
         ids.update(c.superseded_by.id for c in kept if c.superseded_by is not None)
         ids.update(c.item.supersedes for c in kept if c.item and c.item.supersedes)
+        ids.update(i for link in links for i in (link.old.item_id, link.new.item_id))
         return self.ctx.get_many(sorted(ids))
 
-    def _disagreements(self, kept: list[Candidate]) -> dict[str, tuple[str, ...]]:
+    def _held(self, kept: list[Candidate]) -> list[Statement]:
+        """The statements with evidence in any kept hit, in one read: what the conflict
+        check and the statement-level marks both start from."""
+        if not kept:
+            return []
+        ctx = self.ctx
+        ids = [c.item_id for c in kept]
+        return ctx.store.statements(ctx.workspace, ctx.visibility, item_ids=ids, limit=HELD)
+
+    def _disagreements(
+        self, kept: list[Candidate], held: list[Statement]
+    ) -> dict[str, tuple[str, ...]]:
         """For each kept hit, the items holding current statements that disagree with
         its own (visible ones only)."""
         ctx = self.ctx
         store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
         out: dict[str, tuple[str, ...]] = {}
-        ids = [c.item_id for c in kept]
-        if not store.statements(ws, vis, item_ids=ids, current=True, conflicted=True, limit=1):
-            return out  # the common case, in one read rather than one a hit
+        if len(held) < HELD and not any(s.current and s.conflicts for s in held):
+            return out  # the common case, without a read a hit
         for c in kept:
             held = store.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
             others = sorted({o for s in held for o in s.conflicts})
@@ -509,6 +531,7 @@ def _cite(
     *,
     superseded_by: Item | None = None,
     older: Item | None = None,
+    marks: Marks = NO_MARKS,
 ) -> Hit:
     """The hit for candidate ``c``, read in full as ``item``."""
     return Hit(
@@ -520,6 +543,8 @@ def _cite(
         superseded_by=None if superseded_by is None else citation_for(superseded_by),
         supersedes=None if older is None else citation_for(older),
         conflicts=conflicts,
+        replaces=marks.replaces,
+        replaced_by=marks.replaced_by,
     )
 
 

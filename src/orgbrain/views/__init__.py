@@ -49,7 +49,7 @@ from .moves import BlobCheckView, CountCheckView, MoveReportView, ProbeCheckView
 from .passage import PassageView
 from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
-from .search import CitationView, HitView, SearchResultView
+from .search import CitationView, HitView, ReplacementView, SearchResultView
 
 __all__ = [
     "INTERNAL",
@@ -97,6 +97,7 @@ __all__ = [
     "ProbeCheckView",
     "ProposalList",
     "ProposalView",
+    "ReplacementView",
     "SearchResultView",
     "SectionList",
     "StatementList",

@@ -7,11 +7,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..model import Citation, Hit, SearchResult, Verdict
+from ..model import Citation, Hit, Replacement, SearchResult, Verdict
 from ._base import View
 from .items import ByteRangeView, ItemView, LocatorView
 
-__all__ = ["CitationView", "HitView", "SearchResultView"]
+__all__ = ["CitationView", "HitView", "ReplacementView", "SearchResultView"]
 
 
 class CitationView(View):
@@ -52,6 +52,33 @@ class CitationView(View):
         )
 
 
+class ReplacementView(View):
+    subject: str
+    predicate: str
+    old: str = Field(description="What the statement said before")
+    new: str = Field(description="What the newer statement says")
+    citation: CitationView = Field(
+        description="The other item: the older one under replaces, the newer under replaced_by"
+    )
+    text: str = Field(description="The change for a person, e.g. 'billing owner: Priya -> Ann'")
+
+    @classmethod
+    def of(cls, r: Replacement) -> ReplacementView:
+        return cls(
+            subject=r.subject,
+            predicate=r.predicate,
+            old=r.old,
+            new=r.new,
+            citation=CitationView.of(r.citation),
+            text=r.describe(),
+        )
+
+    def to_model(self) -> Replacement:
+        return Replacement(
+            self.subject, self.predicate, self.old, self.new, self.citation.to_model()
+        )
+
+
 class HitView(View):
     item: ItemView
     score: float
@@ -68,6 +95,15 @@ class HitView(View):
         default_factory=list,
         description="Items holding current statements that disagree with this one's",
     )
+    replaces: list[ReplacementView] = Field(
+        default_factory=list,
+        description="Statements of older items that this hit's statements replaced",
+    )
+    replaced_by: list[ReplacementView] = Field(
+        default_factory=list,
+        description="This hit's statements that newer items replaced (the hit may stay "
+        "current: a note that says two things, one of them replaced)",
+    )
 
     @classmethod
     def of(cls, h: Hit, *, body_chars: int | None = None) -> HitView:
@@ -80,6 +116,8 @@ class HitView(View):
             superseded_by=None if h.superseded_by is None else CitationView.of(h.superseded_by),
             supersedes=None if h.supersedes is None else CitationView.of(h.supersedes),
             conflicts=list(h.conflicts),
+            replaces=[ReplacementView.of(r) for r in h.replaces],
+            replaced_by=[ReplacementView.of(r) for r in h.replaced_by],
         )
 
     def to_model(self) -> Hit:
@@ -92,6 +130,8 @@ class HitView(View):
             superseded_by=None if self.superseded_by is None else self.superseded_by.to_model(),
             supersedes=None if self.supersedes is None else self.supersedes.to_model(),
             conflicts=tuple(self.conflicts),
+            replaces=tuple(r.to_model() for r in self.replaces),
+            replaced_by=tuple(r.to_model() for r in self.replaced_by),
         )
 
 

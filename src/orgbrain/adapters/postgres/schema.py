@@ -371,6 +371,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             ON CONFLICT (key) DO NOTHING;
         """,
     ),
+    (
+        # A search hit says which of its statements a newer item replaced and which older
+        # statements it replaced (retrieve/replacements.py): both directions of the
+        # supersession links, read by ``superseded_by``.
+        "0015_statement_links",
+        """
+        CREATE INDEX statements_successor ON statements (workspace, superseded_by);
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000

@@ -81,6 +81,7 @@ class Statements(Part):
         item_id: str | None = None,
         item_ids: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
+        linked_to: Sequence[str] | None = None,
         current: bool | None = None,
         conflicted: bool = False,
         live: bool = True,
@@ -89,6 +90,17 @@ class Statements(Part):
         if limit < 0:
             raise InvalidInput("limit must be >= 0")
         d = self._dialect
+        # Each of these names the statements by id, read by index first: as a subquery
+        # or an OR in the statements' own WHERE, the planner scans the workspace instead.
+        for narrowed in (
+            None if item_id is None else self._stated_in(workspace, [item_id]),
+            None if item_ids is None else self._stated_in(workspace, item_ids),
+            None if linked_to is None else self._linked(workspace, linked_to),
+        ):
+            if narrowed is not None:
+                ids = narrowed if ids is None else sorted(set(ids) & set(narrowed))
+        if ids is not None and not ids:
+            return []
         sql = f"SELECT s.*, (SELECT count(*) {_LIVE}) AS n FROM statements s WHERE s.workspace = ?"
         params: list[Any] = [workspace]
         for column, values in (
@@ -103,19 +115,6 @@ class Statements(Part):
         if predicate is not None:
             sql += " AND s.predicate = ?"
             params.append(predicate)
-        if item_id is not None:
-            sql += (
-                " AND EXISTS (SELECT 1 FROM statement_evidence e WHERE e.statement_id = s.id "
-                "AND e.workspace = s.workspace AND e.item_id = ?)"
-            )
-            params.append(item_id)
-        if item_ids is not None:
-            cond, more = d.any_of("e.item_id", item_ids)
-            sql += (
-                " AND EXISTS (SELECT 1 FROM statement_evidence e WHERE e.statement_id = s.id "
-                f"AND e.workspace = s.workspace AND {cond})"
-            )
-            params += more
         if current is True:
             sql += " AND s.superseded_by IS NULL AND s.valid_to IS NULL"
         elif current is False:
@@ -136,6 +135,30 @@ class Statements(Part):
         params.append(limit)
         with self._read() as conn:
             return [d.rows.statement_from_row(r) for r in conn.execute(d.sql(sql), params)]
+
+    def _stated_in(self, workspace: str, item_ids: Sequence[str]) -> list[str]:
+        """The ids of the statements with evidence in any of ``item_ids``."""
+        d = self._dialect
+        cond, more = d.any_of("item_id", item_ids)
+        sql = f"SELECT DISTINCT statement_id FROM statement_evidence WHERE workspace = ? AND {cond}"
+        with self._read() as conn:
+            rows = conn.execute(d.sql(sql), [workspace, *more]).fetchall()
+        return [r["statement_id"] for r in rows]
+
+    def _linked(self, workspace: str, ids: Sequence[str]) -> list[str]:
+        """The ids on the other side of the supersession links of ``ids``: those that one
+        of them replaced, and those that replaced one of them."""
+        d = self._dialect
+        older, more = d.any_of("superseded_by", ids)
+        newer, most = d.any_of("id", ids)
+        sql = (
+            f"SELECT id AS linked FROM statements WHERE workspace = ? AND {older} UNION "
+            "SELECT superseded_by AS linked FROM statements WHERE workspace = ? "
+            f"AND superseded_by IS NOT NULL AND {newer}"
+        )
+        with self._read() as conn:
+            rows = conn.execute(d.sql(sql), [workspace, *more, workspace, *most]).fetchall()
+        return [r["linked"] for r in rows]
 
     def evidence(self, workspace: str, statement_id: str, visibility: Visibility) -> list[Evidence]:
         d = self._dialect

@@ -470,6 +470,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         INSERT OR IGNORE INTO meta (key, value) VALUES ('mark:context_keys', 'pending');
         """,
     ),
+    (
+        # A search hit says which of its statements a newer item replaced and which older
+        # statements it replaced (retrieve/replacements.py): both directions of the
+        # supersession links, read by ``superseded_by``.
+        "0015_statement_links",
+        """
+        CREATE INDEX statements_successor ON statements (workspace, superseded_by);
+        """,
+    ),
 )
 
 
