@@ -151,8 +151,17 @@ class KeywordIndex:
         hits = searcher.search(query, limit, count=False).hits
         rowids = searcher.fast_field_values("rowid", [address for _, address in hits])
         ids, where = self._ids, self._where
+        if scopes is None and self._classes.get(storage_class) == len(ids):
+            # Every row held is of the class (a brain of notes alone): all are visible.
+            found = [ids.get(int(r)) if r is not None else None for r in rowids]
+            visible = [
+                (item_id, float(score))
+                for (score, _), item_id in zip(hits, found, strict=True)
+                if item_id is not None
+            ]
+            return len(visible), visible
         held = 0
-        visible: list[tuple[str, float]] = []
+        visible = []
         for (score, _), rowid in zip(hits, rowids, strict=True):
             if rowid is None:
                 continue
