@@ -44,7 +44,7 @@ def _filtered(index: KeywordIndex, *args: object) -> list[tuple[str, float]]:
         index._mostly = mostly  # type: ignore[method-assign]
 
 
-@pytest.mark.parametrize("sections", [0.9, 0.6, 0.3])
+@pytest.mark.parametrize("sections", [1.0, 0.9, 0.6, 0.3])  # 1.0: one class alone
 def test_filtering_after_gives_the_filtered_rows(sections: float) -> None:
     conn = _brain(7, sections)
     index = KeywordIndex("ws")

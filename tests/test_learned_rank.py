@@ -83,6 +83,18 @@ def test_a_candidate_sees_the_best_other_of_its_run() -> None:
     assert _col(rows, "run_count") == [math.log(2), 0.0, math.log(2), 0.0]
 
 
+def test_a_run_of_equal_scores_sees_its_equal_as_the_best_other() -> None:
+    head = [
+        _signals(0.04, group="s1"),
+        _signals(0.04, group="s1"),
+        _signals(0.02, group="s1"),
+        _signals(0.01, group="s2"),
+    ]
+    rows = features(head, best_keyword=None)
+    assert _col(rows, "run_best") == [1.0, 1.0, 1.0, 0.0]
+    assert _col(rows, "run_count") == [math.log1p(2)] * 3 + [0.0]
+
+
 def test_the_ranker_orders_by_its_score_and_keeps_ties_in_place() -> None:
     rows = [[0.0] * N for _ in range(3)]
     assert reorder(_ranker(), rows) == [0, 1, 2]

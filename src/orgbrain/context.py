@@ -72,13 +72,14 @@ class BrainContext:
 
     # -- the two scope rules ------------------------------------------------------------
 
-    def visible(self, item: Item | ItemSketch | None) -> bool:
+    def visible(self, item: Item | ItemSketch | None, seen: Visibility | None = None) -> bool:
         """The second check, in code: this workspace, a scope the reader may see, not
-        tombstoned. Every read of items applies it after the store query did."""
+        tombstoned. Every read of items applies it after the store query did. ``seen``:
+        ``visibility``, when the caller has it (it is built anew on every read)."""
         return (
             item is not None
             and item.workspace == self.workspace
-            and self.visibility.allows(item.scope)
+            and (seen or self.visibility).allows(item.scope)
             and item.tombstoned_at is None
         )
 
@@ -102,16 +103,18 @@ class BrainContext:
         """The visible items among ``ids``, by id; the others are left out."""
         if not ids:
             return {}
-        found = self.store.get_items(self.workspace, ids, self.visibility)
-        return {i: item for i, item in found.items() if self.visible(item)}
+        seen = self.visibility
+        found = self.store.get_items(self.workspace, ids, seen)
+        return {i: item for i, item in found.items() if self.visible(item, seen)}
 
     def get_sketches(self, ids: Sequence[str]) -> dict[str, ItemSketch]:
         """``get_many``'s narrow read (``Store.item_sketches``): what a search weighs of the
         visible items among ``ids``, by id."""
         if not ids:
             return {}
-        found = self.store.item_sketches(self.workspace, ids, self.visibility)
-        return {i: sketch for i, sketch in found.items() if self.visible(sketch)}
+        seen = self.visibility
+        found = self.store.item_sketches(self.workspace, ids, seen)
+        return {i: sketch for i, sketch in found.items() if self.visible(sketch, seen)}
 
     def each_item(self, filter: ItemFilter) -> Iterator[Item]:
         """Every visible item ``filter`` lists, page after page (a listing may hold many

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Literal
 
 __all__ = ["MIN_CROWD", "Normalise", "convex", "neighbour_boost", "rrf"]
@@ -103,11 +104,13 @@ def convex(
             for rank, item_id in enumerate(ids, start=1):
                 scores[item_id] = get(item_id, 0.0) + factor * ((k + 1) / (k + rank))
         elif divisor > 0:
-            seen: set[str] = set()
-            for item_id, s in rows:
-                if item_id not in seen:
-                    seen.add(item_id)
-                    scores[item_id] = get(item_id, 0.0) + factor * ((s - offset) / divisor)
+            firsts = dict(rows)  # each id's last row, in first-seen order
+            if len(firsts) < len(rows):  # an id listed twice counts at its first row
+                firsts = {}
+                for item_id, s in rows:
+                    firsts.setdefault(item_id, s)
+            for item_id, s in firsts.items():
+                scores[item_id] = get(item_id, 0.0) + factor * ((s - offset) / divisor)
         else:
             for item_id in dict.fromkeys(item_id for item_id, _ in rows):
                 scores[item_id] = get(item_id, 0.0) + factor * 1.0
@@ -157,4 +160,4 @@ def neighbour_boost(
 
 
 def _sorted(scores: Mapping[str, float]) -> dict[str, float]:
-    return dict(sorted(scores.items(), key=lambda kv: -kv[1]))
+    return dict(sorted(scores.items(), key=itemgetter(1), reverse=True))

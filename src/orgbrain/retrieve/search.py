@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
+from operator import itemgetter
 
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
@@ -248,8 +249,10 @@ class Searcher:
             timings[stream.name] = _ms(t)
             rows.append(found)
             if stream.kind == "vector":
-                for item_id, score in found:
-                    cosines[item_id] = max(score, cosines.get(item_id, -1.0))
+                get = cosines.get
+                for item_id, score in found:  # each id's best: max(score, seen), inlined
+                    seen = get(item_id, -1.0)
+                    cosines[item_id] = seen if seen > score else score
         return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
@@ -475,7 +478,7 @@ class Searcher:
         for stream, listed in zip(found.plan.streams, found.rows, strict=True):
             if stream.kind != "keyword" or not listed:
                 continue
-            top = max(value for _, value in listed)
+            top = max(map(itemgetter(1), listed))
             best_keyword = top if best_keyword is None else max(best_keyword, top)
             for item_id, value in listed:
                 if item_id in wanted:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -253,12 +253,14 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
 
     def _rows_by_id(
         self, columns: str, workspace: str, ids: Sequence[str], visibility: Visibility
-    ) -> Iterator[tuple[Any, ...]]:
-        """``columns`` of the items ``ids`` names, as plain tuples."""
+    ) -> list[tuple[Any, ...]]:
+        """``columns`` of the items ``ids`` names, as plain tuples (fetched whole: a
+        generator's step a row cost a fifth of a search's 100 candidates' read)."""
         vis, params = self._visible_sql(visibility)
         cursor = self._conn().cursor()
         cursor.row_factory = None
         unique = list(dict.fromkeys(ids))
+        rows: list[tuple[Any, ...]] = []
         for i in range(0, len(unique), 500):
             batch = unique[i : i + 500]
             sql = (
@@ -266,7 +268,8 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
                 f"SELECT {columns} FROM items WHERE +workspace = ? "
                 f"AND id IN ({', '.join('?' * len(batch))})" + vis
             )
-            yield from cursor.execute(sql, [workspace, *batch, *params])
+            rows += cursor.execute(sql, [workspace, *batch, *params]).fetchall()
+        return rows
 
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
         """The item's vectors, one row each: its own first, then its passages'."""
