@@ -154,6 +154,49 @@ def test_migration_target_and_replaces() -> None:
         ),
         ("The email provider is Mailgun.", "email provider", "is", "Mailgun", None),
         ("From now on the standup is every Tuesday.", "standup", "schedule", "every Tuesday", None),
+        # Drop / ditch / swap X for Y, replace X with Y, off X onto Y, ownership moves.
+        (
+            "We're ditching Honeycomb for Lightstep for tracing",
+            "tracing",
+            "uses",
+            "Lightstep",
+            "Honeycomb",
+        ),
+        (
+            "The QA team swapped Selenium for Playwright.",
+            "QA team",
+            "uses",
+            "Playwright",
+            "Selenium",
+        ),
+        (
+            "We replaced TeamCity with Drone for the mobile builds.",
+            "mobile builds",
+            "uses",
+            "Drone",
+            "TeamCity",
+        ),
+        (
+            "The data lake moved off Hadoop onto Databricks.",
+            "data lake",
+            "migration_target",
+            "Databricks",
+            "Hadoop",
+        ),
+        (
+            "Ownership of the billing runbook passed from Keiko to Ade.",
+            "billing runbook",
+            "owner",
+            "Ade",
+            "Keiko",
+        ),
+        (
+            "From December, Mei takes over the webinar series.",
+            "webinar series",
+            "owner",
+            "Mei",
+            None,
+        ),
     ],
 )
 def test_forms_of_a_changed_belief(
@@ -553,3 +596,18 @@ def test_extraction_result_is_plain_data() -> None:
     assert isinstance(found, Extraction)
     with pytest.raises(AttributeError):
         found.claims[0].predicate = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reminder: replace the battery in the Ring keypad with a new one.",
+        "We might drop Google Analytics for Plausible later this year.",
+        "Should we switch the roadmap from Trello to Productboard?",
+        "We evaluated k6 vs Locust for the load tests.",
+        "Payroll dropped ADP for Gusto.",
+        "We switched off the lights to save power.",
+    ],
+)
+def test_what_is_not_a_named_replacement(text: str) -> None:
+    assert not [c for c in claims(text) if c.replaces or c.predicate == "migration_target"]

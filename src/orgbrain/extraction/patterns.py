@@ -110,6 +110,13 @@ _OPENER = re.compile(
     r"|(?:from\s+now\s+on|going\s+forward)\s+(?=\w)",  # with a comma: a decision
     re.IGNORECASE,
 )
+# "From December, Mei takes over ...": a date before the sentence proper.
+_DATED_OPENER = re.compile(
+    r"(?:from|starting|as\s+of|beginning)\s+(?:(?:next|this|the\s+(?:start|end)\s+of)\s+)?"
+    r"(?:\d|q[1-4]\b|today|tomorrow|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec|week|month|quarter|year|sprint)[^,]{0,25},\s+(?=\w)",
+    re.IGNORECASE,
+)
 _GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECASE)
 _PROJECT_WORD = re.compile(
     r"(?:[Pp]roject\s+)?(?P<name>.+?)(?:\s+(?:project|initiative|programme|program))?"
@@ -294,6 +301,13 @@ _OWNED_BY = re.compile(
     rf"|(?P<x2>{_NP})\s+(?:now\s+|still\s+)?(?:belongs\s+to|belong\s+to|sits\s+with|sit\s+with|"
     r"is\s+the\s+responsibility\s+of|falls\s+(?:to|under))\s+(?P<p2>.+)"
 )
+# "Ownership of the release train moves to Ade", "... passes from Keiko to Ade".
+_OWNERSHIP_MOVES = re.compile(
+    rf"(?:[Tt]he\s+)?[Oo]wnership\s+of\s+(?P<x>{_NP})\s+(?:now\s+)?(?:is\s+|has\s+|will\s+)?"
+    r"(?:moves|moved|moving|move|passes|passed|passing|pass|goes|went|gone|go|"
+    r"transfers|transferred|transfer|been\s+transferred|been\s+handed|handed)\s+"
+    r"(?:over\s+)?(?:from\s+(?P<old>[^,;]+?)\s+)?to\s+(?P<p>.+)"
+)
 _ATTR = re.compile(
     rf"(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x>(?:[\w'\u2019/&.@-]+\s+){{0,4}}?)(?P<a>{ATTRIBUTE_ALTERNATION})"
     r"\s+(?:is|are|was|will\s+be|has\s+been|remains|becomes|moves\s+to|moved\s+to|changes\s+to|"
@@ -310,23 +324,43 @@ _MOVE_VERB = (
     r"(?:move|moving|moved|migrate|migrating|migrated|switch|switching|switched|port|porting|"
     r"ported|transition|transitioning|transitioned)"
 )
+# "moved off Redshift onto BigQuery" says what "moved from Redshift to BigQuery" says ("off"
+# only before an "onto": "switched off the lights to save power" moves nothing).
+_FROM = r"(?:from|off(?:\s+of)?(?=[^,;]*\sonto\s))"
 _MOVE = re.compile(
-    rf"(?:.*?\b)?{_MOVE_VERB}\s+(?!from\b)(?P<x>{_NP})\s+(?:from\s+(?P<old>[^,;]+?)\s+)?"
+    rf"(?:.*?\b)?{_MOVE_VERB}\s+(?!(?:from|off)\b)(?P<x>{_NP})\s+(?:{_FROM}\s+(?P<old>[^,;]+?)\s+)?"
     r"(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
 )
 _MOVES = re.compile(
     rf"(?P<x>{_NP})\s+(?:will\s+|is\s+|are\s+|has\s+|have\s+)?(?:being\s+|be\s+)?"
     r"(?:migrates|moves|migrating|moving|migrated|moved|switches|switching|switched|"
-    r"migrate|move|switch)\s+(?:from\s+(?P<old>[^,;]+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
+    rf"migrate|move|switch)\s+(?:{_FROM}\s+(?P<old>[^,;]+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
 )
 _SWITCHED_FROM = re.compile(
-    rf"(?:.*?\b)?{_MOVE_VERB}\s+from\s+(?P<old>[^,;]+?)\s+to\s+(?P<v>[^,;]+?)"
+    rf"(?:.*?\b)?{_MOVE_VERB}\s+{_FROM}\s+(?P<old>[^,;]+?)\s+(?:to|onto)\s+(?P<v>[^,;]+?)"
     rf"(?:\s+for\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|last|this|after|because)\b|$)"
 )
 _REPLACES = re.compile(
     rf"(?P<v>{_NP})\s+(?:replaces|replaced|will\s+replace|is\s+replacing|has\s+replaced)\s+"
     rf"(?P<old>[^,;]+?)(?:\s+(?:for|as)\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|from|"
     r"starting|effective|as\s+of)\b|$)"
+)
+# "we're ditching Sentry for Rollbar", "swapped Sketch for Figma", "replaced CircleCI with
+# Buildkite", "dropping SurveyMonkey in favour of Typeform": the old thing, then the new.
+_DROPS = re.compile(
+    r"(?P<who>(?:.*?\s)?)(?:(?:drop|drops|dropping|dropped|ditch|ditches|ditching|ditched|"
+    r"swap|swaps|swapping|swapped|trade|trades|trading|traded)\s+(?P<old>[^,;]+?)\s+(?:out\s+)?"
+    r"(?:for|in\s+favou?r\s+of)"
+    r"|(?:replace|replaces|replacing|replaced)\s+(?P<old2>[^,;]+?)\s+with)"
+    r"\s+(?P<v>[^,;]+?)"
+    rf"(?:\s+(?:for|as)\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|last|this|next|after|"
+    r"because|starting|effective|from|since|across)\b|$)",
+    re.IGNORECASE,
+)
+_NAME_LIKE = re.compile(r"[A-Z0-9]|[a-z]+[A-Z]")
+_AUXILIARY = re.compile(
+    r"(?:\s+(?:is|are|was|were|has|have|had|will|just|finally|also|now|officially))+$",
+    re.IGNORECASE,
 )
 _REPLACED_BY = re.compile(
     rf"(?P<old>{_NP})\s+(?:is|was|has\s+been|will\s+be|are|were)\s+(?:being\s+)?replaced\s+by\s+"
@@ -501,6 +535,14 @@ def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
 
 
 def _owned_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    moved = _OWNERSHIP_MOVES.match(s.text, cs, ce)
+    if moved is not None:
+        subject = s.subject(moved.start("x"), moved.end("x"), strip_team=True)
+        owner = s.object(moved.start("p"), moved.end("p"), entity_slot=True, people=True)
+        if subject is None or owner is None:
+            return []
+        old = _old_value(s, moved, "old")
+        return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.85, old)]
     m = _OWNED_BY.match(s.text, cs, ce)
     if not m:
         return []
@@ -600,6 +642,41 @@ def _replaces(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
             return []
         return [_Draft("fact", subject, "replaced_by", new[0], new[1], 0.75, old)]
     return []
+
+
+def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _DROPS.match(s.text, cs, ce)
+    if not m:
+        return []
+    group = "old" if m.group("old") else "old2"
+    old_at = _strip_span(s.text, m.start(group), m.end(group))[0]
+    new_at = _strip_span(s.text, m.start("v"), m.end("v"))[0]
+    if not all(_NAME_LIKE.match(s.text, i) for i in (old_at, new_at)) or any(
+        d.start in (old_at, new_at) for d in s.dates
+    ):
+        return []  # "replace the battery with a new one", "swap Friday for Monday"
+    new = s.object(m.start("v"), m.end("v"), entity_slot=True)
+    old = _old_value(s, m, group)
+    if new is None or old is None:
+        return []
+    ws, we = _strip_span(s.text, m.start("who"), m.end("who"), determiners=False)
+    we = ws + len(_AUXILIARY.sub("", s.text[ws:we]))
+    subject = None
+    if m.group("x"):
+        subject = s.subject(m.start("x"), m.end("x"))
+    elif ws < we and _DET.match(s.text, ws, we):
+        subject = s.subject(ws, we)  # "The design team swapped Sketch for Figma"
+    elif ws < we and not _is_pronoun(s.text[ws:we].split()[-1]):
+        actor = s.entity_at(ws, we)
+        if actor is None or actor.type not in _PEOPLE:
+            return []  # something unread before the verb: say nothing
+    if subject is not None:
+        return [_Draft("fact", subject, "uses", new[0], new[1], 0.8, old)]
+    subject = s.context or s.subject(m.start(group), m.end(group))
+    if subject is None:
+        return []
+    predicate = "uses" if s.context else "replaced_by"
+    return [_Draft("fact", subject, predicate, new[0], new[1], 0.7, old)]
 
 
 def _replaced_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -922,6 +999,7 @@ _RULES: tuple[Rule, ...] = (
     _owns,
     _defines,
     _replaced_by,
+    _drops,
     _replaces,
     _switched_from,
     _attribute,
@@ -1133,6 +1211,8 @@ def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
         cs, ce = _strip_span(s.text, idx, cursor, determiners=False)
         opener = _OPENER.match(s.text, cs, ce)
         cs = opener.end() if opener else cs
+        dated = _DATED_OPENER.match(s.text, cs, ce)
+        cs = dated.end() if dated else cs
         if cs >= ce:
             continue
         no_longer = _NO_LONGER.search(s.text, cs, ce)
