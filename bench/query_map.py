@@ -25,6 +25,7 @@ fold's questions; the held-out figures per set, the identity's beside them.
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import sqlite3
 import time
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from orgbrain.adapters.embed_minilm import MODEL_NAME
 from orgbrain.compose import make_embedder
 from orgbrain.evals import beir as be
 from orgbrain.evals import facts as fa
@@ -46,7 +48,6 @@ from orgbrain.evals.locomo_data import ANSWERABLE, load_locomo
 from orgbrain.evals.longmemeval_data import load_longmemeval
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.evals.metrics import ndcg_at_k, recall_at_k
-from orgbrain.adapters.embed_minilm import MODEL_NAME
 from orgbrain.retrieve.query_map import QUERY_MAP_FILE, QueryMap
 from orgbrain.retrieve.when import read_time
 from orgbrain.settings import Settings
@@ -448,6 +449,10 @@ def proxy(args: argparse.Namespace) -> None:
             for f in range(FOLDS)
         ]
         print(s, "questions per fold", sizes)
+    if args.save:
+        Path(args.save).mkdir(parents=True, exist_ok=True)
+        held_out = {f"{q['set']}:{q['qid']}": folds[i] for i, q in enumerate(queries)}
+        (Path(args.save) / "folds.json").write_text(json.dumps(held_out))
     tensors = _tensors(data)
     qv = np.stack([q["q"] for q in queries])
     everything = list(range(len(queries)))
@@ -469,6 +474,12 @@ def proxy(args: argparse.Namespace) -> None:
             batch=args.batch,
         )
         m = model.matrix()
+        if args.save:
+            out = Path(args.save)
+            out.mkdir(parents=True, exist_ok=True)
+            QueryMap(MODEL_NAME, m - np.eye(m.shape[0], dtype=np.float32)).save(
+                out / f"fold{f}.npz"
+            )
         for i, v in zip(held, evaluate(data, _apply(m, qv), held), strict=True):
             new[i] = v
         print(f"fold {f} done, {time.perf_counter() - t0:.0f}s", flush=True)
@@ -527,6 +538,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     x.add_argument("data")
     x.add_argument("--train-figure", action="store_true")
     x.add_argument("--by-document", action="store_true", help="SciFact's folds by cited document")
+    x.add_argument("--save", help="a folder for each fold's map and folds.json (real evals)")
     f = sub.add_parser("fit")
     f.add_argument("data")
     f.add_argument("--write", action="store_true", help="write the shipped map")
