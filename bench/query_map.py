@@ -95,7 +95,9 @@ def _db(cache: Path, key: str) -> Path | None:
     return path
 
 
-def _locomo(path: Path, cache: Path, memo: QueryMemo) -> Iterator[tuple[dict, list[dict]]]:
+def _locomo(
+    path: Path, cache: Path, memo: QueryMemo
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     now = datetime.now(UTC)
     for conv in load_locomo(path):
         notes = [lc._note(conv.sample_id, t) for t in conv.turns]
@@ -117,7 +119,9 @@ def _locomo(path: Path, cache: Path, memo: QueryMemo) -> Iterator[tuple[dict, li
         yield _corpus(db, conv.sample_id, "locomo"), qs
 
 
-def _scifact(folder: Path, cache: Path, memo: QueryMemo) -> Iterator[tuple[dict, list[dict]]]:
+def _scifact(
+    folder: Path, cache: Path, memo: QueryMemo
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     now = datetime.now(UTC)
     data = be.load_beir(folder, "train")
     db = _db(cache, index_key("beir", memo, [be._note(d) for d in data.corpus]))
@@ -136,7 +140,9 @@ def _scifact(folder: Path, cache: Path, memo: QueryMemo) -> Iterator[tuple[dict,
     yield _corpus(db, "scifact", "scifact"), qs
 
 
-def _lme(path: Path, cache: Path, memo: QueryMemo) -> Iterator[tuple[dict, list[dict]]]:
+def _lme(
+    path: Path, cache: Path, memo: QueryMemo
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     for q in load_longmemeval(path):
         if q.abstention or not q.answer_sessions:
             continue
@@ -162,7 +168,7 @@ def _lme(path: Path, cache: Path, memo: QueryMemo) -> Iterator[tuple[dict, list[
         yield _corpus(db, q.question_id, "longmemeval"), [row]
 
 
-def _facts(cache: Path, memo: QueryMemo) -> Iterator[tuple[dict, list[dict]]]:
+def _facts(cache: Path, memo: QueryMemo) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     now = datetime.now(UTC)
     data = fa.load_facts()
     notes = [fa._note(f) for f in data.facts]
@@ -316,7 +322,8 @@ class Trainable:
 
         with torch.no_grad():
             d = self.delta()
-            return (torch.eye(d.shape[0]) + d).numpy().astype(np.float32)
+            out: np.ndarray = (torch.eye(d.shape[0]) + d).numpy().astype(np.float32)
+            return out
 
 
 def _tensors(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -365,7 +372,7 @@ def train(
         opt.zero_grad()
         loss = torch.zeros(())
         for idx in by_set.values():
-            pick = rng.choice(idx, size=min(batch, len(idx)), replace=False)
+            pick = rng.choice(idx, size=min(batch, len(idx)), replace=False).tolist()
             loss = loss + _set_loss(queries, tensors, qall, model, pick, tau) / len(by_set)
         delta = model.delta()
         loss = loss + l2 * (delta * delta).sum()
@@ -406,8 +413,9 @@ def _set_loss(
 
 
 def _apply(m: np.ndarray, qv: np.ndarray) -> np.ndarray:
-    out = qv @ m
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
+    out: np.ndarray = qv @ m
+    unit: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
+    return unit
 
 
 def _load(path: str) -> dict[str, Any]:

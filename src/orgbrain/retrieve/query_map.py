@@ -35,9 +35,9 @@ class QueryMap:
 
     def apply(self, vector: Vector) -> Vector:
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        out = q + q @ self.delta
+        out: Vector = q + q @ self.delta
         norm = float(np.linalg.norm(out))
-        return out / norm if norm > 0 else q
+        return (out / norm).astype(np.float32) if norm > 0 else q
 
     @classmethod
     def load(cls, path: Path) -> QueryMap:
