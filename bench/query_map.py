@@ -7,19 +7,28 @@ identity), trained with a contrastive loss over each corpus's items (softmax ove
 item of the corpus; an item scores its best vector, as the store's index does), every dev
 set at once and weighing the same. The proxy is dense retrieval alone (no keywords, no
 fusion, no learned stage), each set's own figure (LoCoMo recall@10, SciFact nDCG@10,
-LongMemEval recall_all@5 by session, facts recall@5), held out: SciFact by claim (five
-folds), LoCoMo by conversation, LongMemEval and the facts by question (five folds each).
+LongMemEval recall_all@5 by session, facts recall@5), held out: SciFact by claim
+(five folds) or, with ``--by-document``, by cited document (claims that cite a common
+abstract share a fold: by claim, 538 of 809 claims share an abstract with another, and
+the map learns where those abstracts lie), LoCoMo by conversation, LongMemEval and the
+facts by question (five folds each). Not adopted: docs/eval.md, "Issue 17, a trained
+query transform (2026-12-05 session 4)"; the query path that read a map (and
+``tuned-z-unmapped``) is at commit c64f763 on branch ``adapter``.
 
 ``dump``: each corpus's item vectors read from the eval caches' SQLite databases (read
 only), each question embedded as the search embeds it (less its time), with its labels.
 
 ``proxy``: for each fold, the map trained on the other folds of every set scores that
-fold's questions; the held-out figures per set, the identity's beside them.
+fold's questions; the held-out figures per set, the identity's beside them (paired:
+difference ± standard error; questions up / down). ``--save DIR`` keeps each fold's map
+and ``folds.json`` for held-out real evals. ``fit``: the map trained on everything
+(deterministic: seed 0), written with ``--out``.
 
     python -m bench.query_map dump --cache /tmp/adapter-evc --lme-cache /tmp/adapter-lme \\
         --locomo ../shared/data/locomo/locomo-dev.json --scifact ../shared/data/scifact \\
         --longmemeval ../shared/data/longmemeval/longmemeval-s-dev50.json --out /tmp/qm/data.pkl
-    python -m bench.query_map proxy /tmp/qm/data.pkl --rank 32 --steps 300
+    python -m bench.query_map proxy /tmp/qm/data.pkl --by-document --l2 0.1 --steps 300
+    python -m bench.query_map fit /tmp/qm/data.pkl --l2 0.1 --steps 300 --out /tmp/qm/map.npz
 """
 
 from __future__ import annotations
@@ -48,7 +57,6 @@ from orgbrain.evals.locomo_data import ANSWERABLE, load_locomo
 from orgbrain.evals.longmemeval_data import load_longmemeval
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.evals.metrics import ndcg_at_k, recall_at_k
-from orgbrain.retrieve.query_map import QUERY_MAP_FILE, QueryMap
 from orgbrain.retrieve.when import read_time
 from orgbrain.settings import Settings
 
@@ -412,6 +420,14 @@ def _set_loss(
     return total / len(pick)
 
 
+def save_map(path: Path, m: np.ndarray) -> None:
+    """A map as the query path read it (commit c64f763, ``retrieve/query_map.py``): the
+    model's name and the correction to the identity, in half precision."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    delta = (m - np.eye(m.shape[0], dtype=np.float32)).astype(np.float16)
+    np.savez_compressed(path, model=np.array(MODEL_NAME), delta=delta)
+
+
 def _apply(m: np.ndarray, qv: np.ndarray) -> np.ndarray:
     out: np.ndarray = qv @ m
     unit: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
@@ -483,11 +499,7 @@ def proxy(args: argparse.Namespace) -> None:
         )
         m = model.matrix()
         if args.save:
-            out = Path(args.save)
-            out.mkdir(parents=True, exist_ok=True)
-            QueryMap(MODEL_NAME, m - np.eye(m.shape[0], dtype=np.float32)).save(
-                out / f"fold{f}.npz"
-            )
+            save_map(Path(args.save) / f"fold{f}.npz", m)
         for i, v in zip(held, evaluate(data, _apply(m, qv), held), strict=True):
             new[i] = v
         print(f"fold {f} done, {time.perf_counter() - t0:.0f}s", flush=True)
@@ -525,10 +537,9 @@ def fit(args: argparse.Namespace) -> None:
     _report(
         data, evaluate(data, qv, everything), evaluate(data, _apply(m, qv), everything), "train"
     )
-    if args.write:
-        shipped = QueryMap(MODEL_NAME, m - np.eye(m.shape[0], dtype=np.float32))
-        shipped.save(QUERY_MAP_FILE)
-        print(f"wrote {QUERY_MAP_FILE} ({QUERY_MAP_FILE.stat().st_size} bytes)")
+    if args.out:
+        save_map(Path(args.out), m)
+        print(f"wrote {args.out} ({Path(args.out).stat().st_size} bytes)")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -549,7 +560,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     x.add_argument("--save", help="a folder for each fold's map and folds.json (real evals)")
     f = sub.add_parser("fit")
     f.add_argument("data")
-    f.add_argument("--write", action="store_true", help="write the shipped map")
+    f.add_argument("--out", help="write the map here (.npz)")
     for q in (x, f):
         q.add_argument("--rank", type=int, default=0, help="> 0: identity plus rank r")
         q.add_argument("--steps", type=int, default=300)

@@ -127,9 +127,6 @@ class SearchPlan:
     candidates at this weight: those that happened in it gain by rank, as the graph's do."""
     learned: LinearRanker | None = None
     """A learned order for the first ``learned.depth`` candidates (``retrieve.learned``)."""
-    map_query: bool = False
-    """The vector streams read the query's vector through the shipped trained map
-    (``retrieve.query_map``), when the brain's embedder is the one it was trained for."""
 
     def reading(self, limit: int) -> SearchPlan:
         """The plan reading deep enough to fill ``limit`` hits: each stream and the fetched
@@ -239,11 +236,8 @@ PLANS: dict[str, SearchPlan] = {
         route=True,
         learned=LEARNED,
         window_weight=0.5,
-        map_query=True,
     ),
 }
-# The default without its trained query map (MiniLM's query vector as it is).
-PLANS["tuned-z-unmapped"] = replace(PLANS["tuned-z"], name="tuned-z-unmapped", map_query=False)
 # The default without its learned stage (the fused order), for comparison.
 PLANS["tuned-z-fused"] = replace(PLANS["tuned-z"], name="tuned-z-fused", learned=None)
 # The default's ranking with the strict gate and the 60% floor, for a caller that would

@@ -16,7 +16,6 @@ from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
-from .query_map import shipped_query_map
 from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
 from .terms import query_terms
 from .verdict import HitEvidence, apply_floors, membership
@@ -436,13 +435,8 @@ class Searcher:
         return out
 
     def _embed_query(self, query: str, plan: SearchPlan) -> Vector:
-        embedder = self.ctx.embedder
-        vectors: Vector = embedder.embed([query[: plan.embed_chars]])
+        vectors: Vector = self.ctx.embedder.embed([query[: plan.embed_chars]])
         first: Vector = vectors[0]
-        if plan.map_query:
-            mapping = shipped_query_map()
-            if mapping.fits(embedder.name, int(first.shape[-1])):
-                return mapping.apply(first)
         return first
 
     def _run_stream(
