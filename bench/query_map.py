@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.learned_rank import lme_labels, metric
 from orgbrain.adapters.embed_minilm import MODEL_NAME
 from orgbrain.compose import make_embedder
 from orgbrain.evals import beir as be
@@ -56,7 +57,6 @@ from orgbrain.evals.cache import index_key, indexed_brain
 from orgbrain.evals.locomo_data import ANSWERABLE, load_locomo
 from orgbrain.evals.longmemeval_data import load_longmemeval
 from orgbrain.evals.memo import QueryMemo
-from orgbrain.evals.metrics import ndcg_at_k, recall_at_k
 from orgbrain.retrieve.when import read_time
 from orgbrain.settings import Settings
 
@@ -158,21 +158,7 @@ def _lme(
         db = _db(cache, index_key("longmemeval", memo, notes, edges))
         if db is None:
             continue
-        gold = {
-            lm._key(q, s.session_id, n): 1
-            for s in q.sessions
-            for n, t in enumerate(s.turns)
-            if t.has_answer and s.session_id in q.answer_sessions
-        }
-        row = {
-            "set": "longmemeval",
-            "fold": q.question_id,
-            "qid": q.question_id,
-            "gold": gold,
-            "sessions": list(q.answer_sessions),
-            "prefix": f"lme:{q.question_id}:",
-            "q": _qvec(memo, q.question, q.asked_at or datetime.now(UTC)),
-        }
+        row = {**lme_labels(q), "q": _qvec(memo, q.question, q.asked_at or datetime.now(UTC))}
         yield _corpus(db, q.question_id, "longmemeval"), [row]
 
 
@@ -261,19 +247,6 @@ def item_scores(corpus: dict[str, Any], qv: np.ndarray) -> np.ndarray:
     out = np.full((len(qv), len(corpus["keys"])), -np.inf, dtype=np.float32)
     np.maximum.at(out.T, corpus["owner"], s.T)
     return out
-
-
-def metric(q: dict[str, Any], ranked: Sequence[str]) -> float:
-    gold: dict[str, int] = q["gold"]
-    s = q["set"]
-    if s == "locomo":
-        return recall_at_k(list(ranked), list(gold), 10)
-    if s == "scifact":
-        return ndcg_at_k(list(ranked), gold, 10)
-    if s == "facts":
-        return float(any(k in gold for k in ranked[:5]))
-    top = set(lm.sessions_ranked(ranked, q["prefix"])[:5])
-    return float(all(g in top for g in q["sessions"]))
 
 
 def evaluate(data: dict[str, Any], qvecs: np.ndarray, which: Sequence[int]) -> list[float]:
@@ -457,6 +430,27 @@ def _report(data: dict[str, Any], base: list[float], new: list[float], label: st
     print(f"{label}: " + " | ".join(parts), flush=True)
 
 
+def _trained(
+    args: argparse.Namespace,
+    data: dict[str, Any],
+    tensors: list[dict[str, Any]],
+    idx: Sequence[int],
+) -> np.ndarray:
+    """The map's matrix, trained on the questions ``idx`` with the command's settings."""
+    model = train(
+        data,
+        tensors,
+        idx,
+        rank=args.rank,
+        steps=args.steps,
+        lr=args.lr,
+        tau=args.tau,
+        l2=args.l2,
+        batch=args.batch,
+    )
+    return model.matrix()
+
+
 def proxy(args: argparse.Namespace) -> None:
     import torch
 
@@ -486,18 +480,7 @@ def proxy(args: argparse.Namespace) -> None:
     for f in range(FOLDS):
         train_idx = [i for i in everything if folds[i] != f]
         held = [i for i in everything if folds[i] == f]
-        model = train(
-            data,
-            tensors,
-            train_idx,
-            rank=args.rank,
-            steps=args.steps,
-            lr=args.lr,
-            tau=args.tau,
-            l2=args.l2,
-            batch=args.batch,
-        )
-        m = model.matrix()
+        m = _trained(args, data, tensors, train_idx)
         if args.save:
             save_map(Path(args.save) / f"fold{f}.npz", m)
         for i, v in zip(held, evaluate(data, _apply(m, qv), held), strict=True):
@@ -521,18 +504,7 @@ def fit(args: argparse.Namespace) -> None:
     data = _load(args.data)
     queries = data["queries"]
     everything = list(range(len(queries)))
-    model = train(
-        data,
-        _tensors(data),
-        everything,
-        rank=args.rank,
-        steps=args.steps,
-        lr=args.lr,
-        tau=args.tau,
-        l2=args.l2,
-        batch=args.batch,
-    )
-    m = model.matrix()
+    m = _trained(args, data, _tensors(data), everything)
     qv = np.stack([q["q"] for q in queries])
     _report(
         data, evaluate(data, qv, everything), evaluate(data, _apply(m, qv), everything), "train"
