@@ -57,7 +57,7 @@ from orgbrain.evals import locomo as lc
 from orgbrain.evals import longmemeval as lm
 from orgbrain.evals.cache import index_key, indexed_brain
 from orgbrain.evals.locomo_data import ANSWERABLE, load_locomo
-from orgbrain.evals.longmemeval_data import load_longmemeval
+from orgbrain.evals.longmemeval_data import LmeQuestion, load_longmemeval
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.evals.metrics import ndcg_at_k, recall_at_k
 from orgbrain.retrieve import get_plan
@@ -137,6 +137,25 @@ def _scifact(
             }
 
 
+def lme_labels(q: LmeQuestion) -> dict[str, Any]:
+    """A LongMemEval question's row before its candidates: the turns that hold the answer
+    (in its answer sessions), the sessions, the fold."""
+    gold = {
+        lm._key(q, s.session_id, n): 1
+        for s in q.sessions
+        for n, t in enumerate(s.turns)
+        if t.has_answer and s.session_id in q.answer_sessions
+    }
+    return {
+        "set": "longmemeval",
+        "fold": q.question_id,
+        "qid": q.question_id,
+        "gold": gold,
+        "sessions": list(q.answer_sessions),
+        "prefix": f"lme:{q.question_id}:",
+    }
+
+
 def _lme(
     path: Path, limit: int, cache: Path, memo: QueryMemo, plan: SearchPlan
 ) -> Iterator[dict[str, Any]]:
@@ -148,21 +167,7 @@ def _lme(
         if not _cached(cache, key, f"longmemeval {q.question_id}"):
             continue
         with indexed_brain(cache, key, memo, lm._writer(notes, edges)) as (brain, _):
-            gold = {
-                lm._key(q, s.session_id, n): 1
-                for s in q.sessions
-                for n, t in enumerate(s.turns)
-                if t.has_answer and s.session_id in q.answer_sessions
-            }
-            yield {
-                "set": "longmemeval",
-                "fold": q.question_id,
-                "qid": q.question_id,
-                "gold": gold,
-                "sessions": list(q.answer_sessions),
-                "prefix": f"lme:{q.question_id}:",
-                **_ask(brain, q.question, plan),
-            }
+            yield {**lme_labels(q), **_ask(brain, q.question, plan)}
 
 
 def _facts(memo: QueryMemo, plan: SearchPlan) -> Iterator[dict[str, Any]]:
