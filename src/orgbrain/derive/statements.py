@@ -44,7 +44,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
-from ..extraction.predicates import GONE_WORDS, REPLACEABLE
+from ..extraction.predicates import CHANGE, GONE_WORDS, REPLACEABLE
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -161,7 +161,8 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
     saved, created = store.put_statement(new)
     if not created:
         return Recorded(saved, "again")
-    return _settle(ctx, item, saved, [s for s in group if s.id != saved.id])
+    others = [s for s in group if s.id != saved.id]
+    return _settle(ctx, item, saved, others, change=claim.change)
 
 
 def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange | None) -> str:
@@ -171,9 +172,12 @@ def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange 
     return "stm_" + hashlib.sha256(material.encode()).hexdigest()[:20]
 
 
-def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statement]) -> Recorded:
+def _settle(
+    ctx: BrainContext, item: Item, new: Statement, others: list[Statement], *, change: bool
+) -> Recorded:
     store, ws = ctx.store, ctx.workspace
-    single = new.type in ("fact", "decision") and new.predicate not in MULTI_VALUED
+    fact = new.type in ("fact", "decision")
+    single = fact and new.predicate not in MULTI_VALUED
     replaced = norm(new.replaces) if new.replaces else None
     superseded: list[Statement] = []
     conflicts: list[str] = []
@@ -188,10 +192,12 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
                 if store.end_statement(ws, old.id, new.valid_from, new.id):
                     superseded.append(old)
             continue
-        if not (single or named):
+        changed = change and fact and not single and _same_wording(old, new)
+        if not (single or named or changed):
             continue
         gap = new.valid_from - old.valid_from
-        if (named and gap >= timedelta(0)) or (single and gap >= CONFLICT_WINDOW):
+        by_time = single or changed
+        if (named and gap >= timedelta(0)) or (by_time and gap >= CONFLICT_WINDOW):
             if old.current and store.end_statement(ws, old.id, new.valid_from, new.id):
                 superseded.append(old)
         elif single and -gap >= CONFLICT_WINDOW:
@@ -220,6 +226,21 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         tuple(i for i in items if i),
     )
 
+
+def _same_wording(old: Statement, new: Statement) -> bool:
+    """Whether two statements of one subject and predicate say it in the same words, but
+    for their objects and the change's own words: "Going forward, design docs are kept in
+    Notion" restates "Design docs are kept in Google Docs"; "The billing service now uses
+    Stripe for card payments" is another use than "The billing service uses Postgres"."""
+
+    def slot(s: Statement) -> frozenset[str]:
+        text = CHANGE.sub(" ", s.text)
+        return _words(text) - _words(s.subject) - _words(s.object) - _AUX
+
+    return slot(old) == slot(new)
+
+
+_AUX = frozenset("is are was were be been will has have had it".split())
 
 RETIRED = frozenset(GONE_WORDS)
 """A status that says its subject is gone ("Status: decommissioned")."""

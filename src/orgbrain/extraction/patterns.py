@@ -27,11 +27,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from .dates import DateMention, find_dates
 from .entities import find_entities
 from .predicates import (
+    ADDITIVE,
     ATTRIBUTE_ALTERNATION,
+    CHANGE,
     DEPRECATED,
     GONE_WORDS,
     RELATIONAL,
@@ -60,7 +63,8 @@ _QUESTION_START = re.compile(
 )
 _HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|should we|could we|shall we|what if|"
-    r"considering|consider|propose|proposed|proposal|not sure|unclear|TBD|tbc|wondering|"
+    r"considering|consider|considered|evaluating|evaluated|propose|proposed|proposal|not sure|"
+    r"unclear|TBD|tbc|wondering|thinking about|thought about|"
     r"hypothetically|if we|unless|whether|discussed|discussing|talked about|no decision)\b",
     re.IGNORECASE,
 )
@@ -337,7 +341,7 @@ _MOVES = re.compile(
     rf"migrate|move|switch)\s+(?:{_FROM}\s+(?P<old>[^,;]+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
 )
 _SWITCHED_FROM = re.compile(
-    rf"(?:.*?\b)?{_MOVE_VERB}\s+{_FROM}\s+(?P<old>[^,;]+?)\s+(?:to|onto)\s+(?P<v>[^,;]+?)"
+    rf"(?P<who>(?:.*?\s)?){_MOVE_VERB}\s+{_FROM}\s+(?P<old>[^,;]+?)\s+(?:to|onto)\s+(?P<v>[^,;]+?)"
     rf"(?:\s+for\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|last|this|after|because)\b|$)"
 )
 _REPLACES = re.compile(
@@ -393,14 +397,28 @@ _DECIDED = re.compile(
     r"|(?:(?:[Gg]oing\s+forward|[Ff]rom\s+now\s+on|[Ee]ffective\s+(?:immediately|[^,]+)),\s+"
     r"(?P<c3>.+))"
 )
+# "Postmortems are written in Notion", "the site is now built with Astro": a thing done in,
+# on or with a tool, in the passive.
+_DONE_WITH = (
+    r"(?:is|are)\s+(?:now\s+|still\s+|also\s+|currently\s+|all\s+)?(?:"
+    r"(?:hosted|stored|kept|tracked|managed|written|recorded|built|documented|logged|filed|"
+    r"drafted|planned|versioned|served|run|monitored|scheduled|orchestrated|rendered|tested|"
+    r"published|processed|packaged)\s+(?:on|in|with|via|through|using)|"
+    r"deployed\s+(?:with|via|through|using)|sent\s+to|"
+    r"(?:backed|scheduled|orchestrated|monitored)\s+by)"
+)
 _USES = re.compile(
-    rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?:uses|use|runs\s+on|run\s+on|is\s+hosted\s+"
-    r"(?:on|in)|are\s+hosted\s+(?:on|in)|lives\s+in|live\s+in|is\s+stored\s+in|are\s+stored\s+in|"
-    r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on|"
-    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in)|"
-    r"deploys?\s+(?:with|via|through)|(?:is|are)\s+deployed\s+(?:with|via|through)|"
-    r"builds?\s+with|(?:is|are)\s+built\s+with)"
+    rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?P<verb>uses|use|runs\s+on|run\s+on|"
+    r"lives\s+in|live\s+in|is\s+built\s+on|depends\s+on|standardi[sz]ed\s+on|"
+    r"standardi[sz]es\s+on|goes\s+to|go\s+to|deploys?\s+(?:with|via|through)|builds?\s+with|"
+    rf"{_DONE_WITH})"
     r"\s+(?P<v>.+)"
+)
+# "Questions about billing go to Sam", "SOC 2 audit questions go to Elif": who answers them.
+_ASKED = re.compile(
+    r"(?:(?:all\s+|any\s+)?(?:questions|requests|queries|escalations)\s+(?:about|on|regarding|"
+    r"for|related\s+to|around)\s+)?(?P<x>.+?)(?:\s+(?:questions|requests|queries|escalations))?",
+    re.IGNORECASE,
 )
 _WE_USE = re.compile(
     r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[Ee]veryone)\s+(?:now\s+|still\s+|also\s+)?"
@@ -433,6 +451,11 @@ _JOINED = re.compile(
     r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:has\s+|have\s+)?"
     r"(?P<verb>joined|left|rejoined|moved\s+to|transferred\s+to|is\s+joining|will\s+join|"
     r"is\s+leaving|will\s+leave)\s+(?P<v>.+)"
+)
+# "Dana has left." / "Dana has left; ...": left the organisation, with nothing after.
+_HAS_LEFT = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+has\s+(?:now\s+)?"
+    r"left(?:\s+us)?(?:\s+(?:today|yesterday|this\s+week|last\s+week))?\s*[.!]?\s*$"
 )
 # A dated retirement (or deprecation) is an event: "We decommissioned Jenkins on 3 March".
 _RETIRING = alternation((*RETIRED_VERBS, DEPRECATED))
@@ -499,7 +522,9 @@ def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         # A capitalised first word is as likely a thing ("Payroll runs on the 25th").
         return []
     old = _old_value(s, m, "old")
-    return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9, old)]
+    verb = s.text[m.end("p") : m.start("x")].lower()
+    predicate = "contact" if "contact" in verb else "owner"  # "is the point of contact for"
+    return [_Draft("fact", subject, predicate, owner[0], owner[1], 0.9, old)]
 
 
 _IS_THE_OWNER = re.compile(
@@ -615,10 +640,12 @@ def _switched_from(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     old = _old_value(s, m, "old")
     if target is None or old is None:
         return []
-    if m.group("x"):
-        subject = s.subject(m.start("x"), m.end("x"))
-        if subject is not None:
-            return [_Draft("fact", subject, "uses", target[0], target[1], 0.8, old)]
+    actor = _actor(s, m) if not m.group("x") else None
+    if actor is False:
+        return []
+    subject = s.subject(m.start("x"), m.end("x")) if m.group("x") else actor
+    if subject is not None:
+        return [_Draft("fact", subject, "uses", target[0], target[1], 0.8, old)]
     subject = s.context or s.subject(m.start("old"), m.end("old"))
     if subject is None:
         return []
@@ -659,17 +686,10 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     old = _old_value(s, m, group)
     if new is None or old is None:
         return []
-    ws, we = _strip_span(s.text, m.start("who"), m.end("who"), determiners=False)
-    we = ws + len(_AUXILIARY.sub("", s.text[ws:we]))
-    subject = None
-    if m.group("x"):
-        subject = s.subject(m.start("x"), m.end("x"))
-    elif ws < we and _DET.match(s.text, ws, we):
-        subject = s.subject(ws, we)  # "The design team swapped Sketch for Figma"
-    elif ws < we and not _is_pronoun(s.text[ws:we].split()[-1]):
-        actor = s.entity_at(ws, we)
-        if actor is None or actor.type not in _PEOPLE:
-            return []  # something unread before the verb: say nothing
+    actor = _actor(s, m) if not m.group("x") else None
+    if actor is False:
+        return []
+    subject = s.subject(m.start("x"), m.end("x")) if m.group("x") else actor
     if subject is not None:
         return [_Draft("fact", subject, "uses", new[0], new[1], 0.8, old)]
     subject = s.context or s.subject(m.start(group), m.end(group))
@@ -677,6 +697,21 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         return []
     predicate = "uses" if s.context else "replaced_by"
     return [_Draft("fact", subject, predicate, new[0], new[1], 0.7, old)]
+
+
+def _actor(s: _Sentence, m: re.Match[str]) -> Found | Literal[False] | None:
+    """Who did the switching (``m``'s ``who``): a thing of its own ("The design team
+    swapped Sketch for Figma", "the web team switched from A to B") is the subject of the
+    new use; nobody, a pronoun or a person ("we", "Ines") leaves it to the old thing;
+    anything else unread before the verb is ``False``: say nothing."""
+    ws, we = _strip_span(s.text, m.start("who"), m.end("who"), determiners=False)
+    we = ws + len(_AUXILIARY.sub("", s.text[ws:we]))
+    if ws >= we or _is_pronoun(s.text[ws:we].split()[-1]):
+        return None
+    if _DET.match(s.text, ws, we):
+        return s.subject(ws, we)
+    actor = s.entity_at(ws, we)
+    return None if actor is not None and actor.type in _PEOPLE else False
 
 
 def _replaced_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -810,11 +845,24 @@ def _uses(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     m = _WE_USE.match(s.text, cs, ce) or _USES.match(s.text, cs, ce)
     if not m or m.group("x").lower() in ("we", "the team"):
         return []
-    subject = s.subject(m.start("x"), m.end("x"))
+    xs, xe = m.start("x"), m.end("x")
     value = s.object(m.start("v"), m.end("v"), entity_slot=True)
-    if subject is None or value is None:
+    if value is None:
         return []
-    return [_Draft("fact", subject, "uses", value[0], value[1], 0.8)]
+    predicate = "uses"
+    if "verb" in m.groupdict() and re.match(r"go|sent", m.group("verb")):
+        if value[1] is not None and value[1].type in _PEOPLE:
+            # "Questions about billing now go to Sam": Sam answers for billing.
+            asked = _ASKED.fullmatch(s.text, *_strip_span(s.text, xs, xe))
+            xs, xe, predicate = (
+                asked.start("x") if asked else xs,
+                asked.end("x") if asked else xe,
+                "contact",
+            )
+    subject = s.subject(xs, xe)
+    if subject is None:
+        return []
+    return [_Draft("fact", subject, predicate, value[0], value[1], 0.8)]
 
 
 def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -918,6 +966,11 @@ def _people(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
 
 
 def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _HAS_LEFT.match(s.text, cs, ce)
+    if m and not _is_pronoun(m.group("p")):
+        person = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+        if person is not None and person[1] is not None:
+            return [_Draft("event", person[1], "left", "the company", None, 0.75)]
     m = _JOINED.match(s.text, cs, ce)
     if m and not _is_pronoun(m.group("p")):
         person = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
@@ -1297,6 +1350,7 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
     sentence = s.text[s.start : s.end]
     dated = [d.value for d in s.dates if d.value is not None]
     instead = _INSTEAD.search(sentence) or _NO_LONGER.search(sentence)
+    change = CHANGE.search(sentence) is not None and ADDITIVE.search(sentence) is None
     claims: list[Claim] = []
     seen: set[tuple[str, str, str]] = set()
     for d in drafts:
@@ -1321,6 +1375,7 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
                 replaces=replaces if replaces and replaces.lower() != d.object.lower() else None,
                 tier="pattern",
                 confidence=d.confidence,
+                change=change,
             )
         )
     return claims

@@ -183,11 +183,13 @@ def _unnamed_terms(query: str, entities: Sequence[Item]) -> list[str]:
 
 def _asked_about(s: Statement, rest: Sequence[str], asked: StatementType | None) -> bool:
     """Whether statement ``s`` answers what the query asks of its entity: the query asks
-    nothing else, asks for this type, or names the predicate or object (by stem prefix:
-    "owns" asks for an ``owner``)."""
+    nothing else, asks for this type, or names the predicate, the object or a word of the
+    sentence it was read from (by stem prefix: "owns" asks for an ``owner``; "where are
+    postmortems written?" asks what "postmortems are written in Notion" says, read as
+    ``uses``)."""
     if not rest or s.type == asked:
         return True
-    words = text_stems(f"{s.predicate.replace('_', ' ')} {s.object}")
+    words = text_stems(f"{s.predicate.replace('_', ' ')} {s.object} {s.text}")
     return coverage([stem(w) for w in rest], words) > 0
 
 
