@@ -44,10 +44,18 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
-from ..extraction.predicates import CHANGE, GONE_WORDS, REPLACEABLE
+from ..extraction.documents import LINKS
+from ..extraction.predicates import (
+    CHANGE,
+    GONE_WORDS,
+    HELD_BY_PEOPLE,
+    LEFT_THE_ORG,
+    REPLACEABLE,
+)
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
+from .documents import settle_link
 
 __all__ = [
     "CONFLICT_WINDOW",
@@ -65,6 +73,7 @@ replacing the other (a write time or a sentence's date is no finer than a day)."
 
 MULTI_VALUED = frozenset(
     {"prefers", "likes", "dislikes", "wants", "avoids", "uses", "member_of", "mentions"}
+    | LINKS  # one record may supersede several
 )
 
 
@@ -207,13 +216,16 @@ def _settle(
         elif single and old.current and old.item_id != new.item_id:
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
-    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new)
+    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new) + _left(ctx, new)
     gone = _gone_after(ctx, new)
     if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
         successor = gone
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
     items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
+    for old, by in settle_link(ctx, new):
+        superseded.append(old)
+        items.append(_supersede_item(ctx, old.item_id, by.item_id))
     if successor is not None:
         items.append(_supersede_item(ctx, item.id, successor.item_id))
     fresh = store.statements(ws, ctx.visibility, ids=[new.id], live=False)
@@ -312,6 +324,26 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
             and old.valid_from <= new.valid_from
             and words <= _words(old.text)
             and not _SEVERAL.search(old.text)
+            and store.end_statement(ws, old.id, new.valid_from, new.id)
+        ):
+            ended.append(old)
+    return ended
+
+
+def _left(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """Whoever left the organisation ("Dana has left", "Dario left the company") no
+    longer owns or answers for anything: end the current owner, backup owner and contact
+    statements in its scope that name that person and held before. Leaving a meeting, a
+    rotation or a team ends nothing."""
+    if new.type != "event" or new.predicate != "left" or not LEFT_THE_ORG.match(new.object):
+        return []
+    store, ws = ctx.store, ctx.workspace
+    ended: list[Statement] = []
+    for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
+        if (
+            old.predicate in HELD_BY_PEOPLE
+            and old.scope == new.scope
+            and old.valid_from <= new.valid_from
             and store.end_statement(ws, old.id, new.valid_from, new.id)
         ):
             ended.append(old)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .dates import DateMention, find_dates
+from .documents import document_links, title_code
 from .entities import find_entities
 from .predicates import (
     ADDITIVE,
@@ -134,9 +135,14 @@ _SKIP_LABELS = frozenset(
     "agenda attendees participants present summary context background fyi re subject tl;dr "
     "tldr update updates problem example examples see link links source ps warning tip why "
     "how what when where who reminder reminders heads up caveat caveats open question "
-    "open questions idea ideas proposal risk risks blocker blockers comment comments".split(" ")
+    "open questions idea ideas proposal risk risks blocker blockers comment comments "
+    "supersedes replaces obsoletes related".split(" ")
 )
 _SKIP_LABELS = _SKIP_LABELS | {
+    "superseded by",
+    "replaced by",
+    "related to",
+    "see also",
     "action item",
     "action items",
     "next steps",
@@ -1149,6 +1155,14 @@ def _label(s: _Sentence) -> list[_Draft]:
         return _decision_of(s, vs, ve, 0.85)
     if key in _UNDECIDED_LABELS or _HEDGE.search(label):
         return []  # "Proposal: move the docs to Docusaurus" states nothing yet
+    ls = m.start("label") + m.group("label").index(label)
+    le = ls + len(label)
+    titled = s.entity_at(ls, le)
+    if titled is not None and titled.type == "code":
+        # "ADR-011: Session state lives in Redis.": a record's title, then what it says.
+        said = _sentence_rules(s, vs, ve)
+        if said:
+            return said
     first_word = value.split()[0].lower().strip(",.'") if value.split() else ""
     if (
         key in _SKIP_LABELS
@@ -1160,8 +1174,6 @@ def _label(s: _Sentence) -> list[_Draft]:
     ):
         # Chat ("Priya: I think ...") or a note: read the value as a sentence of its own.
         return _sentence_rules(s, vs, ve)
-    ls = m.start("label") + m.group("label").index(label)
-    le = ls + len(label)
     if _ACRONYM.fullmatch(label) and _spells(label, value):
         subject = s.subject(ls, le)
         meaning = s.object(vs, ve)
@@ -1343,6 +1355,9 @@ class PatternExtractor:
                 )
             claims += _finish(s, drafts)
             entities += [e for e in s.extra if e not in entities]
+            if i == 0 and unit.kind == "label":
+                context = title_code(text, units, entities)  # "ADR-011: ..." titles it
+        claims += document_links(text, units, entities)
         return Extraction(merge_entities(entities, claims), tuple(_retiring(text, claims)))
 
 
