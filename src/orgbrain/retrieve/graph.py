@@ -176,7 +176,7 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
 
 def _unnamed_terms(query: str, entities: Sequence[Item]) -> list[str]:
     """The query's content words that are not the entities' names: what it asks of them."""
-    named = {w for e in entities for w in e.label.casefold().split()}
+    named = {w for e in entities for w in _WORD.findall(e.label.casefold())}
     words = (m.group(0).casefold() for m in _WORD.finditer(query))
     return [w for w in words if w not in STOPWORDS and w not in named and w not in _FILLER]
 
@@ -214,7 +214,7 @@ def _named(ctx: BrainContext, query: str) -> list[Item]:
             entity = ctx.get_many([entity_id]).get(entity_id)
             if entity is None:
                 continue
-            parts = entity.label.casefold().split()
+            parts = _WORD.findall(entity.label.casefold())  # "service-to-service calls"
             if set(parts) <= set(lowered) or (
                 entity.kind == "person" and parts and parts[0] in capital
             ):
