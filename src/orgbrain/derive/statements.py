@@ -141,8 +141,12 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
             if s.predicate in REPLACEABLE - {claim.predicate}
             and norm(s.object) == norm(claim.replaces)
         ]
+    if claim.change:
+        group += _kin_statements(ctx, subject, claim.predicate)
     for s in group:
         same = s.predicate == claim.predicate and s.type == claim.type
+        if s.subject_id != subject.id:
+            continue
         if same and s.current and norm(s.object) == norm(claim.object):
             added = store.add_evidence(ws, s.id, ev)
             return Recorded(s, "corroborated" if added else "again")
@@ -194,6 +198,17 @@ def _settle(
     for old in others:
         if norm(old.object) == norm(new.object):
             continue
+        if old.subject_id != new.subject_id:
+            # Gathered for a stated change only (``_kin_statements``): never by time alone.
+            if (
+                change
+                and old.current
+                and _same_wording(old, new)
+                and old.valid_from < new.valid_from
+            ):
+                if store.end_statement(ws, old.id, new.valid_from, new.id):
+                    superseded.append(old)
+            continue
         named = replaced is not None and norm(old.object) == replaced
         if old.predicate != new.predicate:
             # Gathered for the named replacement only (REPLACEABLE): never by time.
@@ -239,6 +254,34 @@ def _settle(
     )
 
 
+KIN_READ = 20
+"""The most entities looked at for a longer name of a changed subject."""
+
+
+def _kin_statements(ctx: BrainContext, subject: Item, predicate: str) -> list[Statement]:
+    """Current statements of ``predicate`` about a longer name with the same head noun
+    ("sprint retros" for "As of this sprint, retros are run in FigJam"): what a stated
+    change may also replace, under the same wording. Never a shorter or another name
+    ("offboarding checklist" is not "onboarding checklist"), nor one of several longer
+    ones."""
+    words = re.findall(r"\w+", subject.label.casefold())
+    if not words:
+        return []
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ids = [i for i, _ in store.keyword_search(ws, "entity", words, KIN_READ, vis)]
+    longer = [
+        e.id
+        for e in ctx.get_many([i for i in ids if i != subject.id]).values()
+        if e.scope == subject.scope
+        and (named := re.findall(r"\w+", e.label.casefold()))
+        and named[-1] == words[-1]
+        and set(words) < set(named)
+    ]
+    if len(longer) != 1:
+        return []  # "the checklist" after the onboarding and the offboarding one: which?
+    return store.statements(ws, vis, subject_ids=longer, predicate=predicate, current=True)
+
+
 def _same_wording(old: Statement, new: Statement) -> bool:
     """Whether two statements of one subject and predicate say it in the same words, but
     for their objects and the change's own words: "Going forward, design docs are kept in
@@ -252,7 +295,11 @@ def _same_wording(old: Statement, new: Statement) -> bool:
     return slot(old) == slot(new)
 
 
-_AUX = frozenset("is are was were be been will has have had it".split())
+_AUX = frozenset(
+    "is are was were be been will has have had it in on with via through using at".split()
+)
+"""Left out of a wording: auxiliaries, and the prepositions a tool takes ("published on
+the blog" and "published in the changelog" are one slot)."""
 
 RETIRED = frozenset(GONE_WORDS)
 """A status that says its subject is gone ("Status: decommissioned")."""

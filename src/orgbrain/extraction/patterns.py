@@ -407,11 +407,12 @@ _DECIDED = re.compile(
 # on or with a tool, in the passive.
 _DONE_WITH = (
     r"(?:is|are)\s+(?:now\s+|still\s+|also\s+|currently\s+|all\s+)?(?:"
-    r"(?:hosted|stored|kept|tracked|managed|written|recorded|built|documented|logged|filed|"
-    r"drafted|planned|versioned|served|run|monitored|scheduled|orchestrated|rendered|tested|"
-    r"published|processed|packaged)\s+(?:on|in|with|via|through|using)|"
-    r"deployed\s+(?:with|via|through|using)|sent\s+to|"
-    r"(?:backed|scheduled|orchestrated|monitored)\s+by)"
+    r"(?!(?:used|needed|required|allowed|expected|supposed|interested|involved|included|"
+    r"mentioned|discussed|listed|described|explained|covered|referenced|defined|based|"
+    r"located|scheduled|planned|due|interested)\b)"
+    r"(?:[a-z]+ed|written|built|run|kept|sent|done|held|drawn|shown|set|taken)\s+"
+    r"(?:on|in|with|via|through|using)|"
+    r"sent\s+to|(?:backed|scheduled|orchestrated|monitored)\s+by)"
 )
 _USES = re.compile(
     rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?P<verb>uses|use|runs\s+on|run\s+on|"
@@ -684,7 +685,7 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     group = "old" if m.group("old") else "old2"
     old_at = _strip_span(s.text, m.start(group), m.end(group))[0]
     new_at = _strip_span(s.text, m.start("v"), m.end("v"))[0]
-    if not all(_NAME_LIKE.match(s.text, i) for i in (old_at, new_at)) or any(
+    if not all(_NAME_LIKE.match(s.text, i) or _named_at(s, i) for i in (old_at, new_at)) or any(
         d.start in (old_at, new_at) for d in s.dates
     ):
         return []  # "replace the battery with a new one", "swap Friday for Monday"
@@ -703,6 +704,12 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         return []
     predicate = "uses" if s.context else "replaced_by"
     return [_Draft("fact", subject, predicate, new[0], new[1], 0.7, old)]
+
+
+def _named_at(s: _Sentence, at: int) -> bool:
+    """Whether a system or company the text names starts at ``at`` ("ditching sentry for
+    datadog": names written in lower case)."""
+    return any(e.start == at and e.type in ("system", "company") for e in s.entities)
 
 
 def _actor(s: _Sentence, m: re.Match[str]) -> Found | Literal[False] | None:
