@@ -543,6 +543,15 @@ _HANDS_OVER = re.compile(
     r"(?P<old>.+?)\s+(?:hands|handed|is\s+handing|will\s+hand|hand)\s+(?P<x>.+?)\s+"
     r"(?:over\s+)?to\s+(?P<p>.+)"
 )
+# "Handing the billing runbook over to Tomas", "Handing over X to P", "X has been handed
+# over to P": the same, with nobody named as the one handing it ("over" is required:
+# "handing the slides to Sam for review" hands nothing over).
+_HANDED_OVER = re.compile(
+    r"[Hh]anding\s+(?:over\s+(?P<x>.+?)|(?P<x2>.+?)\s+over)\s+to\s+(?P<p>.+)"
+    rf"|(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x3>{_NP})\s+(?:is|was|has\s+been|have\s+been|will\s+be|"
+    r"is\s+being|are|were|are\s+being)\s+handed\s+over\s+to\s+(?P<p3>.+)"
+)
+_PASSIVE_END = re.compile(r"\b(?:is|are|was|were|been|being|be)$", re.IGNORECASE)
 
 
 def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -552,8 +561,17 @@ def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
         if subject is not None and owner is not None:
             return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.85)]
-    m = _HANDS_OVER.match(s.text, cs, ce)
+    m = _HANDED_OVER.match(s.text, cs, ce)
     if m:
+        x = next(g for g in ("x", "x2", "x3") if m.group(g))
+        p = "p3" if x == "x3" else "p"
+        subject = s.subject(m.start(x), m.end(x))
+        owner = s.object(m.start(p), m.end(p), entity_slot=True, people=True)
+        if subject is not None and owner is not None:
+            return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.8)]
+        return []
+    m = _HANDS_OVER.match(s.text, cs, ce)
+    if m and not _PASSIVE_END.search(m.group("old")):
         subject = s.subject(m.start("x"), m.end("x"))
         owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
         old = s.subject(m.start("old"), m.end("old"))
