@@ -483,3 +483,27 @@ def test_a_replacement_that_does_not_name_the_subject_still_answers(
     result = brain.search("what does our CI use?")
     assert result.verdict != "none" and result.hits[0].item.id == new, result.reason
     brain.close()
+
+
+def test_a_change_reaches_one_longer_name_and_lower_case_known_names(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    brain, [sprint, retros, onboarding, offboarding, checklist, sentry, ditching] = _notes(
+        tmp_path,
+        embedder,
+        ("2026-04-01", "Sprint retros are run in Miro."),
+        ("2026-12-01", "As of this sprint, retros are run in FigJam."),
+        ("2026-09-01", "The onboarding checklist is kept in Notion."),
+        ("2026-09-02", "The offboarding checklist is kept in Notion."),
+        ("2026-12-01", "Going forward, the checklist is kept in Rippling."),
+        ("2026-04-01", "Error tracking uses Sentry."),
+        ("2026-12-01", "we're ditching sentry for datadog for error tracking"),
+    )
+    assert brain.get(sprint).superseded_by == retros
+    # Two longer names: which checklist is meant is not said.
+    for item_id in (onboarding, offboarding):
+        assert brain.get(item_id).superseded_by is None
+    assert checklist
+    # "sentry" in lower case is the Sentry the brain knows.
+    assert brain.get(sentry).superseded_by == ditching
+    brain.close()

@@ -727,3 +727,34 @@ def test_a_record_titled_by_a_code_links_to_the_records_it_supersedes() -> None:
 )
 def test_what_is_not_a_link_between_records(text: str) -> None:
     assert links(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Contracts are signed in DocuSign.", ("contracts", "uses", "DocuSign")),
+        ("The support inbox is handled in Zendesk.", ("support inbox", "uses", "Zendesk")),
+        ("Retros are now run in FigJam.", ("retros", "uses", "FigJam")),
+        ("Handing the vendor guide over to Felix.", ("vendor guide", "owner", "Felix")),
+        ("Handing over the vendor guide to Felix.", ("vendor guide", "owner", "Felix")),
+        ("The vendor guide has been handed over to Felix.", ("vendor guide", "owner", "Felix")),
+    ],
+)
+def test_passive_uses_and_handovers_with_nobody_named(
+    text: str, said: tuple[str, str, str]
+) -> None:
+    assert triple(one(text)) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Python is used in production.",  # not a tool it is done with
+        "The office is located in Berlin.",
+        "The review is scheduled on Tuesday.",
+        "Handing the slides to Felix for review.",  # nothing handed over
+        "Could you hand the vendor guide over to Felix?",
+    ],
+)
+def test_what_is_not_a_passive_use_or_a_handover(text: str) -> None:
+    assert not [c for c in claims(text) if c.predicate in ("uses", "owner")]
