@@ -46,7 +46,6 @@ from ..context import BrainContext
 from ..extraction import Claim
 from ..extraction.documents import LINKS
 from ..extraction.predicates import (
-    CHANGE,
     GONE_WORDS,
     HELD_BY_PEOPLE,
     LEFT_THE_ORG,
@@ -55,6 +54,7 @@ from ..extraction.predicates import (
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
+from .changes import kin_statements, same_wording, words
 from .documents import settle_link
 
 __all__ = [
@@ -142,7 +142,7 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
             and norm(s.object) == norm(claim.replaces)
         ]
     if claim.change:
-        group += _kin_statements(ctx, subject, claim.predicate)
+        group += kin_statements(ctx, subject, claim.predicate)
     for s in group:
         same = s.predicate == claim.predicate and s.type == claim.type
         if s.subject_id != subject.id:
@@ -203,7 +203,7 @@ def _settle(
             if (
                 change
                 and old.current
-                and _same_wording(old, new)
+                and same_wording(old, new)
                 and old.valid_from < new.valid_from
             ):
                 if store.end_statement(ws, old.id, new.valid_from, new.id):
@@ -216,7 +216,7 @@ def _settle(
                 if store.end_statement(ws, old.id, new.valid_from, new.id):
                     superseded.append(old)
             continue
-        changed = change and fact and not single and _same_wording(old, new)
+        changed = change and fact and not single and same_wording(old, new)
         if not (single or named or changed):
             continue
         gap = new.valid_from - old.valid_from
@@ -254,53 +254,6 @@ def _settle(
     )
 
 
-KIN_READ = 20
-"""The most entities looked at for a longer name of a changed subject."""
-
-
-def _kin_statements(ctx: BrainContext, subject: Item, predicate: str) -> list[Statement]:
-    """Current statements of ``predicate`` about a longer name with the same head noun
-    ("sprint retros" for "As of this sprint, retros are run in FigJam"): what a stated
-    change may also replace, under the same wording. Never a shorter or another name
-    ("offboarding checklist" is not "onboarding checklist"), nor one of several longer
-    ones."""
-    words = re.findall(r"\w+", subject.label.casefold())
-    if not words:
-        return []
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    ids = [i for i, _ in store.keyword_search(ws, "entity", words, KIN_READ, vis)]
-    longer = [
-        e.id
-        for e in ctx.get_many([i for i in ids if i != subject.id]).values()
-        if e.scope == subject.scope
-        and (named := re.findall(r"\w+", e.label.casefold()))
-        and named[-1] == words[-1]
-        and set(words) < set(named)
-    ]
-    if len(longer) != 1:
-        return []  # "the checklist" after the onboarding and the offboarding one: which?
-    return store.statements(ws, vis, subject_ids=longer, predicate=predicate, current=True)
-
-
-def _same_wording(old: Statement, new: Statement) -> bool:
-    """Whether two statements of one subject and predicate say it in the same words, but
-    for their objects and the change's own words: "Going forward, design docs are kept in
-    Notion" restates "Design docs are kept in Google Docs"; "The billing service now uses
-    Stripe for card payments" is another use than "The billing service uses Postgres"."""
-
-    def slot(s: Statement) -> frozenset[str]:
-        text = CHANGE.sub(" ", s.text)
-        return _words(text) - _words(s.subject) - _words(s.object) - _AUX
-
-    return slot(old) == slot(new)
-
-
-_AUX = frozenset(
-    "is are was were be been will has have had it in on with via through using at".split()
-)
-"""Left out of a wording: auxiliaries, and the prepositions a tool takes ("published on
-the blog" and "published in the changelog" are one slot)."""
-
 RETIRED = frozenset(GONE_WORDS)
 """A status that says its subject is gone ("Status: decommissioned")."""
 
@@ -319,13 +272,27 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
     """A thing that is gone is no longer what anything uses, runs on or is: end the
     current ``REPLACEABLE`` statements in its scope whose object is that thing and that
     held before ``new``."""
-    if not _retires(new):
+    return _end_naming(ctx, new, REPLACEABLE) if _retires(new) else []
+
+
+def _left(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """Whoever left the organisation ("Dana has left", "Dario left the company") no
+    longer owns or answers for anything: end the current owner, backup owner and contact
+    statements in its scope that name that person and held before. Leaving a meeting, a
+    rotation or a team ends nothing."""
+    if new.type != "event" or new.predicate != "left" or not LEFT_THE_ORG.match(new.object):
         return []
+    return _end_naming(ctx, new, HELD_BY_PEOPLE)
+
+
+def _end_naming(ctx: BrainContext, new: Statement, predicates: frozenset[str]) -> list[Statement]:
+    """End the current statements of ``predicates`` whose object is ``new``'s subject, in
+    its scope, that held before it; superseded by ``new``."""
     store, ws = ctx.store, ctx.workspace
     ended: list[Statement] = []
     for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
         if (
-            old.predicate in REPLACEABLE
+            old.predicate in predicates
             and old.id != new.id
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
@@ -335,16 +302,9 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
     return ended
 
 
-_FILLER = frozenset({"the", "a", "an", "our", "its", "their"})
-
-
 _SEVERAL = re.compile(r"\band\b|\bas well as\b|[,;&+/]", re.IGNORECASE)
 """A sentence that lists several things ("for the nightly reports and the billing
 exports") may still hold for the others: a replacement under another subject leaves it."""
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(re.findall(r"\w+", text.casefold())) - _FILLER
 
 
 def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
@@ -357,10 +317,10 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
     nothing else ("uses Airflow for the nightly reports and the billing exports" stays)."""
     if not new.replaces or new.predicate not in REPLACEABLE:
         return []
-    words = _words(new.subject)
+    subject = words(new.subject)
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
     named = store.entities_named(ws, [normalise_value(new.replaces)], vis)
-    if not words or not named:
+    if not subject or not named:
         return []
     ended: list[Statement] = []
     for old in store.statements(ws, vis, object_ids=[e.id for e in named], current=True):
@@ -369,28 +329,8 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
             and old.subject_id != new.subject_id
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
-            and words <= _words(old.text)
+            and subject <= words(old.text)
             and not _SEVERAL.search(old.text)
-            and store.end_statement(ws, old.id, new.valid_from, new.id)
-        ):
-            ended.append(old)
-    return ended
-
-
-def _left(ctx: BrainContext, new: Statement) -> list[Statement]:
-    """Whoever left the organisation ("Dana has left", "Dario left the company") no
-    longer owns or answers for anything: end the current owner, backup owner and contact
-    statements in its scope that name that person and held before. Leaving a meeting, a
-    rotation or a team ends nothing."""
-    if new.type != "event" or new.predicate != "left" or not LEFT_THE_ORG.match(new.object):
-        return []
-    store, ws = ctx.store, ctx.workspace
-    ended: list[Statement] = []
-    for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
-        if (
-            old.predicate in HELD_BY_PEOPLE
-            and old.scope == new.scope
-            and old.valid_from <= new.valid_from
             and store.end_statement(ws, old.id, new.valid_from, new.id)
         ):
             ended.append(old)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .quiet import NEGATION, states_nothing
 from .sentences import Unit
 from .types import Claim, Found
 
@@ -34,11 +35,8 @@ _SUPERSEDES = re.compile(
 # "ADR-003 status: superseded by ADR-017", "Status: superseded by ADR-034",
 # "ADR-021 is superseded by ADR-034", "Superseded by: ADR-034".
 _SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced|obsoleted)\s+by\b\s*:?", re.IGNORECASE)
-_QUIET = re.compile(
-    r"\?|\b(?:not|never|no\s+longer|might|may|would|could|should|if|whether|maybe|perhaps|"
-    r"propose[sd]?|proposal|draft|considering|considered)\b|n't\b",
-    re.IGNORECASE,
-)
+# Beyond what states nothing anywhere: "If accepted, this replaces RFC-7", "would".
+_IFFY = re.compile(r"\b(?:if|would|could|may|draft)\b", re.IGNORECASE)
 _UNSETTLED = re.compile(
     r"\bstatus\s*:?\s*(?:is\s+)?(?:still\s+)?(?:proposed|draft|in\s+review|under\s+review|"
     r"rejected|withdrawn|pending|open|on\s+hold)\b",
@@ -70,7 +68,8 @@ def document_links(text: str, units: Sequence[Unit], entities: Sequence[Found]) 
     claims: list[Claim] = []
     for unit in units:
         for start, end in _sentences(text, unit):
-            if _QUIET.search(text, start, end):
+            said = text[start:end]
+            if states_nothing(said) or NEGATION.search(said) or _IFFY.search(said):
                 continue
             codes = [e for e in entities if e.type == "code" and start <= e.start < end]
             m = _SUPERSEDES.search(text, start, end)

@@ -45,6 +45,9 @@ from .predicates import (
     attribute_predicate,
     snake,
 )
+from .quiet import HEDGE as _HEDGE
+from .quiet import NEGATION as _NEGATION
+from .quiet import states_nothing
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
@@ -57,19 +60,6 @@ _PRONOUN = frozenset(
     "it this that they he she we i you there which who what everyone nobody someone one "
     "these those here".split()
 )
-_QUESTION_START = re.compile(
-    r"(?:who|what|when|where|why|how|which|should|shall|do|does|did|is|are|can|could|"
-    r"would|will|have|has|any|anyone)\b",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|should we|could we|shall we|what if|"
-    r"considering|consider|considered|evaluating|evaluated|propose|proposed|proposal|not sure|"
-    r"unclear|TBD|tbc|wondering|thinking about|thought about|"
-    r"hypothetically|if we|unless|whether|discussed|discussing|talked about|no decision)\b",
-    re.IGNORECASE,
-)
-_NEGATION = re.compile(r"(?<!,\s)\b(?:not|never|no one|nobody)\b|n't\b", re.IGNORECASE)
 _NO_LONGER = re.compile(
     r"\bno\s+longer\s+(?:uses?|runs?\s+on|on|in|using|use|owns?|leads?|need|needs|supports?)?"
     r"\s*(?P<old>[^,;.()]+)",
@@ -665,17 +655,7 @@ def _switched_from(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     old = _old_value(s, m, "old")
     if target is None or old is None:
         return []
-    actor = _actor(s, m) if not m.group("x") else None
-    if actor is False:
-        return []
-    subject = s.subject(m.start("x"), m.end("x")) if m.group("x") else actor
-    if subject is not None:
-        return [_Draft("fact", subject, "uses", target[0], target[1], 0.8, old)]
-    subject = s.context or s.subject(m.start("old"), m.end("old"))
-    if subject is None:
-        return []
-    predicate = "uses" if s.context else "replaced_by"
-    return [_Draft("fact", subject, predicate, target[0], target[1], 0.7, old)]
+    return _replacement(s, m, target, old, "old")
 
 
 def _replaces(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -711,13 +691,22 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     old = _old_value(s, m, group)
     if new is None or old is None:
         return []
+    return _replacement(s, m, new, old, group)
+
+
+def _replacement(
+    s: _Sentence, m: re.Match[str], new: tuple[str, Found | None], old: str, old_group: str
+) -> list[_Draft]:
+    """A named replacement of ``old`` by ``new``: a use of what it is for ("... for error
+    tracking") or of whoever switched; else of the section's subject; else the old
+    thing is ``replaced_by`` the new one (a retirement: docs/graph.md)."""
     actor = _actor(s, m) if not m.group("x") else None
     if actor is False:
         return []
     subject = s.subject(m.start("x"), m.end("x")) if m.group("x") else actor
     if subject is not None:
         return [_Draft("fact", subject, "uses", new[0], new[1], 0.8, old)]
-    subject = s.context or s.subject(m.start(group), m.end(group))
+    subject = s.context or s.subject(m.start(old_group), m.end(old_group))
     if subject is None:
         return []
     predicate = "uses" if s.context else "replaced_by"
@@ -1276,17 +1265,6 @@ def _row(s: _Sentence, unit: Unit, header: list[str] | None) -> list[_Draft]:
 
 
 # --- one sentence, one text --------------------------------------------------------------
-
-
-def states_nothing(sentence: str) -> bool:
-    """A question, a hedge or nothing at all: no statement, whatever the words."""
-    sentence = sentence.strip()
-    return (
-        not sentence
-        or sentence.endswith("?")
-        or bool(_QUESTION_START.match(sentence))
-        or bool(_HEDGE.search(sentence))
-    )
 
 
 def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
