@@ -51,7 +51,7 @@ from .quiet import states_nothing
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
-__all__ = ["PatternExtractor", "merge_entities", "states_nothing"]
+__all__ = ["PatternExtractor", "merge_entities"]
 
 _W = r"[^\s,;:()]+"
 _NP = rf"(?:{_W}(?:\s+{_W}){{0,5}}?)"
