@@ -507,3 +507,40 @@ def test_a_change_reaches_one_longer_name_and_lower_case_known_names(
     # "sentry" in lower case is the Sentry the brain knows.
     assert brain.get(sentry).superseded_by == ditching
     brain.close()
+
+
+def test_an_older_record_that_says_it_is_superseded_in_either_order(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The usual way an ADR is retired: its own status line, edited in place after the
+    newer record, or written before the newer record exists (the link then waits)."""
+    brain = Brain.open(tmp_path / "records", embedder=embedder)
+    at = {m: datetime(2026, m, 1, tzinfo=UTC) for m in (3, 4, 10, 11, 12)}
+    queue = "# ADR-6 Queue\nJobs are queued in RabbitMQ.\nStatus: {}."
+    old = brain.add_note(queue.format("accepted"), source_key="adr-6", occurred_at=at[3])
+    new = brain.add_note(
+        "# ADR-15 Queue v2\nJobs are queued in SQS.\nStatus: accepted.", occurred_at=at[10]
+    )
+    brain.wait_derived([old, new], 30)
+    assert brain.get(old.id).superseded_by is None
+    edited = brain.add_note(
+        queue.format("superseded by ADR-15"),
+        source_key="adr-6",
+        occurred_at=at[11],
+        wait="derived",
+    )
+    assert edited.id == old.id and brain.get(old.id).superseded_by == new.id
+    hits = {h.item.id: h for h in brain.search("where are jobs queued?").hits}
+    assert next(iter(hits)) == new.id and hits[new.id].replaces
+
+    early = brain.add_note(
+        "# ADR-7 Cache\nSessions are cached in Memcached.\nStatus: superseded by ADR-16.",
+        occurred_at=at[4],
+        wait="derived",
+    )
+    assert brain.get(early.id).superseded_by is None  # ADR-16 is not written yet
+    later = brain.add_note(
+        "# ADR-16 Cache v2\nSessions are cached in Redis.", occurred_at=at[12], wait="derived"
+    )
+    assert brain.get(early.id).superseded_by == later.id
+    brain.close()

@@ -2,15 +2,16 @@
 
 A link (``extraction/documents.py``) is a statement between two codes: (new,
 ``supersedes``, old) or (old, ``superseded_by``, new). The document of a code is the item
-titled by it (its body starts with the code, past any heading marks); the older
-document is one written no later than the newer one, and never the item that states the
-link ("ADR-003 status: superseded by ADR-017" starts with ADR-003 but is not ADR-003).
+titled by it (a heading that starts with the code, or a first line ``CODE: ...``; "ADR-003
+status: superseded by ADR-017" starts with ADR-003 but is not ADR-003). The older record
+may state the link itself ("Status: superseded by ADR-034", the usual way an ADR is
+retired, often as an edit of the record in place).
 Settling a link ends each current statement of the older document that the newer one
 does not also state, each superseded by the newer document's statement of the same
 subject and predicate when it has one (else its first statement, else the link); the
 older item then follows by the item rule (superseded once none of its statements is
-current). A "superseded by" link read before the newer document was written retires
-nothing (it is not settled again when that document arrives).
+current). A "superseded by" link read before the newer record was written waits: it is
+settled when a record titled by the newer code is derived (``settle_waiting``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ import re
 from datetime import datetime
 
 from ..context import BrainContext
-from ..extraction.documents import LINKS
+from ..extraction import Extraction
+from ..extraction.documents import LINKS, title_code
+from ..extraction.sentences import split_units
+from ..graph import normalise_value
 from ..model import Item, Statement
 
-__all__ = ["settle_link"]
+__all__ = ["settle_link", "settle_waiting"]
 
 MENTIONS_READ = 200
 """The most mentions of a code read to find the documents it titles."""
@@ -45,13 +49,7 @@ def settle_link(ctx: BrainContext, link: Statement) -> list[tuple[Statement, Sta
     if not newer:
         return []
     new_doc = max(newer, key=lambda i: i.when)
-    older = [
-        i
-        for i in _titled(ctx, old_code)
-        if i.id not in (new_doc.id, link.item_id)
-        and i.when <= new_doc.when
-        and i.scope == new_doc.scope
-    ]
+    older = [i for i in _titled(ctx, old_code) if i.id != new_doc.id and i.scope == new_doc.scope]
     if not older:
         return []
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
@@ -69,8 +67,26 @@ def settle_link(ctx: BrainContext, link: Statement) -> list[tuple[Statement, Sta
     return ended
 
 
+def settle_waiting(
+    ctx: BrainContext, item: Item, extraction: Extraction
+) -> list[tuple[Statement, Statement]]:
+    """Settle the "superseded by" links that named ``item``'s code before it was written
+    ("ADR-021 ... Status: superseded by ADR-034", then ADR-034)."""
+    code = title_code(item.body, split_units(item.body), extraction.entities)
+    if code is None:
+        return []
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    named = [e.id for e in store.entities_named(ws, [normalise_value(code.value)], vis)]
+    if not named:
+        return []
+    waiting = store.statements(ws, vis, object_ids=named, predicate="superseded_by", current=True)
+    return [pair for link in waiting for pair in settle_link(ctx, link)]
+
+
 def _titled(ctx: BrainContext, code_id: str) -> list[Item]:
-    """The visible notes and sections whose text starts with the code ``code_id`` names."""
+    """The visible notes and sections titled by the code ``code_id`` names: a heading that
+    starts with it (``# ADR-017 Flags``) or a first line ``ADR-011: ...``; "ADR-003
+    status: superseded by ADR-017" is a note about ADR-003, not ADR-003."""
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
     edges = store.edges_of(ws, code_id, vis, types=["MENTIONS"], limit=MENTIONS_READ)
     named = {e.src: str(e.props.get("text") or "") for e in edges if e.dst == code_id}
@@ -79,12 +95,13 @@ def _titled(ctx: BrainContext, code_id: str) -> list[Item]:
     for item_id, item in found.items():
         code = named[item_id]
         at = _MARKUP.match(item.body).end()  # type: ignore[union-attr]
+        heading = "#" in item.body[:at]
         after = item.body[at + len(code) : at + len(code) + 1]
         if (
             item.storage_class in ("note", "section")
             and code
             and item.body.startswith(code, at)
-            and not (after.isalnum() or after == "-")
+            and (after == ":" or (heading and not (after.isalnum() or after == "-")))
         ):
             titled.append(item)
     return titled

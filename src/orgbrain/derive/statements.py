@@ -65,6 +65,7 @@ __all__ = [
     "evidence_range",
     "norm",
     "record_claim",
+    "supersede_item",
 ]
 
 CONFLICT_WINDOW = timedelta(days=1)
@@ -237,12 +238,12 @@ def _settle(
         successor = gone
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
-    items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
+    items = [supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
     for old, by in settle_link(ctx, new):
         superseded.append(old)
-        items.append(_supersede_item(ctx, old.item_id, by.item_id))
+        items.append(supersede_item(ctx, old.item_id, by.item_id))
     if successor is not None:
-        items.append(_supersede_item(ctx, item.id, successor.item_id))
+        items.append(supersede_item(ctx, item.id, successor.item_id))
     fresh = store.statements(ws, ctx.visibility, ids=[new.id], live=False)
     return Recorded(
         fresh[0] if fresh else new,
@@ -351,7 +352,7 @@ def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
     return min(after, key=lambda s: s.valid_from, default=None)
 
 
-def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
+def supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
     """Mark item ``old_id`` superseded by ``by_id`` once none of its statements is current
     any more; returns the old id when it was marked."""
     if old_id == by_id:
@@ -361,8 +362,9 @@ def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
     old, new = found.get(old_id), found.get(by_id)
     if old is None or new is None or old.storage_class not in ("note", "section"):
         return None
-    if old.scope != new.scope or store.statements(ws, vis, item_id=old_id, current=True):
-        return None
+    held = store.statements(ws, vis, item_id=old_id, current=True)
+    if old.scope != new.scope or any(s.predicate not in LINKS for s in held):
+        return None  # a link ("superseded by ADR-034") keeps nothing current
     edge = Edge(
         new_id("edg"),
         ws,
