@@ -758,3 +758,35 @@ def test_passive_uses_and_handovers_with_nobody_named(
 )
 def test_what_is_not_a_passive_use_or_a_handover(text: str) -> None:
     assert not [c for c in claims(text) if c.predicate in ("uses", "owner")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[#pm] rosa: fyi they've swapped Jira for Linear", ("jira", "replaced_by", "Linear")),
+        ("We're dropping Jenkins for Buildkite.", ("jenkins", "replaced_by", "Buildkite")),
+        ("Moving forward, the handbook lives in Notion.", ("handbook", "uses", "Notion")),
+        ("Starting next week, deploys go through Argo.", ("deploys", "uses", "Argo")),
+        ("Questions about security should now go to Hana.", ("security", "contact", "Hana")),
+        ("Hana is now the contact for security questions.", ("security", "contact", "Hana")),
+        ("Card payments are now handled by Adyen.", ("card payments", "uses", "Adyen")),
+        ("Card disputes are handled by Ines.", ("card disputes", "owner", "Ines")),
+        ("Per the retro: builds now run on Buildkite.", ("builds", "uses", "Buildkite")),
+        ("Ownership of the pricing page: Ines (was Ruth).", ("pricing page", "owner", "Ines")),
+        ("Database: CockroachDB", ("database", "is", "CockroachDB")),  # a label, still
+    ],
+)
+def test_threads_labels_and_who_answers(text: str, said: tuple[str, str, str]) -> None:
+    assert triple(one(text)) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[#pm] rosa: they're considering swapping Jira for Linear",
+        "Per the retro: should builds run on Buildkite?",
+        "Moving forward, we might keep the handbook in Notion.",
+    ],
+)
+def test_threads_and_labels_that_state_nothing(text: str) -> None:
+    assert EX.extract(text).claims == ()

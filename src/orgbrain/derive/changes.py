@@ -60,12 +60,15 @@ def same_wording(old: Statement, new: Statement) -> bool:
     Stripe for card payments" is another use than "The billing service uses Postgres"."""
 
     def slot(s: Statement) -> frozenset[str]:
-        text = CHANGE.sub(" ", s.text)
+        text = CHANGE.sub(" ", _LEAD.sub("", s.text))
         return words(text) - words(s.subject) - words(s.object) - _AUX
 
     return slot(old) == slot(new)
 
 
+_LEAD = re.compile(r"(?:[^:\n]{1,50}:\s+)?(?:(?:fyi|psa|btw|heads[- ]up)\b[,:!]?\s*)?", re.I)
+"""A label, a speaker or an opener before the sentence ("Per the retro: ...", "[#pm] rosa:
+fyi ..."): where it was said, not how."""
 _AUX = frozenset(
     "is are was were be been will has have had it in on with via through using at".split()
 )

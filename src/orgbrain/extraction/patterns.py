@@ -102,7 +102,8 @@ _RETIRED = re.compile(
 _OPENER = re.compile(
     r"@[\w.-]+:\s+(?:(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+)?"
     r"|(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+"
-    r"|(?:from\s+now\s+on|going\s+forward)\s+(?=\w)",  # with a comma: a decision
+    # (with a comma, "Going forward, ..." is a decision: _DECIDED)
+    r"|(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+here\s+on)\s+(?=\w)",
     re.IGNORECASE,
 )
 # "From December, Mei takes over ...": a date before the sentence proper.
@@ -285,8 +286,8 @@ _OWN_VERBS = (
     r"will\s+own|will\s+lead|took\s+over|takes\s+over|has\s+taken\s+over|is\s+taking\s+over|"
     r"(?:is|are)\s+(?:now\s+|still\s+)?(?:responsible|accountable)\s+for|"
     r"(?:is|are)\s+(?:now\s+|still\s+)?in\s+charge\s+of|"
-    r"(?:is|are)\s+(?:now\s+|still\s+)?(?:the\s+)?(?:new\s+)?(?:owner|owners|DRI|lead|"
-    r"tech\s+lead|maintainer|point\s+of\s+contact)\s+(?:of|for|on))"
+    r"(?:is|are)\s+(?:now\s+|still\s+)?(?:the\s+|our\s+)?(?:new\s+)?(?:owner|owners|DRI|lead|"
+    r"tech\s+lead|maintainer|point\s+of\s+contact|(?:escalation\s+)?contact)\s+(?:of|for|on))"
 )
 _OWNS = re.compile(
     r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
@@ -359,7 +360,8 @@ _DROPS = re.compile(
 )
 _NAME_LIKE = re.compile(r"[A-Z0-9]|[a-z]+[A-Z]")
 _AUXILIARY = re.compile(
-    r"(?:\s+(?:is|are|was|were|has|have|had|will|just|finally|also|now|officially))+$",
+    r"(?:['\u2019](?:re|ve|ll|d|s)\b)?"
+    r"(?:\s+(?:is|are|was|were|has|have|had|will|just|finally|also|now|officially))*$",
     re.IGNORECASE,
 )
 _REPLACED_BY = re.compile(
@@ -390,7 +392,8 @@ _DECIDED = re.compile(
     r"formally\s+|unanimously\s+|all\s+)?(?:decided|agreed|chose|resolved|committed|"
     r"settled|signed\s+off)\s+(?:to|that|on|upon|for)\s+(?P<c>.+)"
     r"|(?:[Ii]t\s+(?:was|has\s+been|is)\s+(?:decided|agreed)\s+(?:that|to)\s+(?P<c2>.+))"
-    r"|(?:(?:[Gg]oing\s+forward|[Ff]rom\s+now\s+on|[Ee]ffective\s+(?:immediately|[^,]+)),\s+"
+    r"|(?:(?:[Gg]oing\s+forward|[Mm]oving\s+forward|[Ff]rom\s+now\s+on|[Ff]rom\s+here\s+on(?:\s+out)?|"
+    r"[Ee]ffective\s+(?:immediately|[^,]+)),\s+"
     r"(?P<c3>.+))"
 )
 # "Postmortems are written in Notion", "the site is now built with Astro": a thing done in,
@@ -405,9 +408,9 @@ _DONE_WITH = (
     r"sent\s+to|(?:backed|scheduled|orchestrated|monitored)\s+by)"
 )
 _USES = re.compile(
-    rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?P<verb>uses|use|runs\s+on|run\s+on|"
-    r"lives\s+in|live\s+in|is\s+built\s+on|depends\s+on|standardi[sz]ed\s+on|"
-    r"standardi[sz]es\s+on|goes\s+to|go\s+to|deploys?\s+(?:with|via|through)|builds?\s+with|"
+    rf"(?P<x>{_NP})\s+(?:(?:should|will|must)\s+)?(?:now\s+|still\s+|also\s+)?(?P<verb>uses|use|"
+    r"runs\s+on|run\s+on|lives\s+in|live\s+in|is\s+built\s+on|depends\s+on|"
+    r"standardi[sz]ed\s+on|standardi[sz]es\s+on|goes\s+to|go\s+to|go(?:es)?\s+(?:through|via)|deploys?\s+(?:with|via|through)|builds?\s+with|"
     rf"{_DONE_WITH})"
     r"\s+(?P<v>.+)"
 )
@@ -520,8 +523,13 @@ def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         return []
     old = _old_value(s, m, "old")
     verb = s.text[m.end("p") : m.start("x")].lower()
-    predicate = "contact" if "contact" in verb else "owner"  # "is the point of contact for"
-    return [_Draft("fact", subject, predicate, owner[0], owner[1], 0.9, old)]
+    if "contact" not in verb:
+        return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9, old)]
+    # "Hana is now the contact for security questions": who answers for security.
+    asked = _ASKED.fullmatch(s.text, *_strip_span(s.text, m.start("x"), m.end("x")))
+    if asked is not None:
+        subject = s.subject(asked.start("x"), asked.end("x")) or subject
+    return [_Draft("fact", subject, "contact", owner[0], owner[1], 0.9, old)]
 
 
 _IS_THE_OWNER = re.compile(
@@ -588,6 +596,11 @@ def _owned_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         return []
     x, p = ("x", "p") if m.group("x") else ("x2", "p2")
     subject = s.subject(m.start(x), m.end(x), strip_team=True)
+    tool = s.entity_starting(*_strip_span(s.text, m.start(p), m.end(p)))
+    if subject is not None and tool is not None and tool.type in ("system", "company"):
+        # "Billing is handled by Adyen now": a product does it, nobody owns it.
+        used = s.object(m.start(p), m.end(p), entity_slot=True)
+        return [_Draft("fact", subject, "uses", used[0], used[1], 0.8)] if used else []
     owner = s.object(m.start(p), m.end(p), entity_slot=True, people=True)
     if subject is None or owner is None:
         return []
@@ -1203,6 +1216,9 @@ def _label(s: _Sentence) -> list[_Draft]:
             if not attr.group(x) and s.context is None:
                 return []
             return _about(s, xs, xe, predicate, vs, ve, 0.85)
+    said = _sentence_rules(s, vs, ve)
+    if said:
+        return said  # "Per the retro: builds now run on Buildkite.": a clause of its own
     subject = s.subject(ls, le)
     if subject is None:
         return []

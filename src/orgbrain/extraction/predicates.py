@@ -26,6 +26,7 @@ ATTRIBUTES: dict[str, str] = {
     "owner": "owner",
     "owners": "owner",
     "owned by": "owner",
+    "ownership": "owner",
     "dri": "owner",
     "maintainer": "owner",
     "maintainers": "owner",
@@ -102,7 +103,8 @@ event, but "Airflow is deprecated." alone ends nothing."""
 # sentence states a change, so its value replaces what its subject held before under the
 # same wording. "also", "too", "as well" make it one more value, not a change.
 CHANGE = re.compile(
-    r"\b(?:(?:going\s+forward|from\s+now\s+on|henceforth|now(?!\s+that\b))\b|"
+    r"\b(?:(?:going\s+forward|moving\s+forward|from\s+now\s+on|from\s+here\s+on|henceforth|"
+    r"now(?!\s+that\b))\b|"
     r"(?:effective|starting|as\s+of|from|beginning)\s+(?:immediately|today|now|"
     r"(?:next\s+|this\s+)?\w+(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?)\s*,)",
     re.IGNORECASE,
