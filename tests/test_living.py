@@ -365,3 +365,182 @@ def test_every_transport_carries_the_statement_marks(
     assert out.exit_code == 0, out.output
     assert "in part superseded: payments service uses: Jenkins -> " in out.output
     assert f"[{new}]" in out.output and "replaces: payments service uses: Jenkins" in out.output
+
+
+def _notes(tmp_path: Path, embedder: Embedder, *dated: tuple[str, str]) -> tuple[Brain, list[str]]:
+    """A brain holding unrelated notes and ``dated`` (``(YYYY-MM-DD, text)``), derived."""
+    brain = Brain.open(tmp_path / "notes", embedder=embedder)
+    for body in OTHER:
+        brain.add_note(body)
+    ids = [
+        brain.add_note(
+            text, occurred_at=datetime.fromisoformat(at).replace(tzinfo=UTC), wait="derived"
+        ).id
+        for at, text in dated
+    ]
+    return brain, ids
+
+
+def _current(brain: Brain, item_id: str) -> list[tuple[str, str, str]]:
+    return [
+        (s.subject, s.predicate, s.object)
+        for s in brain.statements(item_id=item_id, current=None)
+        if s.current
+    ]
+
+
+def test_a_stated_change_replaces_the_same_use_but_not_another(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """ "Going forward" / "now" with no old value named: the new value replaces what the
+    subject held under the same wording, even for a multi-valued ``uses``; another use
+    ("for card payments") or one more ("also") replaces nothing."""
+    brain, [kept, docs, changed, billing, cards, reviews, also] = _notes(
+        tmp_path,
+        embedder,
+        ("2026-03-01", "Design docs are kept in Google Docs."),
+        ("2026-05-01", "Postmortems are written in Confluence."),
+        ("2026-12-01", "Going forward, design docs are kept in Notion."),
+        ("2026-03-01", "The billing service uses Postgres."),
+        ("2026-12-01", "The billing service now uses Stripe for card payments."),
+        ("2026-03-01", "Design reviews are tracked in Jira."),
+        ("2026-12-01", "Going forward, design reviews are also tracked in Linear."),
+    )
+    assert brain.get(kept).superseded_by == changed
+    assert _current(brain, docs) == [("Postmortems", "uses", "Confluence")]
+    for item_id in (billing, cards, reviews, also):
+        assert brain.get(item_id).superseded_by is None and _current(brain, item_id)
+    hits = brain.search("where are design docs kept?").hits
+    assert hits[0].item.id == changed
+    brain.close()
+
+
+def test_whoever_left_no_longer_owns_anything(tmp_path: Path, embedder: Embedder) -> None:
+    brain, [owns, handover, dashboards, rotation] = _notes(
+        tmp_path,
+        embedder,
+        ("2026-07-01", "Farah owns vendor contracts."),
+        ("2026-12-01", "Farah has left; questions about vendor contracts now go to Oscar."),
+        ("2026-07-01", "Jonas owns the billing dashboards."),
+        ("2026-12-01", "Jonas has left the on-call rotation; pages now go to Pia."),
+    )
+    assert brain.get(owns).superseded_by == handover
+    assert _current(brain, handover) == [
+        ("Farah", "left", "the company"),
+        ("vendor contracts", "contact", "Oscar"),
+    ]
+    assert brain.get(dashboards).superseded_by is None  # left a rotation, not the company
+    assert _current(brain, dashboards) == [("billing dashboards", "owner", "Jonas")]
+    hits = {h.item.id: h for h in brain.search("who handles vendor contracts?").hits}
+    assert hits and next(iter(hits)) == handover and rotation not in list(hits)[:1]
+    brain.close()
+
+
+def test_a_record_that_supersedes_another_retires_what_it_said(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    brain, [adr3, adr17, status, adr5, proposed] = _notes(
+        tmp_path,
+        embedder,
+        (
+            "2026-01-15",
+            "# ADR-003 Feature flags\nFeature flags live in a config file.\nStatus: accepted.",
+        ),
+        ("2026-11-10", "# ADR-017 Flags service\nFeature flags are managed with Unleash."),
+        ("2026-11-12", "ADR-003 status: superseded by ADR-017."),
+        ("2026-02-01", "ADR-005: We keep session state in Postgres.\nStatus: accepted."),
+        (
+            "2026-12-01",
+            "ADR-011: Session state lives in Redis.\nStatus: proposed.\nSupersedes: ADR-005",
+        ),
+    )
+    # The older record is superseded by the newer one, not by the note that says so.
+    assert brain.get(adr3).superseded_by == adr17
+    assert _current(brain, adr3) == []
+    assert brain.get(status).superseded_by is None and brain.get(adr17).superseded_by is None
+    hits = brain.search("how are feature flags managed?").hits
+    assert hits[0].item.id == adr17
+    assert {r.citation.item_id for r in hits[0].replaces} == {adr3}
+    # A proposed record supersedes nothing.
+    assert brain.get(adr5).superseded_by is None
+    assert _current(brain, adr5) == [("ADR-005", "status", "accepted")]
+    assert proposed
+    brain.close()
+
+
+def test_a_replacement_that_does_not_name_the_subject_still_answers(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """ "we moved from jenkins to github actions" says nothing of "our CI": it answers
+    for the note it superseded, which did, rather than being gated silent."""
+    brain, [old, new] = _notes(
+        tmp_path,
+        embedder,
+        ("2026-04-01", "Our CI uses Jenkins."),
+        ("2026-12-01", "we moved from jenkins to github actions last week"),
+    )
+    assert brain.get(old).superseded_by == new
+    result = brain.search("what does our CI use?")
+    assert result.verdict != "none" and result.hits[0].item.id == new, result.reason
+    brain.close()
+
+
+def test_a_change_reaches_one_longer_name_and_lower_case_known_names(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    brain, [sprint, retros, onboarding, offboarding, checklist, sentry, ditching] = _notes(
+        tmp_path,
+        embedder,
+        ("2026-04-01", "Sprint retros are run in Miro."),
+        ("2026-12-01", "As of this sprint, retros are run in FigJam."),
+        ("2026-09-01", "The onboarding checklist is kept in Notion."),
+        ("2026-09-02", "The offboarding checklist is kept in Notion."),
+        ("2026-12-01", "Going forward, the checklist is kept in Rippling."),
+        ("2026-04-01", "Error tracking uses Sentry."),
+        ("2026-12-01", "we're ditching sentry for datadog for error tracking"),
+    )
+    assert brain.get(sprint).superseded_by == retros
+    # Two longer names: which checklist is meant is not said.
+    for item_id in (onboarding, offboarding):
+        assert brain.get(item_id).superseded_by is None
+    assert checklist
+    # "sentry" in lower case is the Sentry the brain knows.
+    assert brain.get(sentry).superseded_by == ditching
+    brain.close()
+
+
+def test_an_older_record_that_says_it_is_superseded_in_either_order(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The usual way an ADR is retired: its own status line, edited in place after the
+    newer record, or written before the newer record exists (the link then waits)."""
+    brain = Brain.open(tmp_path / "records", embedder=embedder)
+    at = {m: datetime(2026, m, 1, tzinfo=UTC) for m in (3, 4, 10, 11, 12)}
+    queue = "# ADR-6 Queue\nJobs are queued in RabbitMQ.\nStatus: {}."
+    old = brain.add_note(queue.format("accepted"), source_key="adr-6", occurred_at=at[3])
+    new = brain.add_note(
+        "# ADR-15 Queue v2\nJobs are queued in SQS.\nStatus: accepted.", occurred_at=at[10]
+    )
+    brain.wait_derived([old, new], 30)
+    assert brain.get(old.id).superseded_by is None
+    edited = brain.add_note(
+        queue.format("superseded by ADR-15"),
+        source_key="adr-6",
+        occurred_at=at[11],
+        wait="derived",
+    )
+    assert edited.id == old.id and brain.get(old.id).superseded_by == new.id
+    hits = {h.item.id: h for h in brain.search("where are jobs queued?").hits}
+    assert next(iter(hits)) == new.id and hits[new.id].replaces
+
+    early = brain.add_note(
+        "# ADR-7 Cache\nSessions are cached in Memcached.\nStatus: superseded by ADR-16.",
+        occurred_at=at[4],
+        wait="derived",
+    )
+    assert brain.get(early.id).superseded_by is None  # ADR-16 is not written yet
+    later = brain.add_note(
+        "# ADR-16 Cache v2\nSessions are cached in Redis.", occurred_at=at[12], wait="derived"
+    )
+    assert brain.get(early.id).superseded_by == later.id
+    brain.close()

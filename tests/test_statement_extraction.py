@@ -28,8 +28,9 @@ from orgbrain.extraction import (
     default_extractor,
 )
 from orgbrain.extraction.classifier import CLASSES, StatementClassifier, load_weights
+from orgbrain.extraction.documents import LINKS
 from orgbrain.extraction.llm import LLMTier
-from orgbrain.extraction.predicates import GONE_WORDS, RETIRED_VERBS
+from orgbrain.extraction.predicates import GONE_WORDS, LEFT_THE_ORG, RETIRED_VERBS
 from orgbrain.ports import Chat, Embedder
 from orgbrain.settings import Settings
 
@@ -611,3 +612,181 @@ def test_extraction_result_is_plain_data() -> None:
 )
 def test_what_is_not_a_named_replacement(text: str) -> None:
     assert not [c for c in claims(text) if c.replaces or c.predicate == "migration_target"]
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("Going forward, design docs are kept in Notion.", True),
+        ("From now on, customer calls are recorded in Chorus.", True),
+        ("Effective January 1, the payroll export runs on Rippling.", True),
+        ("The marketing site is now built with Astro.", True),
+        ("Design docs are kept in Google Docs.", False),
+        # One more value, not a change.
+        ("Going forward, design reviews are also tracked in Linear.", False),
+        ("The billing service now uses Stripe as well.", False),
+    ],
+)
+def test_a_stated_change_is_marked_on_its_claims(text: str, change: bool) -> None:
+    found = one(text)
+    assert found.predicate == "uses" and found.change is change
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "Farah has left; questions about vendor contracts now go to Oscar.",
+            [("Farah", "left", "the company"), ("vendor contracts", "contact", "Oscar")],
+        ),
+        ("SOC 2 audit questions go to Elif from now on.", [("SOC 2 audit", "contact", "Elif")]),
+        (
+            "Tariq is the point of contact for the SOC 2 audit.",
+            [("SOC 2 audit", "contact", "Tariq")],
+        ),
+        ("Pages now go to Pia.", [("Pages", "contact", "Pia")]),
+        ("Logs go to Loki.", [("Logs", "uses", "Loki")]),  # a thing, not a person: a use
+        # Whoever switched is the subject; "we" leaves it to the old thing.
+        (
+            "the web team switched from jenkins to github actions, mobile stays on jenkins",
+            [("web team", "uses", "github")],
+        ),
+        ("We switched from Jenkins to Buildkite.", [("Jenkins", "replaced_by", "Buildkite")]),
+        ("Postmortems are written in Confluence.", [("Postmortems", "uses", "Confluence")]),
+    ],
+)
+def test_handovers_and_who_switched(text: str, said: list[tuple[str, str, str]]) -> None:
+    assert [(c.subject.value, c.predicate, c.object) for c in claims(text)] == said
+
+
+@pytest.mark.parametrize(
+    ("obj", "left_the_org"),
+    [
+        ("the company", True),
+        ("company last week", True),
+        ("Acme", False),  # a company entity is named, not "the company": left alone
+        ("for the day", False),
+        ("planning meeting early", False),
+        ("the on-call rotation", False),
+    ],
+)
+def test_what_leaving_the_organisation_is(obj: str, left_the_org: bool) -> None:
+    assert (LEFT_THE_ORG.match(obj) is not None) is left_the_org
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We considered replacing Gatsby with Astro for the marketing site, but kept it.",
+        "We are thinking about moving the wiki from Confluence to Notion.",
+        "Going forward, should customer calls be recorded in Chorus?",
+        "Going forward, design docs are not kept in Notion.",
+        "Proposal: going forward, the payroll export runs on Rippling.",
+    ],
+)
+def test_near_misses_of_a_change_state_nothing(text: str) -> None:
+    assert EX.extract(text).claims == ()
+
+
+def links(text: str) -> list[tuple[str, str, str]]:
+    return [triple(c) for c in claims(text) if c.predicate in LINKS]
+
+
+def test_a_record_titled_by_a_code_links_to_the_records_it_supersedes() -> None:
+    text = "ADR-011: Session state lives in Redis.\nStatus: accepted.\nSupersedes: ADR-005"
+    assert [triple(c) for c in claims(text)] == [
+        ("session state", "uses", "Redis"),  # the title line is read as what it says
+        ("adr-011", "status", "accepted"),  # and titles the record, like a heading
+        ("adr-011", "supersedes", "ADR-005"),
+    ]
+    assert links("ADR-034: calls use NATS.\nStatus: accepted. Supersedes ADR-021.") == [
+        ("adr-034", "supersedes", "ADR-021")
+    ]
+    assert links("RFC-21: The API is versioned with a header. This replaces RFC-7.") == [
+        ("rfc-21", "supersedes", "RFC-7")
+    ]
+    assert links("# ADR-9 Queues\nWe use SQS.\nStatus: superseded by ADR-14.") == [
+        ("adr-9", "superseded_by", "ADR-14")
+    ]
+    assert links("ADR-003 status: superseded by ADR-017.") == [
+        ("adr-003", "superseded_by", "ADR-017")
+    ]
+    assert links("Supersedes ADR-5.") == []  # no title: which record supersedes it?
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ADR-011: Session state lives in Redis.\nStatus: proposed.\nSupersedes: ADR-005",
+        "ADR-011: Session state lives in Redis.\nStatus: draft. Supersedes ADR-005.",
+        "RFC-21: Webhooks are signed with HMAC. This does not supersede RFC-7.",
+        "Would RFC-22 supersede RFC-7? Let's discuss on Thursday.",
+        "ADR-017: Flag changes need a review.\nRelated to ADR-003; see also ADR-003.",
+        "RFC-30: If accepted, this replaces RFC-7.",
+    ],
+)
+def test_what_is_not_a_link_between_records(text: str) -> None:
+    assert links(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Contracts are signed in DocuSign.", ("contracts", "uses", "DocuSign")),
+        ("The support inbox is handled in Zendesk.", ("support inbox", "uses", "Zendesk")),
+        ("Retros are now run in FigJam.", ("retros", "uses", "FigJam")),
+        ("Handing the vendor guide over to Felix.", ("vendor guide", "owner", "Felix")),
+        ("Handing over the vendor guide to Felix.", ("vendor guide", "owner", "Felix")),
+        ("The vendor guide has been handed over to Felix.", ("vendor guide", "owner", "Felix")),
+    ],
+)
+def test_passive_uses_and_handovers_with_nobody_named(
+    text: str, said: tuple[str, str, str]
+) -> None:
+    assert triple(one(text)) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Python is used in production.",  # not a tool it is done with
+        "The office is located in Berlin.",
+        "The review is scheduled on Tuesday.",
+        "Handing the slides to Felix for review.",  # nothing handed over
+        "Could you hand the vendor guide over to Felix?",
+    ],
+)
+def test_what_is_not_a_passive_use_or_a_handover(text: str) -> None:
+    assert not [c for c in claims(text) if c.predicate in ("uses", "owner")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[#pm] rosa: fyi they've swapped Jira for Linear", ("jira", "replaced_by", "Linear")),
+        ("We're dropping Jenkins for Buildkite.", ("jenkins", "replaced_by", "Buildkite")),
+        ("Moving forward, the handbook lives in Notion.", ("handbook", "uses", "Notion")),
+        ("Starting next week, deploys go through Argo.", ("deploys", "uses", "Argo")),
+        ("Questions about security should now go to Hana.", ("security", "contact", "Hana")),
+        ("Hana is now the contact for security questions.", ("security", "contact", "Hana")),
+        ("Card payments are now handled by Adyen.", ("card payments", "uses", "Adyen")),
+        ("Card disputes are handled by Ines.", ("card disputes", "owner", "Ines")),
+        ("Per the retro: builds now run on Buildkite.", ("builds", "uses", "Buildkite")),
+        ("Ownership of the pricing page: Ines (was Ruth).", ("pricing page", "owner", "Ines")),
+        ("Database: CockroachDB", ("database", "is", "CockroachDB")),  # a label, still
+    ],
+)
+def test_threads_labels_and_who_answers(text: str, said: tuple[str, str, str]) -> None:
+    assert triple(one(text)) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[#pm] rosa: they're considering swapping Jira for Linear",
+        "Per the retro: should builds run on Buildkite?",
+        "Moving forward, we might keep the handbook in Notion.",
+    ],
+)
+def test_threads_and_labels_that_state_nothing(text: str) -> None:
+    assert EX.extract(text).claims == ()

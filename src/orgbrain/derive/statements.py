@@ -44,10 +44,18 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
-from ..extraction.predicates import GONE_WORDS, REPLACEABLE
+from ..extraction.documents import LINKS
+from ..extraction.predicates import (
+    GONE_WORDS,
+    HELD_BY_PEOPLE,
+    LEFT_THE_ORG,
+    REPLACEABLE,
+)
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
+from .changes import kin_statements, same_wording, words
+from .documents import settle_link
 
 __all__ = [
     "CONFLICT_WINDOW",
@@ -57,6 +65,7 @@ __all__ = [
     "evidence_range",
     "norm",
     "record_claim",
+    "supersede_item",
 ]
 
 CONFLICT_WINDOW = timedelta(days=1)
@@ -65,6 +74,7 @@ replacing the other (a write time or a sentence's date is no finer than a day)."
 
 MULTI_VALUED = frozenset(
     {"prefers", "likes", "dislikes", "wants", "avoids", "uses", "member_of", "mentions"}
+    | LINKS  # one record may supersede several
 )
 
 
@@ -132,8 +142,12 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
             if s.predicate in REPLACEABLE - {claim.predicate}
             and norm(s.object) == norm(claim.replaces)
         ]
+    if claim.change:
+        group += kin_statements(ctx, subject, claim.predicate)
     for s in group:
         same = s.predicate == claim.predicate and s.type == claim.type
+        if s.subject_id != subject.id:
+            continue
         if same and s.current and norm(s.object) == norm(claim.object):
             added = store.add_evidence(ws, s.id, ev)
             return Recorded(s, "corroborated" if added else "again")
@@ -161,7 +175,8 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
     saved, created = store.put_statement(new)
     if not created:
         return Recorded(saved, "again")
-    return _settle(ctx, item, saved, [s for s in group if s.id != saved.id])
+    others = [s for s in group if s.id != saved.id]
+    return _settle(ctx, item, saved, others, change=claim.change)
 
 
 def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange | None) -> str:
@@ -171,15 +186,29 @@ def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange 
     return "stm_" + hashlib.sha256(material.encode()).hexdigest()[:20]
 
 
-def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statement]) -> Recorded:
+def _settle(
+    ctx: BrainContext, item: Item, new: Statement, others: list[Statement], *, change: bool
+) -> Recorded:
     store, ws = ctx.store, ctx.workspace
-    single = new.type in ("fact", "decision") and new.predicate not in MULTI_VALUED
+    fact = new.type in ("fact", "decision")
+    single = fact and new.predicate not in MULTI_VALUED
     replaced = norm(new.replaces) if new.replaces else None
     superseded: list[Statement] = []
     conflicts: list[str] = []
     successor: Statement | None = None
     for old in others:
         if norm(old.object) == norm(new.object):
+            continue
+        if old.subject_id != new.subject_id:
+            # Gathered for a stated change only (``_kin_statements``): never by time alone.
+            if (
+                change
+                and old.current
+                and same_wording(old, new)
+                and old.valid_from < new.valid_from
+            ):
+                if store.end_statement(ws, old.id, new.valid_from, new.id):
+                    superseded.append(old)
             continue
         named = replaced is not None and norm(old.object) == replaced
         if old.predicate != new.predicate:
@@ -188,10 +217,12 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
                 if store.end_statement(ws, old.id, new.valid_from, new.id):
                     superseded.append(old)
             continue
-        if not (single or named):
+        changed = change and fact and not single and same_wording(old, new)
+        if not (single or named or changed):
             continue
         gap = new.valid_from - old.valid_from
-        if (named and gap >= timedelta(0)) or (single and gap >= CONFLICT_WINDOW):
+        by_time = single or changed
+        if (named and gap >= timedelta(0)) or (by_time and gap >= CONFLICT_WINDOW):
             if old.current and store.end_statement(ws, old.id, new.valid_from, new.id):
                 superseded.append(old)
         elif single and -gap >= CONFLICT_WINDOW:
@@ -201,15 +232,18 @@ def _settle(ctx: BrainContext, item: Item, new: Statement, others: list[Statemen
         elif single and old.current and old.item_id != new.item_id:
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
-    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new)
+    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new) + _left(ctx, new)
     gone = _gone_after(ctx, new)
     if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
         successor = gone
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
-    items = [_supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
+    items = [supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
+    for old, by in settle_link(ctx, new):
+        superseded.append(old)
+        items.append(supersede_item(ctx, old.item_id, by.item_id))
     if successor is not None:
-        items.append(_supersede_item(ctx, item.id, successor.item_id))
+        items.append(supersede_item(ctx, item.id, successor.item_id))
     fresh = store.statements(ws, ctx.visibility, ids=[new.id], live=False)
     return Recorded(
         fresh[0] if fresh else new,
@@ -239,13 +273,27 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
     """A thing that is gone is no longer what anything uses, runs on or is: end the
     current ``REPLACEABLE`` statements in its scope whose object is that thing and that
     held before ``new``."""
-    if not _retires(new):
+    return _end_naming(ctx, new, REPLACEABLE) if _retires(new) else []
+
+
+def _left(ctx: BrainContext, new: Statement) -> list[Statement]:
+    """Whoever left the organisation ("Dana has left", "Dario left the company") no
+    longer owns or answers for anything: end the current owner, backup owner and contact
+    statements in its scope that name that person and held before. Leaving a meeting, a
+    rotation or a team ends nothing."""
+    if new.type != "event" or new.predicate != "left" or not LEFT_THE_ORG.match(new.object):
         return []
+    return _end_naming(ctx, new, HELD_BY_PEOPLE)
+
+
+def _end_naming(ctx: BrainContext, new: Statement, predicates: frozenset[str]) -> list[Statement]:
+    """End the current statements of ``predicates`` whose object is ``new``'s subject, in
+    its scope, that held before it; superseded by ``new``."""
     store, ws = ctx.store, ctx.workspace
     ended: list[Statement] = []
     for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
         if (
-            old.predicate in REPLACEABLE
+            old.predicate in predicates
             and old.id != new.id
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
@@ -255,16 +303,9 @@ def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
     return ended
 
 
-_FILLER = frozenset({"the", "a", "an", "our", "its", "their"})
-
-
 _SEVERAL = re.compile(r"\band\b|\bas well as\b|[,;&+/]", re.IGNORECASE)
 """A sentence that lists several things ("for the nightly reports and the billing
 exports") may still hold for the others: a replacement under another subject leaves it."""
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(re.findall(r"\w+", text.casefold())) - _FILLER
 
 
 def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
@@ -277,10 +318,10 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
     nothing else ("uses Airflow for the nightly reports and the billing exports" stays)."""
     if not new.replaces or new.predicate not in REPLACEABLE:
         return []
-    words = _words(new.subject)
+    subject = words(new.subject)
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
     named = store.entities_named(ws, [normalise_value(new.replaces)], vis)
-    if not words or not named:
+    if not subject or not named:
         return []
     ended: list[Statement] = []
     for old in store.statements(ws, vis, object_ids=[e.id for e in named], current=True):
@@ -289,7 +330,7 @@ def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
             and old.subject_id != new.subject_id
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
-            and words <= _words(old.text)
+            and subject <= words(old.text)
             and not _SEVERAL.search(old.text)
             and store.end_statement(ws, old.id, new.valid_from, new.id)
         ):
@@ -311,7 +352,7 @@ def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
     return min(after, key=lambda s: s.valid_from, default=None)
 
 
-def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
+def supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
     """Mark item ``old_id`` superseded by ``by_id`` once none of its statements is current
     any more; returns the old id when it was marked."""
     if old_id == by_id:
@@ -321,8 +362,9 @@ def _supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
     old, new = found.get(old_id), found.get(by_id)
     if old is None or new is None or old.storage_class not in ("note", "section"):
         return None
-    if old.scope != new.scope or store.statements(ws, vis, item_id=old_id, current=True):
-        return None
+    held = store.statements(ws, vis, item_id=old_id, current=True)
+    if old.scope != new.scope or any(s.predicate not in LINKS for s in held):
+        return None  # a link ("superseded by ADR-034") keeps nothing current
     edge = Edge(
         new_id("edg"),
         ws,

@@ -27,7 +27,8 @@ from ..graph import observe_mention, put_system_edge
 from ..model import Item
 from ..ports import ItemFilter
 from ..retrieve.evidence import is_conversational
-from .statements import evidence_range, record_claim
+from .documents import settle_waiting
+from .statements import evidence_range, record_claim, supersede_item
 
 __all__ = ["SIMILAR_MAX", "SIMILAR_MIN", "Derived", "derive_item"]
 
@@ -162,6 +163,10 @@ def _statements(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[s
         corroborated += r.outcome == "corroborated"
         if r.born_superseded_by:
             superseded.append(r.statement.id)
+    for old, by in settle_waiting(ctx, item, extraction):  # links that named it earlier
+        superseded.append(old.id)
+        if (marked := supersede_item(ctx, old.item_id, by.item_id)) is not None:
+            items.append(marked)
     return {
         "statements": len(set(ids)),
         "statement_ids": sorted(set(ids)),

@@ -20,7 +20,8 @@ from numpy.typing import NDArray
 
 from ..errors import Unavailable
 from ..ports import Embedder
-from .patterns import merge_entities, states_nothing
+from .patterns import merge_entities
+from .quiet import states_nothing
 from .sentences import split_units
 from .types import Claim, Extraction, Found, StatementType
 

@@ -27,11 +27,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from .dates import DateMention, find_dates
+from .documents import document_links, title_code
 from .entities import find_entities
 from .predicates import (
+    ADDITIVE,
     ATTRIBUTE_ALTERNATION,
+    CHANGE,
     DEPRECATED,
     GONE_WORDS,
     RELATIONAL,
@@ -41,10 +45,13 @@ from .predicates import (
     attribute_predicate,
     snake,
 )
+from .quiet import HEDGE as _HEDGE
+from .quiet import NEGATION as _NEGATION
+from .quiet import states_nothing
 from .sentences import Unit, split_units
 from .types import Claim, Extraction, Found, StatementType
 
-__all__ = ["PatternExtractor", "merge_entities", "states_nothing"]
+__all__ = ["PatternExtractor", "merge_entities"]
 
 _W = r"[^\s,;:()]+"
 _NP = rf"(?:{_W}(?:\s+{_W}){{0,5}}?)"
@@ -53,18 +60,6 @@ _PRONOUN = frozenset(
     "it this that they he she we i you there which who what everyone nobody someone one "
     "these those here".split()
 )
-_QUESTION_START = re.compile(
-    r"(?:who|what|when|where|why|how|which|should|shall|do|does|did|is|are|can|could|"
-    r"would|will|have|has|any|anyone)\b",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|should we|could we|shall we|what if|"
-    r"considering|consider|propose|proposed|proposal|not sure|unclear|TBD|tbc|wondering|"
-    r"hypothetically|if we|unless|whether|discussed|discussing|talked about|no decision)\b",
-    re.IGNORECASE,
-)
-_NEGATION = re.compile(r"(?<!,\s)\b(?:not|never|no one|nobody)\b|n't\b", re.IGNORECASE)
 _NO_LONGER = re.compile(
     r"\bno\s+longer\s+(?:uses?|runs?\s+on|on|in|using|use|owns?|leads?|need|needs|supports?)?"
     r"\s*(?P<old>[^,;.()]+)",
@@ -107,7 +102,8 @@ _RETIRED = re.compile(
 _OPENER = re.compile(
     r"@[\w.-]+:\s+(?:(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+)?"
     r"|(?:fyi|psa|heads[- ]up|btw|ok(?:ay)?\s+so)\b[,:!]?\s+"
-    r"|(?:from\s+now\s+on|going\s+forward)\s+(?=\w)",  # with a comma: a decision
+    # (with a comma, "Going forward, ..." is a decision: _DECIDED)
+    r"|(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+here\s+on)\s+(?=\w)",
     re.IGNORECASE,
 )
 # "From December, Mei takes over ...": a date before the sentence proper.
@@ -130,9 +126,14 @@ _SKIP_LABELS = frozenset(
     "agenda attendees participants present summary context background fyi re subject tl;dr "
     "tldr update updates problem example examples see link links source ps warning tip why "
     "how what when where who reminder reminders heads up caveat caveats open question "
-    "open questions idea ideas proposal risk risks blocker blockers comment comments".split(" ")
+    "open questions idea ideas proposal risk risks blocker blockers comment comments "
+    "supersedes replaces obsoletes related".split(" ")
 )
 _SKIP_LABELS = _SKIP_LABELS | {
+    "superseded by",
+    "replaced by",
+    "related to",
+    "see also",
     "action item",
     "action items",
     "next steps",
@@ -285,8 +286,8 @@ _OWN_VERBS = (
     r"will\s+own|will\s+lead|took\s+over|takes\s+over|has\s+taken\s+over|is\s+taking\s+over|"
     r"(?:is|are)\s+(?:now\s+|still\s+)?(?:responsible|accountable)\s+for|"
     r"(?:is|are)\s+(?:now\s+|still\s+)?in\s+charge\s+of|"
-    r"(?:is|are)\s+(?:now\s+|still\s+)?(?:the\s+)?(?:new\s+)?(?:owner|owners|DRI|lead|"
-    r"tech\s+lead|maintainer|point\s+of\s+contact)\s+(?:of|for|on))"
+    r"(?:is|are)\s+(?:now\s+|still\s+)?(?:the\s+|our\s+)?(?:new\s+)?(?:owner|owners|DRI|lead|"
+    r"tech\s+lead|maintainer|point\s+of\s+contact|(?:escalation\s+)?contact)\s+(?:of|for|on))"
 )
 _OWNS = re.compile(
     r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}|(?:[Tt]he\s+)?[\w-]+(?:\s+[\w-]+)?"
@@ -337,7 +338,7 @@ _MOVES = re.compile(
     rf"migrate|move|switch)\s+(?:{_FROM}\s+(?P<old>[^,;]+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>.+)"
 )
 _SWITCHED_FROM = re.compile(
-    rf"(?:.*?\b)?{_MOVE_VERB}\s+{_FROM}\s+(?P<old>[^,;]+?)\s+(?:to|onto)\s+(?P<v>[^,;]+?)"
+    rf"(?P<who>(?:.*?\s)?){_MOVE_VERB}\s+{_FROM}\s+(?P<old>[^,;]+?)\s+(?:to|onto)\s+(?P<v>[^,;]+?)"
     rf"(?:\s+for\s+(?P<x>{_NP}))?(?=\s*[,;.!]|\s+(?:in|on|last|this|after|because)\b|$)"
 )
 _REPLACES = re.compile(
@@ -359,7 +360,8 @@ _DROPS = re.compile(
 )
 _NAME_LIKE = re.compile(r"[A-Z0-9]|[a-z]+[A-Z]")
 _AUXILIARY = re.compile(
-    r"(?:\s+(?:is|are|was|were|has|have|had|will|just|finally|also|now|officially))+$",
+    r"(?:['\u2019](?:re|ve|ll|d|s)\b)?"
+    r"(?:\s+(?:is|are|was|were|has|have|had|will|just|finally|also|now|officially))*$",
     re.IGNORECASE,
 )
 _REPLACED_BY = re.compile(
@@ -390,17 +392,33 @@ _DECIDED = re.compile(
     r"formally\s+|unanimously\s+|all\s+)?(?:decided|agreed|chose|resolved|committed|"
     r"settled|signed\s+off)\s+(?:to|that|on|upon|for)\s+(?P<c>.+)"
     r"|(?:[Ii]t\s+(?:was|has\s+been|is)\s+(?:decided|agreed)\s+(?:that|to)\s+(?P<c2>.+))"
-    r"|(?:(?:[Gg]oing\s+forward|[Ff]rom\s+now\s+on|[Ee]ffective\s+(?:immediately|[^,]+)),\s+"
+    r"|(?:(?:[Gg]oing\s+forward|[Mm]oving\s+forward|[Ff]rom\s+now\s+on|[Ff]rom\s+here\s+on(?:\s+out)?|"
+    r"[Ee]ffective\s+(?:immediately|[^,]+)),\s+"
     r"(?P<c3>.+))"
 )
+# "Postmortems are written in Notion", "the site is now built with Astro": a thing done in,
+# on or with a tool, in the passive.
+_DONE_WITH = (
+    r"(?:is|are)\s+(?:now\s+|still\s+|also\s+|currently\s+|all\s+)?(?:"
+    r"(?!(?:used|needed|required|allowed|expected|supposed|interested|involved|included|"
+    r"mentioned|discussed|listed|described|explained|covered|referenced|defined|based|"
+    r"located|scheduled|planned|due|interested)\b)"
+    r"(?:[a-z]+ed|written|built|run|kept|sent|done|held|drawn|shown|set|taken)\s+"
+    r"(?:on|in|with|via|through|using)|"
+    r"sent\s+to|(?:backed|scheduled|orchestrated|monitored)\s+by)"
+)
 _USES = re.compile(
-    rf"(?P<x>{_NP})\s+(?:now\s+|still\s+|also\s+)?(?:uses|use|runs\s+on|run\s+on|is\s+hosted\s+"
-    r"(?:on|in)|are\s+hosted\s+(?:on|in)|lives\s+in|live\s+in|is\s+stored\s+in|are\s+stored\s+in|"
-    r"is\s+built\s+on|is\s+backed\s+by|depends\s+on|standardi[sz]ed\s+on|standardi[sz]es\s+on|"
-    r"goes\s+to|go\s+to|(?:is|are)\s+(?:sent|kept|tracked|managed)\s+(?:to|in)|"
-    r"deploys?\s+(?:with|via|through)|(?:is|are)\s+deployed\s+(?:with|via|through)|"
-    r"builds?\s+with|(?:is|are)\s+built\s+with)"
+    rf"(?P<x>{_NP})\s+(?:(?:should|will|must)\s+)?(?:now\s+|still\s+|also\s+)?(?P<verb>uses|use|"
+    r"runs\s+on|run\s+on|lives\s+in|live\s+in|is\s+built\s+on|depends\s+on|"
+    r"standardi[sz]ed\s+on|standardi[sz]es\s+on|goes\s+to|go\s+to|go(?:es)?\s+(?:through|via)|deploys?\s+(?:with|via|through)|builds?\s+with|"
+    rf"{_DONE_WITH})"
     r"\s+(?P<v>.+)"
+)
+# "Questions about billing go to Sam", "SOC 2 audit questions go to Elif": who answers them.
+_ASKED = re.compile(
+    r"(?:(?:all\s+|any\s+)?(?:questions|requests|queries|escalations)\s+(?:about|on|regarding|"
+    r"for|related\s+to|around)\s+)?(?P<x>.+?)(?:\s+(?:questions|requests|queries|escalations))?",
+    re.IGNORECASE,
 )
 _WE_USE = re.compile(
     r"(?:[Ww]e|[Tt]he\s+team|[\w-]+\s+team|[Ee]veryone)\s+(?:now\s+|still\s+|also\s+)?"
@@ -433,6 +451,11 @@ _JOINED = re.compile(
     r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+(?:has\s+|have\s+)?"
     r"(?P<verb>joined|left|rejoined|moved\s+to|transferred\s+to|is\s+joining|will\s+join|"
     r"is\s+leaving|will\s+leave)\s+(?P<v>.+)"
+)
+# "Dana has left." / "Dana has left; ...": left the organisation, with nothing after.
+_HAS_LEFT = re.compile(
+    r"(?P<p>@[\w.-]+|[A-Z][\w'\u2019.-]*(?:\s+[A-Z][\w'\u2019-]*){0,2})\s+has\s+(?:now\s+)?"
+    r"left(?:\s+us)?(?:\s+(?:today|yesterday|this\s+week|last\s+week))?\s*[.!]?\s*$"
 )
 # A dated retirement (or deprecation) is an event: "We decommissioned Jenkins on 3 March".
 _RETIRING = alternation((*RETIRED_VERBS, DEPRECATED))
@@ -499,7 +522,14 @@ def _owns(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         # A capitalised first word is as likely a thing ("Payroll runs on the 25th").
         return []
     old = _old_value(s, m, "old")
-    return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9, old)]
+    verb = s.text[m.end("p") : m.start("x")].lower()
+    if "contact" not in verb:
+        return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.9, old)]
+    # "Hana is now the contact for security questions": who answers for security.
+    asked = _ASKED.fullmatch(s.text, *_strip_span(s.text, m.start("x"), m.end("x")))
+    if asked is not None:
+        subject = s.subject(asked.start("x"), asked.end("x")) or subject
+    return [_Draft("fact", subject, "contact", owner[0], owner[1], 0.9, old)]
 
 
 _IS_THE_OWNER = re.compile(
@@ -511,6 +541,15 @@ _HANDS_OVER = re.compile(
     r"(?P<old>.+?)\s+(?:hands|handed|is\s+handing|will\s+hand|hand)\s+(?P<x>.+?)\s+"
     r"(?:over\s+)?to\s+(?P<p>.+)"
 )
+# "Handing the billing runbook over to Tomas", "Handing over X to P", "X has been handed
+# over to P": the same, with nobody named as the one handing it ("over" is required:
+# "handing the slides to Sam for review" hands nothing over).
+_HANDED_OVER = re.compile(
+    r"[Hh]anding\s+(?:over\s+(?P<x>.+?)|(?P<x2>.+?)\s+over)\s+to\s+(?P<p>.+)"
+    rf"|(?:[Tt]he\s+|[Oo]ur\s+)?(?P<x3>{_NP})\s+(?:is|was|has\s+been|have\s+been|will\s+be|"
+    r"is\s+being|are|were|are\s+being)\s+handed\s+over\s+to\s+(?P<p3>.+)"
+)
+_PASSIVE_END = re.compile(r"\b(?:is|are|was|were|been|being|be)$", re.IGNORECASE)
 
 
 def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -520,8 +559,17 @@ def _is_the_owner(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
         if subject is not None and owner is not None:
             return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.85)]
-    m = _HANDS_OVER.match(s.text, cs, ce)
+    m = _HANDED_OVER.match(s.text, cs, ce)
     if m:
+        x = next(g for g in ("x", "x2", "x3") if m.group(g))
+        p = "p3" if x == "x3" else "p"
+        subject = s.subject(m.start(x), m.end(x))
+        owner = s.object(m.start(p), m.end(p), entity_slot=True, people=True)
+        if subject is not None and owner is not None:
+            return [_Draft("fact", subject, "owner", owner[0], owner[1], 0.8)]
+        return []
+    m = _HANDS_OVER.match(s.text, cs, ce)
+    if m and not _PASSIVE_END.search(m.group("old")):
         subject = s.subject(m.start("x"), m.end("x"))
         owner = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
         old = s.subject(m.start("old"), m.end("old"))
@@ -548,6 +596,11 @@ def _owned_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
         return []
     x, p = ("x", "p") if m.group("x") else ("x2", "p2")
     subject = s.subject(m.start(x), m.end(x), strip_team=True)
+    tool = s.entity_starting(*_strip_span(s.text, m.start(p), m.end(p)))
+    if subject is not None and tool is not None and tool.type in ("system", "company"):
+        # "Billing is handled by Adyen now": a product does it, nobody owns it.
+        used = s.object(m.start(p), m.end(p), entity_slot=True)
+        return [_Draft("fact", subject, "uses", used[0], used[1], 0.8)] if used else []
     owner = s.object(m.start(p), m.end(p), entity_slot=True, people=True)
     if subject is None or owner is None:
         return []
@@ -615,15 +668,7 @@ def _switched_from(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     old = _old_value(s, m, "old")
     if target is None or old is None:
         return []
-    if m.group("x"):
-        subject = s.subject(m.start("x"), m.end("x"))
-        if subject is not None:
-            return [_Draft("fact", subject, "uses", target[0], target[1], 0.8, old)]
-    subject = s.context or s.subject(m.start("old"), m.end("old"))
-    if subject is None:
-        return []
-    predicate = "uses" if s.context else "replaced_by"
-    return [_Draft("fact", subject, predicate, target[0], target[1], 0.7, old)]
+    return _replacement(s, m, target, old, "old")
 
 
 def _replaces(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -651,7 +696,7 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     group = "old" if m.group("old") else "old2"
     old_at = _strip_span(s.text, m.start(group), m.end(group))[0]
     new_at = _strip_span(s.text, m.start("v"), m.end("v"))[0]
-    if not all(_NAME_LIKE.match(s.text, i) for i in (old_at, new_at)) or any(
+    if not all(_NAME_LIKE.match(s.text, i) or _named_at(s, i) for i in (old_at, new_at)) or any(
         d.start in (old_at, new_at) for d in s.dates
     ):
         return []  # "replace the battery with a new one", "swap Friday for Monday"
@@ -659,24 +704,47 @@ def _drops(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     old = _old_value(s, m, group)
     if new is None or old is None:
         return []
-    ws, we = _strip_span(s.text, m.start("who"), m.end("who"), determiners=False)
-    we = ws + len(_AUXILIARY.sub("", s.text[ws:we]))
-    subject = None
-    if m.group("x"):
-        subject = s.subject(m.start("x"), m.end("x"))
-    elif ws < we and _DET.match(s.text, ws, we):
-        subject = s.subject(ws, we)  # "The design team swapped Sketch for Figma"
-    elif ws < we and not _is_pronoun(s.text[ws:we].split()[-1]):
-        actor = s.entity_at(ws, we)
-        if actor is None or actor.type not in _PEOPLE:
-            return []  # something unread before the verb: say nothing
+    return _replacement(s, m, new, old, group)
+
+
+def _replacement(
+    s: _Sentence, m: re.Match[str], new: tuple[str, Found | None], old: str, old_group: str
+) -> list[_Draft]:
+    """A named replacement of ``old`` by ``new``: a use of what it is for ("... for error
+    tracking") or of whoever switched; else of the section's subject; else the old
+    thing is ``replaced_by`` the new one (a retirement: docs/graph.md)."""
+    actor = _actor(s, m) if not m.group("x") else None
+    if actor is False:
+        return []
+    subject = s.subject(m.start("x"), m.end("x")) if m.group("x") else actor
     if subject is not None:
         return [_Draft("fact", subject, "uses", new[0], new[1], 0.8, old)]
-    subject = s.context or s.subject(m.start(group), m.end(group))
+    subject = s.context or s.subject(m.start(old_group), m.end(old_group))
     if subject is None:
         return []
     predicate = "uses" if s.context else "replaced_by"
     return [_Draft("fact", subject, predicate, new[0], new[1], 0.7, old)]
+
+
+def _named_at(s: _Sentence, at: int) -> bool:
+    """Whether a system or company the text names starts at ``at`` ("ditching sentry for
+    datadog": names written in lower case)."""
+    return any(e.start == at and e.type in ("system", "company") for e in s.entities)
+
+
+def _actor(s: _Sentence, m: re.Match[str]) -> Found | Literal[False] | None:
+    """Who did the switching (``m``'s ``who``): a thing of its own ("The design team
+    swapped Sketch for Figma", "the web team switched from A to B") is the subject of the
+    new use; nobody, a pronoun or a person ("we", "Ines") leaves it to the old thing;
+    anything else unread before the verb is ``False``: say nothing."""
+    ws, we = _strip_span(s.text, m.start("who"), m.end("who"), determiners=False)
+    we = ws + len(_AUXILIARY.sub("", s.text[ws:we]))
+    if ws >= we or _is_pronoun(s.text[ws:we].split()[-1]):
+        return None
+    if _DET.match(s.text, ws, we):
+        return s.subject(ws, we)
+    actor = s.entity_at(ws, we)
+    return None if actor is not None and actor.type in _PEOPLE else False
 
 
 def _replaced_by(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -810,11 +878,24 @@ def _uses(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
     m = _WE_USE.match(s.text, cs, ce) or _USES.match(s.text, cs, ce)
     if not m or m.group("x").lower() in ("we", "the team"):
         return []
-    subject = s.subject(m.start("x"), m.end("x"))
+    xs, xe = m.start("x"), m.end("x")
     value = s.object(m.start("v"), m.end("v"), entity_slot=True)
-    if subject is None or value is None:
+    if value is None:
         return []
-    return [_Draft("fact", subject, "uses", value[0], value[1], 0.8)]
+    predicate = "uses"
+    if "verb" in m.groupdict() and re.match(r"go|sent", m.group("verb")):
+        if value[1] is not None and value[1].type in _PEOPLE:
+            # "Questions about billing now go to Sam": Sam answers for billing.
+            asked = _ASKED.fullmatch(s.text, *_strip_span(s.text, xs, xe))
+            xs, xe, predicate = (
+                asked.start("x") if asked else xs,
+                asked.end("x") if asked else xe,
+                "contact",
+            )
+    subject = s.subject(xs, xe)
+    if subject is None:
+        return []
+    return [_Draft("fact", subject, predicate, value[0], value[1], 0.8)]
 
 
 def _copula(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
@@ -918,6 +999,11 @@ def _people(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
 
 
 def _events(s: _Sentence, cs: int, ce: int) -> list[_Draft]:
+    m = _HAS_LEFT.match(s.text, cs, ce)
+    if m and not _is_pronoun(m.group("p")):
+        person = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
+        if person is not None and person[1] is not None:
+            return [_Draft("event", person[1], "left", "the company", None, 0.75)]
     m = _JOINED.match(s.text, cs, ce)
     if m and not _is_pronoun(m.group("p")):
         person = s.object(m.start("p"), m.end("p"), entity_slot=True, people=True)
@@ -1096,6 +1182,14 @@ def _label(s: _Sentence) -> list[_Draft]:
         return _decision_of(s, vs, ve, 0.85)
     if key in _UNDECIDED_LABELS or _HEDGE.search(label):
         return []  # "Proposal: move the docs to Docusaurus" states nothing yet
+    ls = m.start("label") + m.group("label").index(label)
+    le = ls + len(label)
+    titled = s.entity_at(ls, le)
+    if titled is not None and titled.type == "code":
+        # "ADR-011: Session state lives in Redis.": a record's title, then what it says.
+        said = _sentence_rules(s, vs, ve)
+        if said:
+            return said
     first_word = value.split()[0].lower().strip(",.'") if value.split() else ""
     if (
         key in _SKIP_LABELS
@@ -1107,8 +1201,6 @@ def _label(s: _Sentence) -> list[_Draft]:
     ):
         # Chat ("Priya: I think ...") or a note: read the value as a sentence of its own.
         return _sentence_rules(s, vs, ve)
-    ls = m.start("label") + m.group("label").index(label)
-    le = ls + len(label)
     if _ACRONYM.fullmatch(label) and _spells(label, value):
         subject = s.subject(ls, le)
         meaning = s.object(vs, ve)
@@ -1124,6 +1216,9 @@ def _label(s: _Sentence) -> list[_Draft]:
             if not attr.group(x) and s.context is None:
                 return []
             return _about(s, xs, xe, predicate, vs, ve, 0.85)
+    said = _sentence_rules(s, vs, ve)
+    if said:
+        return said  # "Per the retro: builds now run on Buildkite.": a clause of its own
     subject = s.subject(ls, le)
     if subject is None:
         return []
@@ -1186,17 +1281,6 @@ def _row(s: _Sentence, unit: Unit, header: list[str] | None) -> list[_Draft]:
 
 
 # --- one sentence, one text --------------------------------------------------------------
-
-
-def states_nothing(sentence: str) -> bool:
-    """A question, a hedge or nothing at all: no statement, whatever the words."""
-    sentence = sentence.strip()
-    return (
-        not sentence
-        or sentence.endswith("?")
-        or bool(_QUESTION_START.match(sentence))
-        or bool(_HEDGE.search(sentence))
-    )
 
 
 def _sentence_rules(s: _Sentence, start: int, end: int) -> list[_Draft]:
@@ -1290,6 +1374,9 @@ class PatternExtractor:
                 )
             claims += _finish(s, drafts)
             entities += [e for e in s.extra if e not in entities]
+            if i == 0 and unit.kind == "label":
+                context = title_code(text, units, entities)  # "ADR-011: ..." titles it
+        claims += document_links(text, units, entities)
         return Extraction(merge_entities(entities, claims), tuple(_retiring(text, claims)))
 
 
@@ -1297,6 +1384,7 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
     sentence = s.text[s.start : s.end]
     dated = [d.value for d in s.dates if d.value is not None]
     instead = _INSTEAD.search(sentence) or _NO_LONGER.search(sentence)
+    change = CHANGE.search(sentence) is not None and ADDITIVE.search(sentence) is None
     claims: list[Claim] = []
     seen: set[tuple[str, str, str]] = set()
     for d in drafts:
@@ -1321,6 +1409,7 @@ def _finish(s: _Sentence, drafts: Sequence[_Draft]) -> list[Claim]:
                 replaces=replaces if replaces and replaces.lower() != d.object.lower() else None,
                 tier="pattern",
                 confidence=d.confidence,
+                change=change,
             )
         )
     return claims

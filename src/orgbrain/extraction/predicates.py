@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "ADDITIVE",
     "ATTRIBUTES",
+    "CHANGE",
     "DEPRECATED",
     "GONE_WORDS",
+    "HELD_BY_PEOPLE",
+    "LEFT_THE_ORG",
     "RELATIONAL",
     "REPLACEABLE",
     "RETIRED_VERBS",
@@ -22,6 +26,7 @@ ATTRIBUTES: dict[str, str] = {
     "owner": "owner",
     "owners": "owner",
     "owned by": "owner",
+    "ownership": "owner",
     "dri": "owner",
     "maintainer": "owner",
     "maintainers": "owner",
@@ -92,6 +97,27 @@ DEPRECATED = "deprecated"
 """On its way out but still in use: beside a new use it names what the use replaces
 ("Airflow is deprecated; the job uses Dagster"), and a dated deprecation is a retirement
 event, but "Airflow is deprecated." alone ends nothing."""
+
+
+# "Going forward, ...", "From now on ...", "Effective January 1, ...", "... is now ...": the
+# sentence states a change, so its value replaces what its subject held before under the
+# same wording. "also", "too", "as well" make it one more value, not a change.
+CHANGE = re.compile(
+    r"\b(?:(?:going\s+forward|moving\s+forward|from\s+now\s+on|from\s+here\s+on|henceforth|"
+    r"now(?!\s+that\b))\b|"
+    r"(?:effective|starting|as\s+of|from|beginning)\s+(?:immediately|today|now|"
+    r"(?:next\s+|this\s+)?\w+(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?)\s*,)",
+    re.IGNORECASE,
+)
+ADDITIVE = re.compile(
+    r"\b(?:also|too|as\s+well|in\s+addition|additionally|another)\b", re.IGNORECASE
+)
+
+# "Dana has left the company": whoever left no longer owns or answers for anything.
+LEFT_THE_ORG = re.compile(
+    r"(?:the\s+)?(?:company|organi[sz]ation|org|business|firm|us)\b", re.IGNORECASE
+)
+HELD_BY_PEOPLE = frozenset({"owner", "backup_owner", "contact"})
 
 
 def alternation(words: tuple[str, ...]) -> str:

@@ -62,6 +62,10 @@ class Claim:
     replaces: str | None
     tier: Tier
     confidence: float
+    change: bool = False
+    """The sentence says its value is a change ("Going forward, ...", "... is now ..."): it
+    replaces what the subject held before under the same wording, whatever the predicate's
+    kind (docs/graph.md)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,18 +176,20 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
 
 def _unnamed_terms(query: str, entities: Sequence[Item]) -> list[str]:
     """The query's content words that are not the entities' names: what it asks of them."""
-    named = {w for e in entities for w in e.label.casefold().split()}
+    named = {w for e in entities for w in _WORD.findall(e.label.casefold())}
     words = (m.group(0).casefold() for m in _WORD.finditer(query))
     return [w for w in words if w not in STOPWORDS and w not in named and w not in _FILLER]
 
 
 def _asked_about(s: Statement, rest: Sequence[str], asked: StatementType | None) -> bool:
     """Whether statement ``s`` answers what the query asks of its entity: the query asks
-    nothing else, asks for this type, or names the predicate or object (by stem prefix:
-    "owns" asks for an ``owner``)."""
+    nothing else, asks for this type, or names the predicate, the object or a word of the
+    sentence it was read from (by stem prefix: "owns" asks for an ``owner``; "where are
+    postmortems written?" asks what "postmortems are written in Notion" says, read as
+    ``uses``)."""
     if not rest or s.type == asked:
         return True
-    words = text_stems(f"{s.predicate.replace('_', ' ')} {s.object}")
+    words = text_stems(f"{s.predicate.replace('_', ' ')} {s.object} {s.text}")
     return coverage([stem(w) for w in rest], words) > 0
 
 
@@ -212,7 +214,7 @@ def _named(ctx: BrainContext, query: str) -> list[Item]:
             entity = ctx.get_many([entity_id]).get(entity_id)
             if entity is None:
                 continue
-            parts = entity.label.casefold().split()
+            parts = _WORD.findall(entity.label.casefold())  # "service-to-service calls"
             if set(parts) <= set(lowered) or (
                 entity.kind == "person" and parts and parts[0] in capital
             ):

@@ -331,7 +331,13 @@ class Searcher:
             k=limit,
         )
         shown = [c.item for c in scored[:depth] if c.item is not None]
-        support = found.graph.support
+        support = dict(found.graph.support)
+        for c in scored:
+            # What superseded a hit the graph supports answers what it answered, though it
+            # may not name the subject ("we moved from jenkins to github actions").
+            said = support.get(c.item_id)
+            if c.superseded_by is not None and said and c.superseded_by.id not in support:
+                support[c.superseded_by.id] = f"supersedes a hit that {said}"
         evidence = [
             replace(e, graph=support.get(item.id))
             for e, item in zip(

@@ -1,0 +1,125 @@
+"""A document that supersedes another retires what the older one said.
+
+A link (``extraction/documents.py``) is a statement between two codes: (new,
+``supersedes``, old) or (old, ``superseded_by``, new). The document of a code is the item
+titled by it (a heading that starts with the code, or a first line ``CODE: ...``; "ADR-003
+status: superseded by ADR-017" starts with ADR-003 but is not ADR-003). The older record
+may state the link itself ("Status: superseded by ADR-034", the usual way an ADR is
+retired, often as an edit of the record in place).
+Settling a link ends each current statement of the older document that the newer one
+does not also state, each superseded by the newer document's statement of the same
+subject and predicate when it has one (else its first statement, else the link); the
+older item then follows by the item rule (superseded once none of its statements is
+current). A "superseded by" link read before the newer record was written waits: it is
+settled when a record titled by the newer code is derived (``settle_waiting``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from ..context import BrainContext
+from ..extraction import Extraction
+from ..extraction.documents import LINKS, title_code
+from ..extraction.sentences import split_units
+from ..graph import normalise_value
+from ..model import Item, Statement
+
+__all__ = ["settle_link", "settle_waiting"]
+
+MENTIONS_READ = 200
+"""The most mentions of a code read to find the documents it titles."""
+
+_MARKUP = re.compile(r"[\s#*_>`-]*")
+
+
+def settle_link(ctx: BrainContext, link: Statement) -> list[tuple[Statement, Statement]]:
+    """End the older document's statements for ``link``; each ``(ended, successor)``."""
+    if link.predicate not in LINKS or link.object_id is None or not link.current:
+        return []
+    old_code, new_code = (
+        (link.object_id, link.subject_id)
+        if link.predicate == "supersedes"
+        else (link.subject_id, link.object_id)
+    )
+    newer = _titled(ctx, new_code)
+    if not newer and link.predicate == "supersedes":  # the link's own record is the newer
+        newer = list(ctx.get_many([link.item_id]).values())
+    if not newer:
+        return []
+    new_doc = max(newer, key=lambda i: i.when)
+    older = [i for i in _titled(ctx, old_code) if i.id != new_doc.id and i.scope == new_doc.scope]
+    if not older:
+        return []
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    stated = store.statements(ws, vis, item_id=new_doc.id, current=True)
+    kept = {s.id for s in stated}
+    ended: list[tuple[Statement, Statement]] = []
+    for doc in older:
+        for old in store.statements(ws, vis, item_id=doc.id, current=True):
+            if old.id in kept or old.id == link.id or old.item_id != doc.id:
+                continue
+            by = _successor(old, stated, link)
+            at = max(link.valid_from, old.valid_from)
+            if store.end_statement(ws, old.id, at, by.id):
+                ended.append((old, by))
+    return ended
+
+
+def settle_waiting(
+    ctx: BrainContext, item: Item, extraction: Extraction
+) -> list[tuple[Statement, Statement]]:
+    """Settle the "superseded by" links that named ``item``'s code before it was written
+    ("ADR-021 ... Status: superseded by ADR-034", then ADR-034)."""
+    code = title_code(item.body, split_units(item.body), extraction.entities)
+    if code is None:
+        return []
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    named = [e.id for e in store.entities_named(ws, [normalise_value(code.value)], vis)]
+    if not named:
+        return []
+    waiting = store.statements(ws, vis, object_ids=named, predicate="superseded_by", current=True)
+    return [pair for link in waiting for pair in settle_link(ctx, link)]
+
+
+def _titled(ctx: BrainContext, code_id: str) -> list[Item]:
+    """The visible notes and sections titled by the code ``code_id`` names: a heading that
+    starts with it (``# ADR-017 Flags``) or a first line ``ADR-011: ...``; "ADR-003
+    status: superseded by ADR-017" is a note about ADR-003, not ADR-003."""
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    edges = store.edges_of(ws, code_id, vis, types=["MENTIONS"], limit=MENTIONS_READ)
+    named = {e.src: str(e.props.get("text") or "") for e in edges if e.dst == code_id}
+    found = ctx.get_many(sorted(named))
+    titled: list[Item] = []
+    for item_id, item in found.items():
+        code = named[item_id]
+        at = _MARKUP.match(item.body).end()  # type: ignore[union-attr]
+        heading = "#" in item.body[:at]
+        after = item.body[at + len(code) : at + len(code) + 1]
+        if (
+            item.storage_class in ("note", "section")
+            and code
+            and item.body.startswith(code, at)
+            and (after == ":" or (heading and not (after.isalnum() or after == "-")))
+        ):
+            titled.append(item)
+    return titled
+
+
+def _successor(old: Statement, stated: list[Statement], link: Statement) -> Statement:
+    """What in the newer document replaced ``old``: its statement of the same subject and
+    predicate, else of the same predicate, else its first statement, else the link."""
+    said = [s for s in stated if s.predicate not in LINKS]
+    for found in (
+        [s for s in said if s.subject_id == old.subject_id and s.predicate == old.predicate],
+        [s for s in said if s.predicate == old.predicate],
+        said,
+    ):
+        if found:
+            return min(found, key=_first)
+    return link
+
+
+def _first(s: Statement) -> tuple[int, datetime]:
+    return (s.byte_range.start if s.byte_range else 0, s.valid_from)
