@@ -4,6 +4,7 @@ than its stored scope; nothing pending reaches a read)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Iterator
@@ -459,6 +460,9 @@ def test_a_bad_model_reply_ends_the_pass_with_what_it_had(
 # -- the properties, on a real brain ---------------------------------------------------------
 
 BODIES = [DECISION, PERSONAL, RULE, "The deploy password is hunter2-Xy9.", "Omar owns search."]
+_EXAMPLES = itertools.count()
+"""One number per example: the brain outlives the examples, so each example's run ids must
+be new to it (``id()`` of a freed list comes back)."""
 
 
 @settings(
@@ -483,9 +487,10 @@ def test_property_nothing_lands_wider_and_nothing_pending_is_read(
     runs: list[tuple[str, Principal | None, str]],
     approver: Principal | None,
 ) -> None:
+    example = next(_EXAMPLES)
     for n, (body, who, scope) in enumerate(runs):
         writer = brain.for_principal(who) if who else brain
-        run_id = f"p-{id(runs)}-{n}"
+        run_id = f"p-{example}-{n}"
         writer.write_back(products(run_id, summary=body, scope=scope), wait=True)
     reviewer = brain.for_principal(approver) if approver else brain
     for p in reviewer.proposals():
