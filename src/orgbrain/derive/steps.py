@@ -5,9 +5,11 @@ The steps, in order, each idempotent (run again on the same item, they add nothi
 1. ``mentions``: the entities its text names, each a ``MENTIONS`` edge with its bytes;
 2. ``statements``: its typed claims (``statements.record_claim``), with corroboration,
    supersession and conflicts;
-3. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
+3. ``restated``: the values it states again as a change, and what they replaced
+   (``restated.py``: "raised to 35 days (was 14)" ends "Retention: 14 days");
+4. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
    ``SIMILAR_MIN`` cosine, at most ``SIMILAR_MAX`` per item;
-4. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
+5. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
    run or session.
 
 Each step's outcome is logged as a ``derive`` event about the item (its write story, and
@@ -28,6 +30,7 @@ from ..model import Item
 from ..ports import ItemFilter
 from ..retrieve.evidence import is_conversational
 from .documents import settle_waiting
+from .restated import restate
 from .statements import evidence_range, record_claim, supersede_item
 
 __all__ = ["SIMILAR_MAX", "SIMILAR_MIN", "Derived", "derive_item"]
@@ -65,6 +68,7 @@ def derive_item(
     steps: tuple[tuple[str, Step], ...] = (
         ("mentions", _mentions),
         ("statements", _statements),
+        ("restated", _restated),
         ("similar", _similar),
         ("sequence", _sequence),
     )
@@ -175,6 +179,10 @@ def _statements(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[s
         "conflicts": conflicts,
         "items_superseded": items,
     }
+
+
+def _restated(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
+    return restate(ctx, item)
 
 
 def _similar(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:

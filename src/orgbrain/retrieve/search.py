@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -338,6 +339,7 @@ class Searcher:
             said = support.get(c.item_id)
             if c.superseded_by is not None and said and c.superseded_by.id not in support:
                 support[c.superseded_by.id] = f"supersedes a hit that {said}"
+        support |= _heirs_support(query, found, scored[depth:], shown, plan)
         evidence = [
             replace(e, graph=support.get(item.id))
             for e, item in zip(
@@ -575,6 +577,31 @@ def _ranks(
         if item_id in candidates:
             ranks.setdefault(item_id, {})["graph"] = r
     return ranks
+
+
+def _heirs_support(
+    query: str,
+    found: _Streams,
+    below: list[Candidate],
+    shown: list[ItemSketch],
+    plan: SearchPlan,
+) -> dict[str, str]:
+    """A superseded hit that its demotion pushed out of the gate's view still answers the
+    question its successor now answers ("two approving reviews before merge", then "we're
+    dropping to a single approving review"): the successor, when shown, speaks for it
+    when the gate would have let the older hit through."""
+    heirs = {c.superseded_by.id for c in below if c.superseded_by is not None}
+    held = {i.id for i in shown} & heirs
+    if plan.gate is None or not held:
+        return {}
+    older = [c.item for c in below if c.superseded_by and c.superseded_by.id in held and c.item]
+    evidence = hit_evidence(query, found.terms, older, found.cosines, window=found.window)
+    out: dict[str, str] = {}
+    for c, e in zip(older, evidence, strict=True):
+        speak, why = membership([e], plan.gate)
+        if speak and c.superseded_by and c.superseded_by not in out:
+            out[c.superseded_by] = "supersedes a hit that " + re.sub(r"^\w+: hit \d+ ", "", why)
+    return out
 
 
 def _superseded_yield(

@@ -1,0 +1,257 @@
+"""A value restated as a change: what "the pre-approval limit is going up: sign-off only
+for purchases over $1,000" replaced.
+
+Most policy changes are written as prose about a number, not as "X is now Y" about a named
+thing: a retention "raised to 35 days (was 14)", a freeze "pulled a week earlier, to
+Friday Dec 4", a target "revised to 38". No predicate reads those, but the older sentence
+they restate is usually easy to find: it says the same things in many of the same words,
+with a value of the same kind (an amount, a share, a date, a time, a count of the same
+noun) that the newer one no longer states.
+
+So, for each sentence or line of a derived item that states a value
+(``extraction/values.py``), its neighbours (the nearest notes and sections by the item's
+vector and by the sentence's words, in its scope) are read sentence by sentence, and a
+pair is a restatement when:
+
+- one is dated at least ``CONFLICT_WINDOW`` after the other, and the newer states a
+  change (``change_cue``: "now", "raised", "moved", "(was 14)", "revised", "reverting";
+  not a question, a hedge, a proposal or a temporary exception);
+- both state one value of the same kind and noun, the newer one another (the older value
+  may appear in the newer sentence only as the one before: "from 600 to 1,200");
+- they do not name two members of one family of qualifiers (production and staging, EU
+  and US, free and enterprise: ``qualifiers``), in the unit or its item's first line;
+- they share at least ``MIN_SHARED`` words besides the values and the change's words
+  (the noun of a count is one: "Retention: 14 days", "retention raised to 35 days").
+
+Of an older sentence's candidates, the newer sentence takes the one sharing the most
+words (then the still-current one, then the latest). Each side becomes a ``value``
+statement of one ``topic`` subject (the words they share; an older side already restated
+keeps its subject, so a value restated twice is one chain), recorded with
+``record_claim``: the newer ends the older by the usual rules, and the older item is
+superseded once none of its statements is current. It runs after the item's own
+statements, whichever of the two arrives first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..context import BrainContext
+from ..extraction import Claim, Found
+from ..extraction.quiet import HEDGE
+from ..extraction.sentences import split_units
+from ..extraction.values import CUE, Value, change_cue, marked_old, qualifiers, values_in
+from ..model import Item, Statement
+from ..retrieve.terms import STOPWORDS, query_terms, stem
+from .statements import CONFLICT_WINDOW, record_claim
+
+__all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
+
+PREDICATE = "value"
+NEIGHBOURS = 8
+"""Items read per stream (vector and keyword, notes and sections) for a derived item."""
+MIN_SHARED = 2
+"""Words (stems) an older and a newer sentence must share besides their values."""
+_LABEL_WORDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """One unit of an item that states at least one value."""
+
+    item: Item
+    start: int
+    end: int
+    values: tuple[Value, ...]  # offsets into the unit's text
+    stems: frozenset[str]
+    cue: bool
+
+    @property
+    def text(self) -> str:
+        return self.item.body[self.start : self.end]
+
+    @property
+    def context(self) -> str:
+        """The unit and, when it lies below it, its item's first line (a title often
+        names what it is about: "Postgres config (production)")."""
+        title = self.item.body.split("\n", 1)[0]
+        return self.text if self.start < len(title) else title + "\n" + self.text
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    old: _Said
+    new: _Said
+    was: Value
+    now: Value
+    shared: tuple[str, ...]  # the older unit's shared words, in order
+
+
+def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
+    """Find and record the restatements between ``item`` and its neighbours."""
+    if item.storage_class not in ("note", "section") or item.tombstoned_at is not None:
+        return {"pairs": 0}
+    mine = _said(item)
+    if not mine:
+        return {"pairs": 0}
+    pairs: list[_Pair] = []
+    for other in _neighbours(ctx, item, mine):
+        theirs = _said(other)
+        for a in mine:
+            for b in theirs:
+                old, new = (a, b) if a.item.when < b.item.when else (b, a)
+                if new.item.when - old.item.when >= CONFLICT_WINDOW:
+                    pairs += _restated(old, new)
+    superseded: list[str] = []
+    recorded = 0
+    for pair in _best(ctx, pairs):
+        superseded += _record(ctx, pair)
+        recorded += 1
+    return {"pairs": recorded, "superseded": superseded}
+
+
+def _said(item: Item) -> list[_Said]:
+    out: list[_Said] = []
+    for unit in split_units(item.body):
+        text = item.body[unit.start : unit.end]
+        found = values_in(text)
+        if not found or text.rstrip().endswith("?") or HEDGE.search(text):
+            continue  # a question or a hedge states no value
+        out.append(
+            _Said(item, unit.start, unit.end, tuple(found), _stems(text, found), change_cue(text))
+        )
+    return out
+
+
+def _stems(text: str, values: Sequence[Value]) -> frozenset[str]:
+    """The unit's content words, stemmed, without its values and its change words."""
+    for v in reversed(values):
+        text = text[: v.start] + " " * (v.end - v.start) + text[v.end :]
+    text = CUE.sub(" ", text)
+    return frozenset(
+        stem(w) for w in re.findall(r"[^\W\d_]{2,}", text.lower()) if w not in STOPWORDS
+    )
+
+
+def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[Item]:
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ids: set[str] = set()
+    vectors = store.embedding_of(ws, item.id)
+    terms = query_terms(" ".join(s.text for s in said))
+    for cls in ("note", "section"):
+        if vectors is not None:
+            ids.update(i for i, _ in store.vector_search(ws, cls, vectors[0], NEIGHBOURS, vis))
+        if terms:
+            ids.update(i for i, _ in store.keyword_search(ws, cls, terms, NEIGHBOURS, vis))
+    ids.discard(item.id)
+    found = ctx.get_many(sorted(ids))
+    return [
+        o
+        for o in found.values()
+        if o.storage_class in ("note", "section")
+        and o.scope == item.scope
+        and o.tombstoned_at is None
+        and o.parent_id != item.id
+    ]
+
+
+def _restated(old: _Said, new: _Said) -> list[_Pair]:
+    if not new.cue:
+        return []
+    if _told_apart(old, new):
+        return []
+    shared = old.stems & new.stems
+    pairs: list[_Pair] = []
+    for slot in {(v.kind, v.unit) for v in old.values}:
+        if len(shared) + bool(slot[1]) < MIN_SHARED:
+            continue  # a count's noun is one word they share ("14 days", "35 days")
+        was = [v for v in old.values if (v.kind, v.unit) == slot]
+        now = [v for v in new.values if (v.kind, v.unit) == slot]
+        if len(was) != 1 or not now:
+            continue
+        before = was[0]
+        again = [v for v in now if v.key == before.key]
+        if any(not marked_old(new.text, v) for v in again):
+            continue  # the older value is still stated: not replaced
+        fresh = [v for v in now if v.key != before.key and not marked_old(new.text, v)]
+        if len({v.key for v in fresh}) != 1:
+            continue
+        pairs.append(_Pair(old, new, before, fresh[0], _shared_words(old.text, shared)))
+    return pairs
+
+
+def _told_apart(old: _Said, new: _Said) -> bool:
+    """Whether the two name different members of one family of qualifiers, in the unit
+    or its item's first line ("Postgres config (production)" and "on the STAGING
+    Postgres"): two settings of one thing, not one setting changed."""
+    a, b = qualifiers(old.context), qualifiers(new.context)
+    return any(not (a[f] & b[f]) for f in a.keys() & b.keys())
+
+
+def _shared_words(text: str, shared: frozenset[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for w in re.findall(r"[^\W\d_]{2,}", text.lower()):
+        if stem(w) in shared and w not in STOPWORDS:
+            seen.setdefault(w, None)
+    return tuple(seen)[:_LABEL_WORDS]
+
+
+def _best(ctx: BrainContext, pairs: list[_Pair]) -> list[_Pair]:
+    """Per newer unit and slot, the older unit sharing the most words; then the one whose
+    value is still current; then the latest."""
+    chosen: dict[tuple[str, int, str, str], tuple[tuple[int, bool, datetime], _Pair]] = {}
+    for p in pairs:
+        key = (p.new.item.id, p.new.start, p.now.kind, p.now.unit)
+        rank = (len(p.shared), _current(ctx, p), p.old.item.when)
+        if key not in chosen or rank > chosen[key][0]:
+            chosen[key] = (rank, p)
+    return [p for _, p in chosen.values()]
+
+
+def _current(ctx: BrainContext, p: _Pair) -> bool:
+    held = _held(ctx, p.old, p.was)
+    return held is None or held.current
+
+
+def _held(ctx: BrainContext, said: _Said, value: Value) -> Statement | None:
+    """The ``value`` statement already recorded for ``value`` in ``said``, if any."""
+    text, written = said.text.strip(), said.text[value.start : value.end]
+    for s in ctx.store.statements(
+        ctx.workspace, ctx.visibility, item_id=said.item.id, predicate=PREDICATE
+    ):
+        if s.text == text and s.object == written:
+            return s
+    return None
+
+
+def _record(ctx: BrainContext, p: _Pair) -> list[str]:
+    """The newer side first, then the older, which arrives late and is born superseded
+    by it (``statements._settle``): the same, whichever item was derived first."""
+    held = _held(ctx, p.old, p.was)
+    label = held.subject if held is not None else " ".join(p.shared)
+    was = p.old.text[p.was.start : p.was.end]
+    new = record_claim(ctx, p.new.item, _claim(p.new, label, p.new.text[p.now.start : p.now.end]))
+    old = record_claim(ctx, p.old.item, _claim(p.old, label, was))
+    ended = list(new.superseded)
+    if old.born_superseded_by:
+        ended.append(old.statement.id)
+    return ended
+
+
+def _claim(said: _Said, label: str, value: str) -> Claim:
+    return Claim(
+        type="fact",
+        subject=Found("topic", label, said.start, said.start),
+        predicate=PREDICATE,
+        object=value,
+        object_entity=None,
+        start=said.start,
+        end=said.end,
+        valid_from=None,
+        replaces=None,
+        tier="pattern",
+        confidence=0.6,
+    )

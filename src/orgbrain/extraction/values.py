@@ -1,0 +1,219 @@
+"""The values a sentence states: amounts, quantities, shares, dates and times of day.
+
+A policy changes by its number more often than by its name: "Any purchase above $500
+needs approval" becomes "you now only need sign-off for purchases over $1,000", a
+retention of 14 days becomes 35, a freeze moves from Dec 11 to Dec 4. This module reads
+those values out of one unit of text (``sentences.split_units``), each with its kind and,
+for a quantity, the noun it counts ("600 requests", "14 days", "two approving reviews"),
+so that two sentences can be compared slot by slot (``derive/restated.py``). It reads
+numbers, not meaning: codes and versions ("ADR-014", "v5.8", "Q4", "KR1") and years on
+their own are not values.
+
+``change_cue`` says whether a unit states its value as a change ("is now", "raised
+from 600 to 1,200", "(was 14)", "revise the target to 38"); ``marked_old`` which of its
+values it names as the one before ("from 600", "was 14", "rather than 3").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .quiet import states_nothing
+
+__all__ = ["Value", "change_cue", "marked_old", "qualifiers", "values_in"]
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One value in a text: ``kind`` is ``money``, ``percent``, ``quantity`` (``unit`` the
+    noun counted, lower-cased), ``date``, ``time`` or ``number``; ``key`` compares two
+    values of one kind ("$1,000" and "$1000" are one key); ``text[start:end]`` is it as
+    written, a quantity with its noun ("14 days")."""
+
+    kind: str
+    unit: str
+    key: str
+    start: int
+    end: int
+
+
+_WORDS = {
+    "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "fifteen": 15, "twenty": 20, "thirty": 30,
+}  # fmt: skip
+_MONTHS = {
+    m[:3]: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november "
+        "december".split(),
+        start=1,
+    )
+}
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_ALONE = r"(?<![\w.,/#:-])"  # not inside a code, a version, a time or a path
+_AFTER = r"(?![\w-]|[.,]\d)"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]{0,6})\.?"
+_VALUE = re.compile(
+    rf"(?P<date>{_ALONE}(?:(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon2>{_MONTH})"
+    rf"|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})){_AFTER})"
+    rf"|(?P<time>{_ALONE}\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\.?)?{_AFTER})"
+    rf"|(?P<money>(?:[$€£]\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?"
+    rf"|{_ALONE}{_NUM}\s?(?:usd|eur|gbp|dollars|euros|pounds)\b))"
+    rf"|(?P<percent>{_ALONE}{_NUM}\s?(?:%|percent\b|pct\b))"
+    rf"|(?P<num>{_ALONE}(?:{_NUM}|(?:{'|'.join(_WORDS)})\b){_AFTER})",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(r"\s*([a-z][a-z-]{1,20})\b", re.IGNORECASE)
+"""What a count counts: the word after it ("600 requests", "14 days", "25 MB", "two
+approving reviews"), unless that is a function word ("45 by the end" counts nothing)."""
+_NOT_UNITS = frozenset(
+    "a an the and or of to in on at by for per from than with as is are was were be it "
+    "this that these those we you they our your their its".split()
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def values_in(text: str) -> list[Value]:
+    """The values ``text`` states, in order."""
+    found: list[Value] = []
+    for m in _VALUE.finditer(text):
+        kind = m.lastgroup if m.lastgroup != "num" else "number"
+        raw = m.group(0)
+        if m.group("date"):
+            key = _date_key(m)
+            kind = "date"
+        elif kind == "time":
+            key = re.sub(r"[\s.]", "", raw.lower())
+        elif kind in ("money", "percent"):
+            key = _number_key(raw)
+        else:
+            word = raw.lower()
+            if word == "one" or (word in _WORDS and _is_article(text, m.start())):
+                continue  # "one of us", "a single place": not counts
+            if _YEAR.fullmatch(raw):
+                continue
+            key = str(_WORDS[word]) if word in _WORDS else _number_key(raw)
+        unit = ""
+        end = m.end()
+        if kind == "number":
+            u = _UNIT.match(text, end)
+            if u and u.group(1).lower() not in _NOT_UNITS:
+                kind, unit, end = "quantity", _singular(u.group(1).lower()), u.end(1)
+        found.append(Value(str(kind), unit, key, m.start(), end))
+    return found
+
+
+def _is_article(text: str, at: int) -> bool:
+    """Whether a number word at ``at`` is part of a phrase that counts nothing."""
+    before = text[max(0, at - 12) : at].lower()
+    return before.rstrip().endswith(("no", "any", "the only"))
+
+
+def _number_key(raw: str) -> str:
+    digits = re.search(_NUM, raw)
+    if digits is None:
+        return raw.lower()
+    n = float(digits.group(0).replace(",", ""))
+    scale = re.search(r"(?i)\d\s?(k|m|bn|million|billion)\b", raw)
+    if scale:
+        n *= {"k": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}[scale.group(1).lower()]
+    symbol = re.match(r"[$€£]", raw.strip())
+    return f"{symbol.group(0) if symbol else ''}{n:g}"
+
+
+def _date_key(m: re.Match[str]) -> str:
+    if m.group("iso"):
+        return m.group("iso")[5:]
+    mon = (m.group("mon") or m.group("mon2")).lower()[:3]
+    day = int(m.group("day") or m.group("day2"))
+    return f"{_MONTHS[mon]:02d}-{day:02d}"
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+CUE = re.compile(
+    r"\b(?:now|no\s+longer|any\s?more|rais(?:e|ed|es|ing)|lower(?:ed|ing|s)?|"
+    r"increas(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|reduc(?:e|ed|es|ing)|cut\s+(?:to|from|by)|bump(?:ed|ing)?|"
+    r"going\s+(?:up|down)|goes\s+(?:up|down)|mov(?:e|ed|es|ing)|push(?:ed|ing)|"
+    r"pull(?:ed|ing)|postpon(?:e|ed|ing)|delay(?:ed)?|brought\s+forward|earlier|later|"
+    r"renam(?:e|ed)|chang(?:e|ed|es|ing)|updat(?:e|ed)|revis(?:e|ed|es|ing)|re-?baselined|"
+    r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|dropp(?:ed|ing)|"
+    r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+now\s+on|"
+    r"going\s+forward|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
+    r"back\s+to|was|were|previously|formerly|used\s+to|new)\b",
+    re.IGNORECASE,
+)
+"""Words that state a value as a change."""
+_OLD = re.compile(
+    r"\b(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
+    r"wrongly\s+(?:said|stated|listed)|not)\s+((?:[^\s.;:]+\s+){0,4})$",
+    re.IGNORECASE,
+)
+"""Before a value, what names it as the one it replaced ("raised from 600", "(was 14)"),
+at most four words before it, none of them the way to the new one ("from 600 to 1,200":
+1,200 is not the old)."""
+_TOWARDS = re.compile(r"\b(?:to|now|into|becomes?|then)\b|→|->", re.IGNORECASE)
+_TEMPORARY = re.compile(
+    r"\b(?:this\s+(?:week|sprint|month|time)\s+only|only\s+(?:this|for\s+this)\s+"
+    r"(?:week|sprint|month|time)|temporar(?:y|ily)|for\s+(?:one|this)\s+(?:week|day|release)|"
+    r"exception|except|pilot|trial|until\s+further)\b",
+    re.IGNORECASE,
+)
+
+
+def change_cue(text: str) -> bool:
+    """Whether ``text`` states a change: a change word, and no question, hedge,
+    proposal or temporary exception ("this week only")."""
+    return bool(CUE.search(text)) and not states_nothing(text) and not _TEMPORARY.search(text)
+
+
+def marked_old(text: str, value: Value) -> bool:
+    """Whether ``text`` names ``value`` as the one before ("from 600 to 1,200",
+    "35 days (was 14)", "rather than three")."""
+    m = _OLD.search(text[max(0, value.start - 60) : value.start])
+    return m is not None and not _TOWARDS.search(m.group(1))
+
+
+_FAMILIES: dict[str, tuple[re.Pattern[str], dict[str, str], bool]] = {}
+
+
+def _family(name: str, members: str, *, case: bool = False) -> None:
+    """One family of qualifiers that tell two settings of one thing apart; each member is
+    ``word|synonym|...``, read as its first word."""
+    canon = {
+        (w if case else w.lower()): ws.split("|")[0]
+        for ws in members.split()
+        for w in ws.split("|")
+    }
+    words = "|".join(sorted(canon, key=len, reverse=True))
+    flags = 0 if case else re.IGNORECASE
+    _FAMILIES[name] = (re.compile(rf"(?<![\w-])(?:{words})(?![\w-])", flags), canon, case)
+
+
+_family("environment", "production|prod staging|stage development|dev qa|test sandbox")
+_family("region", "EU|EMEA|Europe US|USA|NA|Americas APAC|Asia UK", case=True)
+_family("platform", "ios android web desktop")
+_family("plan", "free pro|professional business enterprise premium starter")
+_family("audience", "employees|staff contractors interns customers partners vendors")
+_family("reach", "internal external|public")
+
+
+def qualifiers(text: str) -> dict[str, frozenset[str]]:
+    """The qualifiers ``text`` names, by family: "max_connections on the STAGING
+    Postgres" names environment staging, so it does not restate "Postgres config
+    (production): max_connections = 500"."""
+    out: dict[str, frozenset[str]] = {}
+    for name, (pattern, canon, case) in _FAMILIES.items():
+        found = {canon[m if case else m.lower()] for m in pattern.findall(text)}
+        if found:
+            out[name] = frozenset(found)
+    return out
