@@ -41,9 +41,19 @@ from datetime import datetime
 
 from ..context import BrainContext
 from ..extraction import Claim, Found
-from ..extraction.quiet import HEDGE
+from ..extraction.quiet import HEDGE, NEGATION
 from ..extraction.sentences import split_units
-from ..extraction.values import CUE, Value, change_cue, marked_old, qualifiers, values_in
+from ..extraction.values import (
+    CUE,
+    Value,
+    change_cue,
+    gone_name,
+    marked_old,
+    names_in,
+    qualifiers,
+    toward,
+    values_in,
+)
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
 from .statements import CONFLICT_WINDOW, record_claim
@@ -66,6 +76,7 @@ class _Said:
     start: int
     end: int
     values: tuple[Value, ...]  # offsets into the unit's text
+    names: tuple[Value, ...]
     stems: frozenset[str]
     cue: bool
 
@@ -104,10 +115,10 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
             for b in theirs:
                 old, new = (a, b) if a.item.when < b.item.when else (b, a)
                 if new.item.when - old.item.when >= CONFLICT_WINDOW:
-                    pairs += _restated(old, new)
+                    pairs += _restated(old, new) + _renamed(old, new)
     superseded: list[str] = []
     recorded = 0
-    for pair in _best(ctx, pairs):
+    for pair in _best(ctx, [p for p in pairs if not _typed(ctx, p)]):
         superseded += _record(ctx, pair)
         recorded += 1
     return {"pairs": recorded, "superseded": superseded}
@@ -117,13 +128,23 @@ def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
     for unit in split_units(item.body):
         text = item.body[unit.start : unit.end]
-        found = values_in(text)
-        if not found or text.rstrip().endswith("?") or HEDGE.search(text):
+        found, names = values_in(text), names_in(text)
+        if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
+        if _UNDECIDED.match(text):
+            continue
+        stems = _stems(text, found)
         out.append(
-            _Said(item, unit.start, unit.end, tuple(found), _stems(text, found), change_cue(text))
+            _Said(item, unit.start, unit.end, tuple(found), tuple(names), stems, change_cue(text))
         )
     return out
+
+
+_UNDECIDED = re.compile(
+    r"\W*(?:ideas?|proposals?|proposed|options?|suggestions?|draft|brainstorm|questions?)\s*:",
+    re.IGNORECASE,
+)
+"""A line labelled as not decided ("Idea: move the billing alerts to Opsgenie")."""
 
 
 def _stems(text: str, values: Sequence[Value]) -> frozenset[str]:
@@ -183,6 +204,34 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
     return pairs
 
 
+def _renamed(old: _Said, new: _Said) -> list[_Pair]:
+    """A name the newer unit says is gone ("moved down from Organization", "rather than
+    Ana", "#help-it has been renamed to #it-desk") and the older one holds, replaced by
+    the newer's one new name that it points at ("report to Marcus Lee"); the nearest, if
+    several. A negated unit ("we are not replacing Jira") replaces nothing."""
+    gone = [v for v in new.names if gone_name(new.text, v)]
+    if not gone or NEGATION.search(new.text) or _told_apart(old, new):
+        return []
+    held_words = frozenset(w for n in old.names for w in n.key.split())
+    pairs: list[_Pair] = []
+    for x in gone:
+        words = frozenset(x.key.split())
+        held = [n for n in old.names if words <= frozenset(n.key.split())]
+        fresh = [
+            v
+            for v in new.names
+            if toward(new.text, v)
+            and not gone_name(new.text, v)
+            and not frozenset(v.key.split()) & (held_words | words)
+        ]
+        if len(held) != 1 or not fresh:
+            continue
+        now = min(fresh, key=lambda v: abs(v.start - x.start))
+        shared = _shared_words(old.text, old.stems & new.stems) or (x.key,)
+        pairs.append(_Pair(old, new, held[0], now, shared))
+    return pairs
+
+
 def _told_apart(old: _Said, new: _Said) -> bool:
     """Whether the two name different members of one family of qualifiers, in the unit
     or its item's first line ("Postgres config (production)" and "on the STAGING
@@ -209,6 +258,19 @@ def _best(ctx: BrainContext, pairs: list[_Pair]) -> list[_Pair]:
         if key not in chosen or rank > chosen[key][0]:
             chosen[key] = (rank, p)
     return [p for _, p in chosen.values()]
+
+
+def _typed(ctx: BrainContext, p: _Pair) -> bool:
+    """Whether a name's older unit already holds a typed statement of it ("The ledger
+    uses Postgres"): then the statement's own subject decides what a newer one replaces
+    (``statements.py``: another subject's move leaves it), not the words around it."""
+    if p.was.kind != "name":
+        return False
+    text, key = p.old.text.strip(), p.was.key
+    return any(
+        s.predicate != PREDICATE and s.text == text and s.object.casefold() in key
+        for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id)
+    )
 
 
 def _current(ctx: BrainContext, p: _Pair) -> bool:

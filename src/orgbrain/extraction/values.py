@@ -21,7 +21,16 @@ from dataclasses import dataclass
 
 from .quiet import states_nothing
 
-__all__ = ["Value", "change_cue", "marked_old", "qualifiers", "values_in"]
+__all__ = [
+    "Value",
+    "change_cue",
+    "gone_name",
+    "marked_old",
+    "names_in",
+    "qualifiers",
+    "toward",
+    "values_in",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +210,7 @@ def _family(name: str, members: str, *, case: bool = False) -> None:
 
 _family("environment", "production|prod staging|stage development|dev qa|test sandbox")
 _family("region", "EU|EMEA|Europe US|USA|NA|Americas APAC|Asia UK", case=True)
-_family("platform", "ios android web desktop")
+_family("platform", "ios android web mobile desktop")
 _family("plan", "free pro|professional business enterprise premium starter")
 _family("audience", "employees|staff contractors interns customers partners vendors")
 _family("reach", "internal external|public")
@@ -217,3 +226,64 @@ def qualifiers(text: str) -> dict[str, frozenset[str]]:
         if found:
             out[name] = frozenset(found)
     return out
+
+
+_NAME = re.compile(
+    r"(?<![\w#@.'\u2019-])(?:[#@]\w[\w.-]*\w|\d*[A-Z][\w&+'\u2019-]*(?:[ \t]+[A-Z][\w&+-]*)*)"
+)
+"""A name as written: a channel or handle, or a run of capitalised words ("Marcus Lee",
+"1Password", "#it-desk")."""
+_CALENDAR = frozenset(
+    "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
+    "june july august september october november december monday tuesday wednesday "
+    "thursday friday saturday sunday i".split()
+)
+_GONE_AFTER = re.compile(
+    r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
+    r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
+    r"sunset|deprecated|decommissioned|dropped|gone)\b",
+    re.IGNORECASE,
+)
+_GONE_BEFORE = re.compile(
+    r"\b(?:from|rather\s+than|instead\s+of|replacing|replaces|no\s+longer(?:\s+\w+){0,2})"
+    r"\s+(?:the\s+|our\s+)?$",
+    re.IGNORECASE,
+)
+_TOWARD = re.compile(r"\b(?:to|into|in|at|on|now|with|by|is)\s+(?:the\s+|our\s+)?$", re.I)
+
+
+def names_in(text: str) -> list[Value]:
+    """The names ``text`` holds, but for a sentence's first word (capitalised whatever
+    it is), dates' words and "I"; ``key`` is the name case-folded."""
+    found: list[Value] = []
+    for m in _NAME.finditer(text):
+        start, written = m.start(), m.group(0)
+        first, _, rest = written.partition(" ")
+        if _sentence_start(text, start) and first[1:].isalpha() and first[1:].islower():
+            if not rest:
+                continue  # "Store all shared credentials": a capital that starts a sentence
+            start, written = start + len(first) + 1, rest.lstrip()
+        if written.casefold() in _CALENDAR:
+            continue
+        found.append(Value("name", "", written.casefold(), start, start + len(written)))
+    return found
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'(*-•")
+    return not before or before[-1] in ".!?\n"
+
+
+def gone_name(text: str, name: Value) -> bool:
+    """Whether ``text`` names ``name`` as the one before ("moved down from
+    Organization", "rather than Ana", "#help-it has been renamed to #it-desk")."""
+    return bool(
+        _GONE_BEFORE.search(text[max(0, name.start - 40) : name.start])
+        or _GONE_AFTER.match(text, name.end)
+    )
+
+
+def toward(text: str, name: Value) -> bool:
+    """Whether ``name`` follows a word that points at a new holder or place ("report to
+    Marcus Lee", "now in Porto", "on the Professional plan")."""
+    return bool(_TOWARD.search(text[max(0, name.start - 20) : name.start]))
