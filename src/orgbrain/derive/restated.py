@@ -56,7 +56,7 @@ from ..extraction.values import (
 )
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
-from .statements import CONFLICT_WINDOW, record_claim
+from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
 
@@ -261,16 +261,19 @@ def _best(ctx: BrainContext, pairs: list[_Pair]) -> list[_Pair]:
 
 
 def _typed(ctx: BrainContext, p: _Pair) -> bool:
-    """Whether a name's older unit already holds a typed statement of it ("The ledger
-    uses Postgres"): then the statement's own subject decides what a newer one replaces
-    (``statements.py``: another subject's move leaves it), not the words around it."""
-    if p.was.kind != "name":
-        return False
-    text, key = p.old.text.strip(), p.was.key
-    return any(
-        s.predicate != PREDICATE and s.text == text and s.object.casefold() in key
-        for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id)
-    )
+    """Whether the typed statements settle this pair themselves: the older unit holds a
+    typed statement of the name ("The ledger uses Postgres": its own subject decides what
+    a newer one replaces, ``statements.py``, and another subject's move leaves it), or
+    one of the value that a newer statement has already replaced."""
+    text, written = p.old.text.strip(), p.old.text[p.was.start : p.was.end].casefold()
+    for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
+        if s.predicate == PREDICATE or s.text != text:
+            continue
+        if p.was.kind == "name" and s.object.casefold() in p.was.key:
+            return True
+        if p.was.kind != "name" and written in s.object.casefold() and not s.current:
+            return True
+    return False
 
 
 def _current(ctx: BrainContext, p: _Pair) -> bool:
@@ -291,7 +294,9 @@ def _held(ctx: BrainContext, said: _Said, value: Value) -> Statement | None:
 
 def _record(ctx: BrainContext, p: _Pair) -> list[str]:
     """The newer side first, then the older, which arrives late and is born superseded
-    by it (``statements._settle``): the same, whichever item was derived first."""
+    by it (``statements._settle``): the same, whichever item was derived first. A typed
+    statement the patterns read from the older unit with that value ("travel cap | is |
+    $500 per night") ends with it: one sentence, one belief."""
     held = _held(ctx, p.old, p.was)
     label = held.subject if held is not None else " ".join(p.shared)
     was = p.old.text[p.was.start : p.was.end]
@@ -300,6 +305,24 @@ def _record(ctx: BrainContext, p: _Pair) -> list[str]:
     ended = list(new.superseded)
     if old.born_superseded_by:
         ended.append(old.statement.id)
+    ended += _end_typed(ctx, p, was, new.statement)
+    return ended
+
+
+def _end_typed(ctx: BrainContext, p: _Pair, was: str, by: Statement) -> list[str]:
+    store, ws = ctx.store, ctx.workspace
+    text, written = p.old.text.strip(), was.casefold()
+    ended = [
+        s.id
+        for s in store.statements(ws, ctx.visibility, item_id=p.old.item.id, current=True)
+        if s.predicate != PREDICATE
+        and s.text == text
+        and written in s.object.casefold()
+        and s.valid_from < by.valid_from
+        and store.end_statement(ws, s.id, by.valid_from, by.id)
+    ]
+    if ended:
+        supersede_item(ctx, p.old.item.id, p.new.item.id)
     return ended
 
 

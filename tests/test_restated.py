@@ -1,0 +1,247 @@
+"""A value restated as a change (``derive/restated.py``, ``extraction/values.py``): the
+reading of values and names, then real brains (real SQLite, real embedder, the default
+extractor) in which a newer note restates an older one's value, or does not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from orgbrain import Brain
+from orgbrain.extraction.values import (
+    change_cue,
+    gone_name,
+    marked_old,
+    names_in,
+    qualifiers,
+    toward,
+    values_in,
+)
+from orgbrain.model import Statement
+
+SEP = datetime(2026, 9, 3, tzinfo=UTC)
+OCT = datetime(2026, 10, 7, tzinfo=UTC)
+NOV = datetime(2026, 11, 16, tzinfo=UTC)
+OTHER = (
+    "The design review happens on Thursdays.",
+    "Support answers tickets within one business day.",
+)
+
+
+def _read(text: str) -> list[tuple[str, str, str, str]]:
+    return [(v.kind, v.unit, v.key, text[v.start : v.end]) for v in values_in(text)]
+
+
+# -- reading values --------------------------------------------------------------------------
+
+
+def test_values_by_kind_with_the_noun_a_count_counts() -> None:
+    assert _read("Any single purchase above $500 needs approval.") == [
+        ("money", "", "$500", "$500")
+    ]
+    assert _read("The public API allows 600 requests per minute.") == [
+        ("quantity", "request", "600", "600 requests")
+    ]
+    assert _read("Retention: 14 days.") == [("quantity", "day", "14", "14 days")]
+    assert _read("needs two approving reviews") == [("quantity", "approving", "2", "two approving")]
+    assert _read("Q4 code freeze is Friday Dec 11.") == [("date", "", "12-11", "Dec 11")]
+    assert _read("standup at 9:45, 20% off, a €3k budget, $1,000 or $1000") == [
+        ("time", "", "9:45", "9:45"),
+        ("percent", "", "20", "20%"),
+        ("money", "", "€3000", "€3k"),
+        ("money", "", "$1000", "$1,000"),
+        ("money", "", "$1000", "$1000"),
+    ]
+
+
+def test_codes_versions_years_and_phrases_are_not_values() -> None:
+    assert _read("ADR-014, v5.8, KR1 and Q4 in 2026; no one of us; any single thing") == []
+
+
+def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
+    assert change_cue("the per-file limit is now 100 MB")
+    assert change_cue("retention raised to 35 days (was 14)")
+    assert not change_cue("The limit is 100 MB.")
+    assert not change_cue("Should we raise the limit to 100 MB now?")
+    assert not change_cue("We might raise the limit to 100 MB now.")
+    assert not change_cue("This week only, the limit is raised to 100 MB.")
+
+
+def test_the_value_named_as_the_one_before() -> None:
+    text = "per-key rate limit raised from 600 to 1,200 requests/minute"
+    six, twelve = values_in(text)
+    assert marked_old(text, six) and not marked_old(text, twelve)
+    text = "Backup retention raised to 35 days (was 14)."
+    new, was = values_in(text)
+    assert marked_old(text, was) and not marked_old(text, new)
+
+
+def test_qualifiers_by_family() -> None:
+    assert qualifiers("lowered max_connections on the STAGING Postgres") == {
+        "environment": frozenset({"staging"})
+    }
+    assert qualifiers("Postgres config (prod), EU region") == {
+        "environment": frozenset({"production"}),
+        "region": frozenset({"EU"}),
+    }
+    assert qualifiers("tell us about it") == {}  # "us" is not the US
+
+
+def test_names_gone_and_names_pointed_at() -> None:
+    text = "As of Monday, Ines and her team now report to Marcus Lee rather than Ana."
+    found = {text[v.start : v.end]: v for v in names_in(text)}
+    assert set(found) == {"Ines", "Marcus Lee", "Ana"}
+    assert gone_name(text, found["Ana"]) and not gone_name(text, found["Marcus Lee"])
+    assert toward(text, found["Marcus Lee"]) and not toward(text, found["Ines"])
+    text = "#help-it has been renamed to #it-desk."
+    old, new = names_in(text)
+    assert gone_name(text, old) and toward(text, new)
+    text = "Store it in LastPass."
+    assert [text[v.start : v.end] for v in names_in(text)] == ["LastPass"]
+
+
+# -- on a brain ------------------------------------------------------------------------------
+
+
+def _brain(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
+    for body in OTHER:
+        brain.add_note(body)
+    return [brain.add_note(text, occurred_at=at, wait="derived").id for text, at in notes]
+
+
+def _values(brain: Brain, item_id: str) -> list[Statement]:
+    return [s for s in brain.statements(item_id=item_id, current=None) if s.predicate == "value"]
+
+
+OLD_LIMIT = (
+    "Finance Handbook > Spending\n"
+    "Any single purchase above $500 needs written approval from your budget owner.\n"
+)
+NEW_LIMIT = (
+    "Subject: Update to purchase approvals\n"
+    "Hi all, the pre-approval limit is going up: you now only need budget-owner sign-off "
+    "for single purchases over $1,000. Thanks, Dana"
+)
+
+
+@pytest.mark.parametrize("newer_first", [False, True])
+def test_a_restated_amount_replaces_the_older_one_in_either_order(
+    brain: Brain, newer_first: bool
+) -> None:
+    notes = [(OLD_LIMIT, SEP), (NEW_LIMIT, NOV)]
+    ids = _brain(brain, *(reversed(notes) if newer_first else notes))
+    old, new = reversed(ids) if newer_first else ids
+    [was], [now] = _values(brain, old), _values(brain, new)
+    assert (was.predicate, was.object, now.object) == ("value", "$500", "$1,000")
+    assert was.superseded_by == now.id and now.current
+    assert was.text.endswith(
+        "Any single purchase above $500 needs written approval from your budget owner."
+    )
+    assert brain.get(old).superseded_by == new  # it said nothing else
+    hits = brain.search("how much can I spend without my budget owner signing off?").hits
+    assert hits[0].item.id == new
+    assert [(r.old, r.new) for r in hits[0].replaces] == [("$500", "$1,000")]
+
+
+def test_a_value_restated_twice_is_one_chain(brain: Brain) -> None:
+    a, b, c = _brain(
+        brain,
+        ("Runbook: Postgres backups\n- Retention: 14 days.", SEP),
+        ("Postmortem PM-88\n- [done] Postgres backup retention raised to 35 days (was 14).", OCT),
+        ("[#sre] the Postgres backup retention is now 60 days.", NOV),
+    )
+    [first], [second], [third] = (_values(brain, i) for i in (a, b, c))
+    assert first.subject_id == second.subject_id == third.subject_id
+    assert (first.superseded_by, second.superseded_by, third.current) == (
+        second.id,
+        third.id,
+        True,
+    )
+
+
+def test_a_renamed_channel_and_a_named_successor(brain: Brain) -> None:
+    a, b = _brain(
+        brain,
+        ("First week checklist:\n1. Need help with hardware? Post in #help-it.", SEP),
+        ("[#general] admin-bot: #help-it has been renamed to #it-desk.", OCT),
+    )
+    [was], [now] = _values(brain, a), _values(brain, b)
+    assert (was.object, now.object, was.superseded_by) == ("#help-it", "#it-desk", now.id)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # another setting of the same thing
+        (
+            "Postgres config (production)\nmax_connections = 500, shared_buffers = 16GB.",
+            "[#sre] lowered max_connections on the STAGING Postgres from 500 to 100.",
+        ),
+        # a temporary exception, a hedge, a question, an idea
+        (
+            "The travel cap is $500 per night.",
+            "This week only, the travel cap is raised to $800 per night.",
+        ),
+        ("The travel cap is $500 per night.", "We might raise the travel cap to $800 now."),
+        ("The travel cap is $500 per night.", "Should the travel cap now be $800 per night?"),
+        ("The billing alerts go to PagerDuty.", "Idea: move the billing alerts to Opsgenie."),
+        # the same value again; another noun counted; nothing said to change
+        ("Uploads are limited to 25 MB.", "Reminder: uploads are now limited to 25 MB."),
+        (
+            "The public API allows 600 requests per minute.",
+            "The public API now allows 50 concurrent connections.",
+        ),
+        ("The travel cap is $500 per night.", "The meal cap is $80 per day."),
+        # a tool another subject stops using ("statements.py" decides: another subject)
+        (
+            "The data team uses Airflow for the nightly reports.",
+            "We moved billing exports from Airflow to Dagster.",
+        ),
+        ("We are on Jira.", "We are not moving from Jira to Linear."),
+    ],
+)
+def test_what_is_not_a_restatement(brain: Brain, older: str, newer: str) -> None:
+    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    assert brain.get(a).superseded_by is None
+    assert all(s.current for s in brain.statements(item_id=a, current=None))
+    assert not _values(brain, b)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (  # the twins of the first controls above, which do restate
+            "Postgres config (production)\nmax_connections = 500, shared_buffers = 16GB.",
+            "[#sre] lowered max_connections on the production Postgres from 500 to 100.",
+        ),
+        ("The travel cap is $500 per night.", "The travel cap is raised to $800 per night."),
+        ("The billing alerts go to PagerDuty.", "Billing alerts moved from PagerDuty to Opsgenie."),
+    ],
+)
+def test_the_controls_twins_do_restate(brain: Brain, older: str, newer: str) -> None:
+    """(The tool's move is read by the patterns as a typed statement, which replaces the
+    older use itself: ``statements.py``.)"""
+    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    now = {s.id for s in brain.statements(item_id=b, current=None)}
+    assert brain.get(a).superseded_by == b
+    assert all(s.superseded_by in now for s in brain.statements(item_id=a, current=None))
+
+
+def test_a_superseded_hit_out_of_the_gates_view_lets_its_successor_speak(
+    brain: Brain,
+) -> None:
+    for body in (
+        "The quarterly planning offsite is in the spring.",
+        "New hires get their laptop on the first day.",
+        "The on-call rotation changes every Monday.",
+    ):
+        brain.add_note(body)
+    _, new = _brain(
+        brain,
+        ("CONTRIBUTING.md\nEvery pull request needs two approving reviews before merge.", SEP),
+        ("[#eng-leads] greta: we're dropping to a single approving review for all repos.", NOV),
+    )
+    result = brain.search("how many approvals do I need before I can merge a PR?")
+    assert result.hits and result.hits[0].item.id == new
+    assert "supersedes a hit that" in result.reason
