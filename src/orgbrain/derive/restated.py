@@ -29,7 +29,9 @@ statement of one ``topic`` subject (the words they share; an older side already 
 keeps its subject, so a value restated twice is one chain), recorded with
 ``record_claim``: the newer ends the older by the usual rules, and the older item is
 superseded once none of its statements is current. It runs after the item's own
-statements, whichever of the two arrives first.
+statements, whichever of the two arrives first: an item looks for its neighbours only when
+it states a change, or when it is back-dated (it happened at least a day before it was
+written, so a newer item may have been derived before it).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
 PREDICATE = "value"
 NEIGHBOURS = 8
 """Items read per stream (vector and keyword, notes and sections) for a derived item."""
+KEY_TERMS = 12
+"""The most words of its value sentences a derived item's keyword look-up asks for."""
 MIN_SHARED = 2
 """Words (stems) an older and a newer sentence must share besides their values."""
 _LABEL_WORDS = 6
@@ -106,10 +110,12 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
     if item.storage_class not in ("note", "section") or item.tombstoned_at is not None:
         return {"pairs": 0}
     mine = _said(item)
-    if not mine:
-        return {"pairs": 0}
+    changes = [s for s in mine if _changes(s)]
+    backdated = item.occurred_at is not None and item.origin.at - item.when >= CONFLICT_WINDOW
+    if not changes and not backdated:
+        return {"pairs": 0}  # it restates nothing, and nothing newer came before it
     pairs: list[_Pair] = []
-    for other in _neighbours(ctx, item, mine):
+    for other in _neighbours(ctx, item, mine if backdated else changes):
         theirs = _said(other)
         for a in mine:
             for b in theirs:
@@ -147,6 +153,12 @@ _UNDECIDED = re.compile(
 """A line labelled as not decided ("Idea: move the billing alerts to Opsgenie")."""
 
 
+def _changes(said: _Said) -> bool:
+    """Whether ``said`` may restate an older unit: a change stated with a value, or a
+    name said to be gone."""
+    return (said.cue and bool(said.values)) or any(gone_name(said.text, n) for n in said.names)
+
+
 def _stems(text: str, values: Sequence[Value]) -> frozenset[str]:
     """The unit's content words, stemmed, without its values and its change words."""
     for v in reversed(values):
@@ -161,7 +173,7 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
     ids: set[str] = set()
     vectors = store.embedding_of(ws, item.id)
-    terms = query_terms(" ".join(s.text for s in said))
+    terms = query_terms(" ".join(s.text for s in said), max_terms=KEY_TERMS)
     for cls in ("note", "section"):
         if vectors is not None:
             ids.update(i for i, _ in store.vector_search(ws, cls, vectors[0], NEIGHBOURS, vis))
