@@ -171,6 +171,36 @@ def test_a_renamed_channel_and_a_named_successor(brain: Brain) -> None:
 
 
 @pytest.mark.parametrize(
+    ("older", "newer", "was", "now"),
+    [
+        (  # the new name in the sentence beside the one that says the old is gone
+            "To open the staging dashboards, sign in through Okta.",
+            "[#it] heads up: dashboard sign-in is now Authentik. Okta gets switched off Friday.",
+            "Okta",
+            "Authentik",
+        ),
+        (  # a person who moved on, a name that starts its sentence
+            "Q: who signs off vendor contracts?\nA: Priya Raman, legal ops.",
+            "Priya has moved over to the EU entity, so vendor contract sign-off now goes to Tomas.",
+            "Priya Raman",
+            "Tomas",
+        ),
+        (
+            "Weekly sync notes: the design crit is run by Noor.",
+            "From next week the design crit is run by Omar rather than Noor.",
+            "Noor",
+            "Omar",
+        ),
+    ],
+)
+def test_a_name_said_to_be_gone(brain: Brain, older: str, newer: str, was: str, now: str) -> None:
+    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    [new] = _values(brain, b)
+    [old] = _values(brain, a)
+    assert (old.object, new.object, old.superseded_by) == (was, now, new.id)
+
+
+@pytest.mark.parametrize(
     ("older", "newer"),
     [
         # another setting of the same thing

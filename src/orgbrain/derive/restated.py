@@ -55,6 +55,7 @@ from ..extraction.values import (
     qualifiers,
     toward,
     values_in,
+    where_gone,
 )
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
@@ -103,6 +104,10 @@ class _Pair:
     was: Value
     now: Value
     shared: tuple[str, ...]  # the older unit's shared words, in order
+    gone_in: frozenset[str] = frozenset()
+    """The words of the unit that said the older name is gone, when another unit of the
+    same item names the new one ("Airflow is being switched off." beside "analytics
+    orchestration is now Dagster.")."""
 
 
 def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
@@ -121,7 +126,8 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
             for b in theirs:
                 old, new = (a, b) if a.item.when < b.item.when else (b, a)
                 if new.item.when - old.item.when >= CONFLICT_WINDOW:
-                    pairs += _restated(old, new) + _renamed(old, new)
+                    beside = _beside(mine if new is a else theirs, new)
+                    pairs += _restated(old, new) + _renamed(old, new, beside)
     superseded: list[str] = []
     recorded = 0
     for pair in _best(ctx, [p for p in pairs if not _typed(ctx, p)]):
@@ -216,11 +222,13 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
     return pairs
 
 
-def _renamed(old: _Said, new: _Said) -> list[_Pair]:
+def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair]:
     """A name the newer unit says is gone ("moved down from Organization", "rather than
     Ana", "#help-it has been renamed to #it-desk") and the older one holds, replaced by
-    the newer's one new name that it points at ("report to Marcus Lee"); the nearest, if
-    several. A negated unit ("we are not replacing Jira") replaces nothing."""
+    the newer's one new name that it points at ("report to Marcus Lee"), the nearest if
+    several; or, when it points at none, by the new name a unit beside it states as a
+    change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
+    ("we are not replacing Jira") replaces nothing."""
     gone = [v for v in new.names if gone_name(new.text, v)]
     if not gone or NEGATION.search(new.text) or _told_apart(old, new):
         return []
@@ -228,20 +236,47 @@ def _renamed(old: _Said, new: _Said) -> list[_Pair]:
     pairs: list[_Pair] = []
     for x in gone:
         words = frozenset(x.key.split())
-        held = [n for n in old.names if words <= frozenset(n.key.split())]
+        held = [n for n in old.names if words <= frozenset(n.key.split())] or _said_as_word(old, x)
+        if len(held) != 1:
+            continue
+        taken = held_words | words
+        went = where_gone(new.text, x)
         fresh = [
             v
             for v in new.names
-            if toward(new.text, v)
-            and not gone_name(new.text, v)
-            and not frozenset(v.key.split()) & (held_words | words)
+            if toward(new.text, v) and _new_name(new, v, taken) and not went[0] <= v.start < went[1]
         ]
-        if len(held) != 1 or not fresh:
+        if fresh:
+            now = min(fresh, key=lambda v: abs(v.start - x.start))
+            shared = _shared_words(old.text, old.stems & new.stems) or (x.key,)
+            pairs.append(_Pair(old, new, held[0], now, shared))
             continue
-        now = min(fresh, key=lambda v: abs(v.start - x.start))
-        shared = _shared_words(old.text, old.stems & new.stems) or (x.key,)
-        pairs.append(_Pair(old, new, held[0], now, shared))
+        for other in beside:
+            named = [v for v in other.names if _new_name(other, v, taken)]
+            pointed = [v for v in named if toward(other.text, v)]
+            if other.cue and not NEGATION.search(other.text) and (pointed or named[:1]):
+                now = (pointed or named)[0]
+                shared = _shared_words(old.text, old.stems & other.stems) or (x.key,)
+                pairs.append(_Pair(old, other, held[0], now, shared, new.stems))
+                break
     return pairs
+
+
+def _said_as_word(said: _Said, name: Value) -> list[Value]:
+    """``name`` where ``said`` has it as a word but not as a name ("Airflow runs the
+    nightly jobs": a capital that starts a sentence)."""
+    found = re.search(rf"(?<![\w#@-]){re.escape(name.key)}(?![\w-])", said.text, re.IGNORECASE)
+    return [] if found is None else [Value("name", "", name.key, found.start(), found.end())]
+
+
+def _new_name(said: _Said, v: Value, taken: frozenset[str]) -> bool:
+    return not gone_name(said.text, v) and not frozenset(v.key.split()) & taken
+
+
+def _beside(units: list[_Said], said: _Said) -> list[_Said]:
+    """The units of the same item just before and after ``said``."""
+    at = units.index(said)
+    return units[at + 1 : at + 2] + units[max(0, at - 1) : at]
 
 
 def _told_apart(old: _Said, new: _Said) -> bool:
@@ -274,15 +309,19 @@ def _best(ctx: BrainContext, pairs: list[_Pair]) -> list[_Pair]:
 
 def _typed(ctx: BrainContext, p: _Pair) -> bool:
     """Whether the typed statements settle this pair themselves: the older unit holds a
-    typed statement of the name ("The ledger uses Postgres": its own subject decides what
-    a newer one replaces, ``statements.py``, and another subject's move leaves it), or
-    one of the value that a newer statement has already replaced."""
+    typed statement of the name that another subject's move does not touch ("The ledger
+    uses Postgres" after "the analytics store moves to ClickHouse instead of Postgres":
+    its subject is not said in the newer unit, ``statements.py``), or one (of the name or
+    the value) that a newer statement has already replaced."""
     text, written = p.old.text.strip(), p.old.text[p.was.start : p.was.end].casefold()
+    said = p.new.stems | p.gone_in
     for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
-            return True
+            subject = {stem(w) for w in re.findall(r"[^\W\d_]{2,}", s.subject.lower())}
+            if not s.current or not subject <= said:
+                return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:
             return True
     return False

@@ -30,6 +30,7 @@ __all__ = [
     "qualifiers",
     "toward",
     "values_in",
+    "where_gone",
 ]
 
 
@@ -157,7 +158,7 @@ CUE = re.compile(
     r"renam(?:e|ed)|chang(?:e|ed|es|ing)|updat(?:e|ed)|revis(?:e|ed|es|ing)|re-?baselined|"
     r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|dropp(?:ed|ing)|"
     r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+now\s+on|"
-    r"going\s+forward|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
+    r"going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
     r"back\s+to|was|were|previously|formerly|used\s+to|new)\b",
     re.IGNORECASE,
 )
@@ -241,7 +242,7 @@ _CALENDAR = frozenset(
 _GONE_AFTER = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
     r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
-    r"sunset|deprecated|decommissioned|dropped|gone)\b",
+    r"sunset|deprecated|decommissioned|dropped|gone|moved\s+(?:on|over)|stepped\s+(?:down|away))\b",
     re.IGNORECASE,
 )
 _GONE_BEFORE = re.compile(
@@ -260,9 +261,11 @@ def names_in(text: str) -> list[Value]:
         start, written = m.start(), m.group(0)
         first, _, rest = written.partition(" ")
         if _sentence_start(text, start) and first[1:].isalpha() and first[1:].islower():
-            if not rest:
+            if rest:
+                start, written = start + len(first) + 1, rest.lstrip()
+            elif not _GONE_AFTER.match(text, m.end()):
                 continue  # "Store all shared credentials": a capital that starts a sentence
-            start, written = start + len(first) + 1, rest.lstrip()
+            # but "Airflow is being switched off." names what is gone
         if written.casefold() in _CALENDAR:
             continue
         found.append(Value("name", "", written.casefold(), start, start + len(written)))
@@ -281,6 +284,19 @@ def gone_name(text: str, name: Value) -> bool:
         _GONE_BEFORE.search(text[max(0, name.start - 40) : name.start])
         or _GONE_AFTER.match(text, name.end)
     )
+
+
+_WENT = re.compile(
+    r"(?:\s+\w+)?\s+(?:has\s+|have\s+)?(?:moved\s+(?:on|over)|stepped\s+(?:down|away))\b[^,;.]*",
+    re.I,
+)
+
+
+def where_gone(text: str, name: Value) -> tuple[int, int]:
+    """The span of ``text`` that says where ``name`` went ("Priya has moved over to the EU
+    entity"): what it names is not the one who took over."""
+    m = _WENT.match(text, name.end)
+    return (m.start(), m.end()) if m else (name.end, name.end)
 
 
 def toward(text: str, name: Value) -> bool:
