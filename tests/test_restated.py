@@ -44,7 +44,13 @@ def test_values_by_kind_with_the_noun_a_count_counts() -> None:
         ("quantity", "request", "600", "600 requests")
     ]
     assert _read("Retention: 14 days.") == [("quantity", "day", "14", "14 days")]
-    assert _read("needs two approving reviews") == [("quantity", "approving", "2", "two approving")]
+    assert _read("needs two approving reviews") == [
+        ("quantity", "approving review", "2", "two approving reviews")
+    ]
+    assert _read("within 4 business hours, Mondays") == [
+        ("quantity", "business hour", "4", "4 business hours"),
+        ("weekday", "", "mon", "Mondays"),
+    ]
     assert _read("Q4 code freeze is Friday Dec 11.") == [("date", "", "12-11", "Dec 11")]
     assert _read("standup at 9:45, 20% off, a €3k budget, $1,000 or $1000") == [
         ("time", "", "9:45", "9:45"),

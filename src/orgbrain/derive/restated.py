@@ -53,6 +53,7 @@ from ..extraction.values import (
     marked_old,
     names_in,
     qualifiers,
+    same_slot,
     toward,
     values_in,
     where_gone,
@@ -138,18 +139,35 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
 
 def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
-    for unit in split_units(item.body):
-        text = item.body[unit.start : unit.end]
+    for start, end in _clauses(item.body):
+        text = item.body[start:end]
         found, names = values_in(text), names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
         if _UNDECIDED.match(text):
             continue
         stems = _stems(text, found)
-        out.append(
-            _Said(item, unit.start, unit.end, tuple(found), tuple(names), stems, change_cue(text))
-        )
+        out.append(_Said(item, start, end, tuple(found), tuple(names), stems, change_cue(text)))
     return out
+
+
+_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+--?\s+|\s+[\u2014\u2013]\s+")
+"""Where a sentence joins clauses that may each state a value ("self-assessments are now
+due Nov 21, and manager reviews move to Dec 5")."""
+
+
+def _clauses(body: str) -> list[tuple[int, int]]:
+    """The spans of ``body``'s units (``split_units``), each cut at ``_CLAUSE``."""
+    spans: list[tuple[int, int]] = []
+    for unit in split_units(body):
+        at = unit.start
+        for cut in _CLAUSE.finditer(body, unit.start, unit.end):
+            if cut.start() > at:
+                spans.append((at, cut.start()))
+            at = cut.end()
+        if unit.end > at:
+            spans.append((at, unit.end))
+    return spans
 
 
 _UNDECIDED = re.compile(
@@ -204,22 +222,29 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
         return []
     shared = old.stems & new.stems
     pairs: list[_Pair] = []
-    for slot in {(v.kind, v.unit) for v in old.values}:
-        if len(shared) + bool(slot[1]) < MIN_SHARED:
-            continue  # a count's noun is one word they share ("14 days", "35 days")
-        was = [v for v in old.values if (v.kind, v.unit) == slot]
-        now = [v for v in new.values if (v.kind, v.unit) == slot]
-        if len(was) != 1 or not now:
-            continue
-        before = was[0]
+    for before in old.values:
+        if sum(same_slot(v, before) for v in old.values) != 1:
+            continue  # two of a kind in the older unit: which one changed?
+        now = [
+            v
+            for v in new.values
+            if same_slot(v, before) and len(shared) + _nouns(v, before) >= MIN_SHARED
+        ]
         again = [v for v in now if v.key == before.key]
         if any(not marked_old(new.text, v) for v in again):
             continue  # the older value is still stated: not replaced
         fresh = [v for v in now if v.key != before.key and not marked_old(new.text, v)]
         if len({v.key for v in fresh}) != 1:
             continue
-        pairs.append(_Pair(old, new, before, fresh[0], _shared_words(old.text, shared)))
+        label = _shared_words(old.text, shared) or tuple(before.unit.split())
+        pairs.append(_Pair(old, new, before, fresh[0], label))
     return pairs
+
+
+def _nouns(a: Value, b: Value) -> int:
+    """How many words two counts' nouns share: shared words too ("Retention: 14 days",
+    "retention raised to 35 days")."""
+    return len(set(a.unit.split()) & set(b.unit.split()))
 
 
 def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair]:
@@ -349,7 +374,7 @@ def _record(ctx: BrainContext, p: _Pair) -> list[str]:
     statement the patterns read from the older unit with that value ("travel cap | is |
     $500 per night") ends with it: one sentence, one belief."""
     held = _held(ctx, p.old, p.was)
-    label = held.subject if held is not None else " ".join(p.shared)
+    label = held.subject if held is not None else " ".join(p.shared) or p.was.key
     was = p.old.text[p.was.start : p.was.end]
     new = record_claim(ctx, p.new.item, _claim(p.new, label, p.new.text[p.now.start : p.now.end]))
     old = record_claim(ctx, p.old.item, _claim(p.old, label, was))

@@ -28,6 +28,7 @@ __all__ = [
     "marked_old",
     "names_in",
     "qualifiers",
+    "same_slot",
     "toward",
     "values_in",
     "where_gone",
@@ -37,7 +38,8 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Value:
     """One value in a text: ``kind`` is ``money``, ``percent``, ``quantity`` (``unit`` the
-    noun counted, lower-cased), ``date``, ``time`` or ``number``; ``key`` compares two
+    one or two words counted, lower-cased), ``date``, ``weekday``, ``time`` or ``number``
+    (or ``name``, from ``names_in``); ``key`` compares two
     values of one kind ("$1,000" and "$1000" are one key); ``text[start:end]`` is it as
     written, a quantity with its noun ("14 days")."""
 
@@ -73,12 +75,15 @@ _VALUE = re.compile(
     rf"|(?P<money>(?:[$€£]\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?"
     rf"|{_ALONE}{_NUM}\s?(?:usd|eur|gbp|dollars|euros|pounds)\b))"
     rf"|(?P<percent>{_ALONE}{_NUM}\s?(?:%|percent\b|pct\b))"
+    r"|(?P<weekday>(?<![\w-])(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
     rf"|(?P<num>{_ALONE}(?:{_NUM}|(?:{'|'.join(_WORDS)})\b){_AFTER})",
     re.IGNORECASE,
 )
-_UNIT = re.compile(r"\s*([a-z][a-z-]{1,20})\b", re.IGNORECASE)
-"""What a count counts: the word after it ("600 requests", "14 days", "25 MB", "two
-approving reviews"), unless that is a function word ("45 by the end" counts nothing)."""
+_UNIT = re.compile(r"[ \t]*([a-z][a-z-]{1,20})\b", re.IGNORECASE)
+"""What a count counts: the word after it and the one after that ("600 requests", "14
+days", "4 business hours", "two approving reviews"), up to a function word ("45 by the
+end" counts nothing); two counts are of one thing when their nouns share a word
+(``same_slot``: "4 business hours", "1 hour")."""
 _NOT_UNITS = frozenset(
     "a an the and or of to in on at by for per from than with as is are was were be it "
     "this that these those we you they our your their its".split()
@@ -97,6 +102,8 @@ def values_in(text: str) -> list[Value]:
             kind = "date"
         elif kind == "time":
             key = re.sub(r"[\s.]", "", raw.lower())
+        elif kind == "weekday":
+            key = raw.lower()[:3]
         elif kind in ("money", "percent"):
             key = _number_key(raw)
         else:
@@ -112,8 +119,23 @@ def values_in(text: str) -> list[Value]:
             u = _UNIT.match(text, end)
             if u and u.group(1).lower() not in _NOT_UNITS:
                 kind, unit, end = "quantity", _singular(u.group(1).lower()), u.end(1)
+                second = _UNIT.match(text, end)
+                if second and second.group(1).lower() not in _NOT_UNITS:
+                    unit, end = f"{unit} {_singular(second.group(1).lower())}", second.end(1)
         found.append(Value(str(kind), unit, key, m.start(), end))
-    return found
+    dates = [v for v in found if v.kind == "date"]
+    return [v for v in found if v.kind != "weekday" or not any(_beside(v, d) for d in dates)]
+
+
+def _beside(a: Value, b: Value) -> bool:
+    """Whether two values sit next to each other ("Friday Dec 11": a day of a date)."""
+    return -3 <= b.start - a.end <= 2 or -3 <= a.start - b.end <= 2
+
+
+def same_slot(a: Value, b: Value) -> bool:
+    """Whether two values could be one setting's: the same kind and, for counts, a noun
+    in common ("4 business hours" and "1 hour"; not "600 requests" and "50 connections")."""
+    return a.kind == b.kind and (not a.unit or bool(set(a.unit.split()) & set(b.unit.split())))
 
 
 def _is_article(text: str, at: int) -> bool:
@@ -158,7 +180,7 @@ CUE = re.compile(
     r"renam(?:e|ed)|chang(?:e|ed|es|ing)|updat(?:e|ed)|revis(?:e|ed|es|ing)|re-?baselined|"
     r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|dropp(?:ed|ing)|"
     r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+now\s+on|"
-    r"going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
+    r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
     r"back\s+to|was|were|previously|formerly|used\s+to|new)\b",
     re.IGNORECASE,
 )
