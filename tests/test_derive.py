@@ -106,6 +106,7 @@ def test_a_later_statement_supersedes_the_earlier_and_its_item(brain: Brain) -> 
     assert [s["step"] for s in story.steps if s["kind"] == "derive"] == [
         "mentions",
         "statements",
+        "restated",
         "similar",
         "sequence",
     ]

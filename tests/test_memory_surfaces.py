@@ -138,7 +138,7 @@ def test_story_over_http_shows_ack_steps_statements_and_supersession(
             story["steps"][0]["at"]
         )
         steps = [s["step"] for s in story["steps"]]
-        assert steps == ["mentions", "statements", "similar", "sequence", "derived"]
+        assert steps == ["mentions", "statements", "restated", "similar", "sequence", "derived"]
         ids = [s["id"] for s in story["steps"]]
         assert ids == sorted(ids)
         made = story["steps"][1]["produced"]
@@ -348,7 +348,7 @@ def test_cli_derive_inspect_statements_and_conflicts(cli_brain: tuple[Path, Any]
 
     text = run("inspect", first.id).stdout
     assert "acknowledged" in text and "derivation    done" in text
-    for step in ("mentions", "statements", "similar", "sequence", "derived"):
+    for step in ("mentions", "statements", "restated", "similar", "sequence", "derived"):
         assert f"  {step}" in text, step
     assert "[superseded by stm_" in text and "Omar owns search." in text
     assert f"{second.id} (Lena owns search.) supersedes {first.id}" in text

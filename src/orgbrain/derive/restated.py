@@ -52,8 +52,9 @@ from ..extraction.values import (
     gone_name,
     marked_old,
     names_in,
-    qualifiers,
+    other_records,
     same_slot,
+    told_apart,
     toward,
     values_in,
     where_gone,
@@ -305,11 +306,10 @@ def _beside(units: list[_Said], said: _Said) -> list[_Said]:
 
 
 def _told_apart(old: _Said, new: _Said) -> bool:
-    """Whether the two name different members of one family of qualifiers, in the unit
-    or its item's first line ("Postgres config (production)" and "on the STAGING
-    Postgres"): two settings of one thing, not one setting changed."""
-    a, b = qualifiers(old.context), qualifiers(new.context)
-    return any(not (a[f] & b[f]) for f in a.keys() & b.keys())
+    """Two settings of one thing, not one setting changed: the units (with their items'
+    first lines) name different qualifiers of one family ("Postgres config (production)"
+    and "on the STAGING Postgres"), or the items are cards of two records."""
+    return told_apart(old.context, new.context) or other_records(old.item.body, new.item.body)
 
 
 def _shared_words(text: str, shared: frozenset[str]) -> tuple[str, ...]:

@@ -51,6 +51,7 @@ from ..extraction.predicates import (
     LEFT_THE_ORG,
     REPLACEABLE,
 )
+from ..extraction.values import other_records, told_apart
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -220,6 +221,8 @@ def _settle(
         changed = change and fact and not single and same_wording(old, new)
         if not (single or named or changed):
             continue
+        if single and not (named or changed) and _other_settings(ctx, old, new):
+            continue  # "Hotel cap: $250" in the US policy, "Hotel cap: £180" in the UK one
         gap = new.valid_from - old.valid_from
         by_time = single or changed
         if (named and gap >= timedelta(0)) or (by_time and gap >= CONFLICT_WINDOW):
@@ -252,6 +255,24 @@ def _settle(
         successor.id if successor else None,
         tuple(conflicts),
         tuple(i for i in items if i),
+    )
+
+
+def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
+    """Whether two statements of one subject and predicate, from two items, are two
+    settings rather than one changed: their items' first lines with their sentences
+    name different qualifiers of one family ("Travel policy (US)", "Travel policy
+    (UK)"), or the items are cards of two records ("Service: payments-gateway",
+    "Service: payments-ledger"; ``extraction/values.py``)."""
+    if old.item_id == new.item_id:
+        return False
+    found = ctx.get_many([old.item_id, new.item_id])
+    a, b = found.get(old.item_id), found.get(new.item_id)
+    if a is None or b is None:
+        return False
+    first = a.body.split("\n", 1)[0], b.body.split("\n", 1)[0]
+    return told_apart(f"{first[0]}\n{old.text}", f"{first[1]}\n{new.text}") or other_records(
+        a.body, b.body
     )
 
 

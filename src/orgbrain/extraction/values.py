@@ -27,8 +27,10 @@ __all__ = [
     "gone_name",
     "marked_old",
     "names_in",
+    "other_records",
     "qualifiers",
     "same_slot",
+    "told_apart",
     "toward",
     "values_in",
     "where_gone",
@@ -325,3 +327,27 @@ def toward(text: str, name: Value) -> bool:
     """Whether ``name`` follows a word that points at a new holder or place ("report to
     Marcus Lee", "now in Porto", "on the Professional plan")."""
     return bool(_TOWARD.search(text[max(0, name.start - 20) : name.start]))
+
+
+def told_apart(a: str, b: str) -> bool:
+    """Whether two texts name different members of one family of qualifiers ("Travel
+    policy (US)" and "Travel policy (UK)", "production" and "staging"): two settings of
+    one thing, not one setting changed."""
+    x, y = qualifiers(a), qualifiers(b)
+    return any(not (x[f] & y[f]) for f in x.keys() & y.keys())
+
+
+_RECORD = re.compile(r"[ \t]*\**([A-Za-z][\w ]{0,30}?)\**:[ \t]+(\S[^\n]*)")
+
+
+def other_records(a: str, b: str) -> bool:
+    """Whether two texts are cards of two different records: both open with the same
+    ``Label: value`` line but for its value ("Service: payments-gateway" and "Service:
+    payments-ledger"), so the lines below each are about its own record."""
+    x, y = _RECORD.match(a), _RECORD.match(b)
+    return bool(
+        x
+        and y
+        and x.group(1).casefold() == y.group(1).casefold()
+        and " ".join(x.group(2).casefold().split()) != " ".join(y.group(2).casefold().split())
+    )

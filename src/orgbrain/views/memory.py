@@ -189,7 +189,7 @@ class StepView(View):
     id: int = Field(description="The event's sequence number")
     at: datetime
     step: str = Field(
-        description="mentions, statements, similar or sequence; derived when all were done; "
+        description="mentions, statements, restated, similar or sequence; derived when all were done; "
         "in an audit, its tool (audited when a pass ended)"
     )
     ms: float | None = None
