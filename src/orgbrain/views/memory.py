@@ -189,8 +189,8 @@ class StepView(View):
     id: int = Field(description="The event's sequence number")
     at: datetime
     step: str = Field(
-        description="mentions, statements, restated, similar or sequence; derived when all were done; "
-        "in an audit, its tool (audited when a pass ended)"
+        description="mentions, statements, restated, similar or sequence; derived when all "
+        "were done; in an audit, its tool (audited when a pass ended)"
     )
     ms: float | None = None
     produced: dict[str, Any] = Field(
