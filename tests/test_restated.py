@@ -281,3 +281,41 @@ def test_a_superseded_hit_out_of_the_gates_view_lets_its_successor_speak(
     result = brain.search("how many approvals do I need before I can merge a PR?")
     assert result.hits and result.hits[0].item.id == new
     assert "supersedes a hit that" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Travel policy (US)\nHotel cap: $250 per night\nPer diem: $75",
+            "Travel policy (UK)\nHotel cap: £180 per night\nPer diem: £50",
+        ),
+        (
+            "Service: payments-gateway\nOwner: Priya Raman\nTeam: Checkout Platform",
+            "Service: payments-ledger\nOwner: Tomasz Wójcik\nTeam: Finance Eng",
+        ),
+    ],
+)
+def test_two_settings_are_not_one_changed(brain: Brain, older: str, newer: str) -> None:
+    """Two regions' policies, two records' cards: the typed statements' own settling
+    (``statements.py``) leaves each current, as the restatements do."""
+    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    assert brain.get(a).superseded_by is None
+    assert all(s.current for s in brain.statements(item_id=a, current=None))
+
+
+def test_one_line_cards_and_replies_still_change(brain: Brain) -> None:
+    a, b, c, d = _brain(
+        brain,
+        ("Payments service owner: Priya.", SEP),
+        ("Payments service owner: Marco.", NOV),
+        ("Subject: Q4 release calendar\nTeam, the Q4 code freeze is Friday Dec 11.", SEP),
+        (
+            "Subject: RE: Q4 release calendar\nWe're pulling the code freeze a week earlier, "
+            "to Friday Dec 4.",
+            NOV,
+        ),
+    )
+    assert brain.get(a).superseded_by == b
+    [was], [now] = _values(brain, c), _values(brain, d)
+    assert (was.object, now.object, was.superseded_by) == ("Dec 11", "Dec 4", now.id)

@@ -152,9 +152,10 @@ def _said(item: Item) -> list[_Said]:
     return out
 
 
-_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+--?\s+|\s+[\u2014\u2013]\s+")
+_CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+|\s+--?\s+|\s+[\u2014\u2013]\s+")
 """Where a sentence joins clauses that may each state a value ("self-assessments are now
-due Nov 21, and manager reviews move to Dec 5")."""
+due Nov 21, and manager reviews move to Dec 5"); not at a semicolon, which often joins
+one thought ("the guide wrongly said every 3 years; the policy has always been every 4")."""
 
 
 def _clauses(body: str) -> list[tuple[int, int]]:

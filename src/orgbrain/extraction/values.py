@@ -342,12 +342,27 @@ _RECORD = re.compile(r"[ \t]*\**([A-Za-z][\w ]{0,30}?)\**:[ \t]+(\S[^\n]*)")
 
 def other_records(a: str, b: str) -> bool:
     """Whether two texts are cards of two different records: both open with the same
-    ``Label: value`` line but for its value ("Service: payments-gateway" and "Service:
-    payments-ledger"), so the lines below each are about its own record."""
+    ``Label: value`` line but for its value, with more lines below ("Service:
+    payments-gateway" and "Service: payments-ledger", each with its owner and team), so
+    each card's lines are about its own record. One line alone ("Payments service owner:
+    Priya.", then "... owner: Marco.") is one setting changed."""
     x, y = _RECORD.match(a), _RECORD.match(b)
     return bool(
         x
         and y
+        and _lines(a) > 1
+        and _lines(b) > 1
         and x.group(1).casefold() == y.group(1).casefold()
+        and x.group(1).casefold() not in _HEADERS
         and " ".join(x.group(2).casefold().split()) != " ".join(y.group(2).casefold().split())
     )
+
+
+_HEADERS = frozenset(
+    "subject from to cc bcc date sent re fwd attendees author channel".split()
+)
+"""A message's header lines, which open a message, not a record's card."""
+
+
+def _lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip())
