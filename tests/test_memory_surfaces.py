@@ -182,7 +182,7 @@ def test_event_stream_is_ordered_and_resumes_from_last_event_id(
     with served.http(served.key(user="alice")) as c:
         events = sse(c, {})
         ids = [e["id"] for e in events]
-        assert ids == sorted(set(ids)) and len(ids) == 5 * 5  # four steps and derived, each
+        assert ids == sorted(set(ids)) and len(ids) == 5 * 6  # five steps and derived, each
         assert {e["kind"] for e in events} == {"derive", "derived"}
         assert {e["item_id"] for e in events} == set(vars(world).values())
         middle = ids[9]
@@ -217,7 +217,7 @@ def test_a_following_stream_sends_new_events_as_they_come(served: Served, world:
         reader.join(10)
         assert not reader.is_alive()
         assert time.monotonic() - t0 < 5  # closed by its limit, not its timeout
-        assert [e["item_id"] for e in got] == [note.id] * 5
+        assert [e["item_id"] for e in got] == [note.id] * 5  # the first 5 of its 6
         assert [e["id"] for e in got] == sorted(e["id"] for e in got) and got[0]["id"] > last
 
 
@@ -260,9 +260,9 @@ def test_client_reads_stories_statements_conflicts_and_events(served: Served, wo
         [d] = client.conflicts()
         assert {d.a.object, d.b.object} == {"Priya", "Mei"}
         events = list(client.events())
-        assert len(events) == 25 and events == sorted(events, key=lambda e: e.id)
-        rest = list(client.events(after=events[19].id, kinds=["derived"]))
-        assert [e.kind for e in rest] == ["derived"] and rest[0].id == events[24].id
+        assert len(events) == 30 and events == sorted(events, key=lambda e: e.id)
+        rest = list(client.events(after=events[23].id, kinds=["derived"]))
+        assert [e.kind for e in rest] == ["derived"] and rest[0].id == events[29].id
         with pytest.raises(Exception) as info:
             client.story("not_missing")
         assert getattr(info.value, "code", None) == "not_found"
