@@ -358,9 +358,7 @@ def other_records(a: str, b: str) -> bool:
     )
 
 
-_HEADERS = frozenset(
-    "subject from to cc bcc date sent re fwd attendees author channel".split()
-)
+_HEADERS = frozenset("subject from to cc bcc date sent re fwd attendees author channel".split())
 """A message's header lines, which open a message, not a record's card."""
 
 
