@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from operator import itemgetter
 
 from ..context import BrainContext
@@ -15,6 +16,7 @@ from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
+from .overlap import Offload, Pending, shared_offload
 from .plan import SearchPlan, Stream
 from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
 from .terms import query_terms
@@ -117,8 +119,9 @@ class Searcher:
     """Searches one context's workspace as its reader sees it, in named stages:
     streams -> candidates -> score -> decide -> cite."""
 
-    def __init__(self, ctx: BrainContext) -> None:
+    def __init__(self, ctx: BrainContext, offload: Offload | None = None) -> None:
         self.ctx = ctx
+        self._offload = offload or shared_offload()
 
     def search(
         self,
@@ -221,39 +224,63 @@ class Searcher:
     def _streams(
         self, query: str, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
     ) -> _Streams:
-        """The graph first (it tells the router what the query is about), then embed the
-        query once and run each of the plan's streams."""
-        graph = GraphMatch((), (), None)
-        why = ""
-        if plan.graph_weight > 0:
-            t = time.perf_counter()
-            graph = graph_stream(self.ctx, query, frame)
-            timings["graph"] = _ms(t)
-            if plan.route:
-                r = route(query, graph.entities, plan.keyword_share)
-                weight = plan.graph_weight * r.graph_weight
-                plan = replace(plan, keyword_share=r.keyword_share, graph_weight=weight)
-                why = r.reason
-        t0 = time.perf_counter()
-        terms = query_terms(query)
+        """Embed the query once, on the offload worker when it is free, while this thread
+        runs the graph (it tells the router what the query is about), reads the query's
+        terms and runs the keyword streams; then the vector streams."""
         reading = read_time(query, self._now(frame))
         # The vector is of what the query asks, less its time: no text says "four weeks
         # ago", and the window does the reading of it (docs/eval.md, issue 17, time).
-        vector = self._embed_query(reading.rest or query, plan) if plan.uses_vectors else None
-        timings["embed"] = _ms(t0)
-        rows: list[list[ScoredId]] = []
+        text = reading.rest or query
+        embed = partial(self._embed_query, text, plan)
+        pending = self._offload.start(embed) if plan.uses_vectors else Pending(embed, None)
+        graph, plan, why = self._graph(query, plan, timings, frame)
+        terms = query_terms(query)
+        try:
+            rows: list[list[ScoredId]] = [[] for _ in plan.streams]
+            for i, stream in enumerate(plan.streams):
+                if stream.kind == "keyword":
+                    t = time.perf_counter()
+                    rows[i] = self._run_stream(stream, terms, None, plan)
+                    timings[stream.name] = _ms(t)
+        except BaseException:
+            # As the serial order (embed, then the keyword streams) would: an embedding
+            # that failed is the error to see.
+            pending.result()
+            raise
+        t = time.perf_counter()
+        vector, embed_ms = pending.result()
+        timings["embed"] = embed_ms
+        if pending.offloaded:
+            timings["embed_wait"] = _ms(t)
         cosines: dict[str, float] = {}
-        for stream in plan.streams:
+        for i, stream in enumerate(plan.streams):
+            if stream.kind == "keyword":
+                continue
             t = time.perf_counter()
             found = self._run_stream(stream, terms, vector, plan)
             timings[stream.name] = _ms(t)
-            rows.append(found)
+            rows[i] = found
             if stream.kind == "vector":
                 get = cosines.get
                 for item_id, score in found:  # each id's best: max(score, seen), inlined
                     seen = get(item_id, -1.0)
                     cosines[item_id] = seen if seen > score else score
         return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
+
+    def _graph(
+        self, query: str, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
+    ) -> tuple[GraphMatch, SearchPlan, str]:
+        """The graph stream, and the plan as the router weighs it for this query."""
+        if plan.graph_weight <= 0:
+            return GraphMatch((), (), None), plan, ""
+        t = time.perf_counter()
+        graph = graph_stream(self.ctx, query, frame)
+        timings["graph"] = _ms(t)
+        if not plan.route:
+            return graph, plan, ""
+        r = route(query, graph.entities, plan.keyword_share)
+        weight = plan.graph_weight * r.graph_weight
+        return graph, replace(plan, keyword_share=r.keyword_share, graph_weight=weight), r.reason
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
@@ -440,10 +467,14 @@ class Searcher:
                 out[c.item_id] = tuple(items)
         return out
 
-    def _embed_query(self, query: str, plan: SearchPlan) -> Vector:
+    def _embed_query(self, query: str, plan: SearchPlan) -> tuple[Vector | None, float]:
+        """The query's vector (None when the plan has no vector stream) and the ms it took."""
+        if not plan.uses_vectors:
+            return None, 0.0
+        t = time.perf_counter()
         vectors: Vector = self.ctx.embedder.embed([query[: plan.embed_chars]])
         first: Vector = vectors[0]
-        return first
+        return first, _ms(t)
 
     def _run_stream(
         self, stream: Stream, terms: list[str], vector: Vector | None, plan: SearchPlan
