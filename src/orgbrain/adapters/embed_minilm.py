@@ -32,6 +32,7 @@ from ..errors import InvalidInput, Unavailable
 from ..ports import Vector
 
 if TYPE_CHECKING:
+    from .minilm_int8 import Int8Projections
     from .minilm_numpy import MiniLMNumpy
 
 __all__ = [
@@ -119,6 +120,7 @@ class MiniLMEmbedder:
         self.small_call = small_call
         self.batch_threads = batch_threads
         self._model: MiniLMNumpy | None = None
+        self._q8: Int8Projections | None = None
         self._blas: Any = None  # threadpoolctl's controller, found on first use
         self._lock = threading.Lock()  # loading
         self._batches = threading.Lock()  # big calls take turns
@@ -147,6 +149,27 @@ class MiniLMEmbedder:
                 f"{self.name} returned shape {vectors.shape}, expected ({len(batch)}, {self.dim})"
             )
         return vectors
+
+    def embed_query(self, text: str) -> Vector:
+        """One search query's vector, its projections in int8 (``minilm_int8``: ~half the
+        CPU of ``embed``, a cosine of ~0.998 to its vector); documents stay float32."""
+        if not isinstance(text, str):
+            raise InvalidInput(f"a query is a str, not a {type(text).__name__}")
+        with self._lock:
+            model = self._load()
+            q8 = self._q8
+            if q8 is None:
+                from .minilm_int8 import quantise
+
+                q8 = self._q8 = quantise(model.weights)
+        from .minilm_int8 import encode_query
+
+        (ids,) = model.token_ids([text])
+        with self._blas.limit(limits=1, user_api="blas"):
+            vector = encode_query(model.weights, q8, ids)
+        if vector.shape != (self.dim,):
+            raise Unavailable(f"{self.name} returned shape {vector.shape}, expected ({self.dim},)")
+        return vector
 
     def _load(self) -> MiniLMNumpy:
         """Load the model once; the caller holds ``self._lock``."""
