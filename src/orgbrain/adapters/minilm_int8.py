@@ -1,15 +1,19 @@
-"""One query's forward pass with its projections in int8 (numkong's VNNI kernels): about
-half the CPU of the float32 pass for a search's query, documents still embedded in
-float32 (``minilm_numpy.encode_ids``).
+"""One query's forward pass with three of its four projections a layer in int8
+(numkong's VNNI kernels), for a search's query; documents are still embedded in float32
+(``minilm_numpy.encode_ids``).
 
-Each layer's four projections (qkv, attention output, up, down) are int8 weights with a
-scale per output channel, packed once (``quantise``); a projection's input is quantised
-per token row (absmax) once, in three numpy calls and one numkong cast (which rounds and
-saturates), and the int32 sums come back to float32 in one multiply that folds both
-scales. Everything else (LayerNorm, softmax, GELU, pooling) is ``minilm_numpy``'s float32
-arithmetic. The vectors are within a cosine of ~0.996 of the float32 ones (mean ~0.998;
-docs/benchmarks.md, "a lower-precision query embedding"); the evaluations' figures hold
-(docs/benchmarks.md, "int8 query embedding, adopted").
+The attention output, up and down projections (three quarters of a layer's
+multiply-adds) are int8 weights with a scale per output channel, packed once
+(``quantise``); a projection's input is quantised per token row (absmax) in three numpy
+calls and one numkong cast (which rounds and saturates), and the int32 sums come back to
+float32 in one multiply that folds both scales. The qkv projection stays float32
+(``minilm_numpy``'s column blocks): it is where int8 loses the most (docs/benchmarks.md,
+"a lower-precision query embedding"), and with it in int8 too the gate's cosines moved
+enough to silence 2 more SciFact queries; without, the four evaluations hold
+(docs/benchmarks.md, "the query embedding beside the keyword streams, and in int8").
+Everything else (LayerNorm, softmax, GELU, pooling) is ``minilm_numpy``'s float32
+arithmetic. A LoCoMo question's vector is within a cosine of ~0.998 of the float32 one
+(mean ~0.999).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numkong as nk
 import numpy as np
 
 from .minilm_numpy import F32, MiniLMWeights, _gelu, _layer_norm, _softmax_rows
+from .minilm_numpy import _project as _project_f32
 
 __all__ = ["Int8Projections", "encode_query", "quantise"]
 
@@ -37,9 +42,9 @@ class _Packed:
 
 @dataclass(frozen=True, slots=True)
 class Int8Projections:
-    """Each layer's (qkv, attention output, up, down), quantised."""
+    """Each layer's (attention output, up, down), quantised."""
 
-    layers: tuple[tuple[_Packed, _Packed, _Packed, _Packed], ...]
+    layers: tuple[tuple[_Packed, _Packed, _Packed], ...]
 
 
 def _pack(w: F32) -> _Packed:
@@ -51,11 +56,10 @@ def _pack(w: F32) -> _Packed:
 
 
 def quantise(weights: MiniLMWeights) -> Int8Projections:
-    """The projections of ``weights``, packed for ``encode_query`` (~10 MB)."""
+    """The projections of ``weights`` that ``encode_query`` runs in int8, packed (~8 MB)."""
     return Int8Projections(
         tuple(
-            (_pack(layer.qkv_w), _pack(layer.out_w), _pack(layer.up_w), _pack(layer.down_w))
-            for layer in weights.layers
+            (_pack(layer.out_w), _pack(layer.up_w), _pack(layer.down_w)) for layer in weights.layers
         )
     )
 
@@ -74,8 +78,8 @@ def _project(x: F32, p: _Packed) -> F32:
 
 
 def encode_query(weights: MiniLMWeights, q8: Int8Projections, ids: Sequence[int]) -> F32:
-    """One text's mean-pooled, L2-normalised vector (``(hidden,)``), its projections in
-    int8."""
+    """One text's mean-pooled, L2-normalised vector (``(hidden,)``), three of its
+    projections a layer in int8."""
     length = len(ids)
     hidden, heads = weights.hidden, weights.heads
     x = weights.word[np.asarray(ids, dtype=np.int64)]
@@ -83,8 +87,8 @@ def encode_query(weights: MiniLMWeights, q8: Int8Projections, ids: Sequence[int]
     x += weights.token_type[0]
     _layer_norm(x, weights.ln_g, weights.ln_b, weights.eps)
     scratch = np.empty((3, length, weights.layers[0].up_w.shape[0]), np.float32)
-    for layer, (qkv_p, out_p, up_p, down_p) in zip(weights.layers, q8.layers, strict=True):
-        qkv = _project(x, qkv_p)
+    for layer, (out_p, up_p, down_p) in zip(weights.layers, q8.layers, strict=True):
+        qkv = _project_f32(x, layer.qkv_w.T, layer.qkv_cols)
         qkv += layer.qkv_b
         # (T, 3 * hidden) -> three (heads, T, head_dim) views, no copies.
         split = qkv.reshape(length, 3, heads, hidden // heads).transpose(1, 2, 0, 3)
