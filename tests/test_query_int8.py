@@ -1,6 +1,6 @@
 """A search query's embedding, three projections a layer in int8 (adapters/minilm_int8.py):
-close to the float32 vector, what the default embedder's ``embed_query`` gives, what a search and the evals'
-memo use, and documents still float32."""
+close to the float32 vector, what the default embedder's ``embed_query`` gives, what a
+search and the evals' memo use, and documents still float32."""
 
 from __future__ import annotations
 
