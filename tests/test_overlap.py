@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from orgbrain import Brain, Settings
+from orgbrain import Brain, Settings, deadline
 from orgbrain.context import BrainContext
 from orgbrain.errors import Unavailable
 from orgbrain.model import SearchResult, utcnow
@@ -207,3 +207,14 @@ def test_an_error_on_the_worker_is_raised_by_result_and_frees_the_worker() -> No
         pending.result()
     assert raised.value is error
     assert offload.start(lambda: 1).offloaded
+
+
+def test_the_worker_runs_in_the_callers_context() -> None:
+    """A request's deadline is a context variable: the worker must see the caller's."""
+    offload = Offload(enabled=True)
+    with deadline.within(30):
+        pending = offload.start(deadline.remaining)
+        assert pending.offloaded
+        left = pending.result()
+    assert left is not None and 0 < left <= 30
+    assert offload.start(deadline.remaining).result() is None

@@ -16,10 +16,12 @@ calling thread when its result is asked for, as it did before. A worker started 
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Generic, TypeVar
 
 __all__ = ["Offload", "Pending", "shared_offload"]
@@ -77,7 +79,9 @@ class Offload:
         if not self._free.acquire(blocking=False):
             return Pending(fn, None)
         try:
-            future = pool.submit(self._run, fn)
+            # In the caller's context: the request's deadline (``orgbrain.deadline``) and
+            # its telemetry are context variables.
+            future = pool.submit(self._run, partial(contextvars.copy_context().run, fn))
         except BaseException:
             self._free.release()
             raise
