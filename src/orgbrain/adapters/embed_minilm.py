@@ -32,8 +32,8 @@ from ..errors import InvalidInput, Unavailable
 from ..ports import Vector
 
 if TYPE_CHECKING:
-    from .minilm_int8 import Int8Projections
     from .minilm_numpy import MiniLMNumpy
+    from .minilm_query import QueryProjections
 
 __all__ = [
     "INSTALL_HINT",
@@ -120,7 +120,7 @@ class MiniLMEmbedder:
         self.small_call = small_call
         self.batch_threads = batch_threads
         self._model: MiniLMNumpy | None = None
-        self._q8: Int8Projections | None = None
+        self._projections: QueryProjections | None = None
         self._blas: Any = None  # threadpoolctl's controller, found on first use
         self._lock = threading.Lock()  # loading
         self._batches = threading.Lock()  # big calls take turns
@@ -151,23 +151,23 @@ class MiniLMEmbedder:
         return vectors
 
     def embed_query(self, text: str) -> Vector:
-        """One search query's vector, three of its four projections a layer in int8
-        (``minilm_int8``: a cosine of ~0.999 to ``embed``'s vector, at less CPU);
-        documents stay float32."""
+        """One search query's vector, its projections in bfloat16 (a CPU with AMX) or
+        mostly int8 (``minilm_query``: a cosine of 0.99999 or ~0.999 to ``embed``'s
+        vector, at less CPU); documents stay float32."""
         if not isinstance(text, str):
             raise InvalidInput(f"a query is a str, not a {type(text).__name__}")
         with self._lock:
             model = self._load()
-            q8 = self._q8
-            if q8 is None:
-                from .minilm_int8 import quantise
+            projections = self._projections
+            if projections is None:
+                from .minilm_query import query_projections
 
-                q8 = self._q8 = quantise(model.weights)
-        from .minilm_int8 import encode_query
+                projections = self._projections = query_projections(model.weights)
+        from .minilm_query import encode_query
 
         (ids,) = model.token_ids([text])
         with self._blas.limit(limits=1, user_api="blas"):
-            vector = encode_query(model.weights, q8, ids)
+            vector = encode_query(model.weights, projections, ids)
         if vector.shape != (self.dim,):
             raise Unavailable(f"{self.name} returned shape {vector.shape}, expected ({self.dim},)")
         return vector

@@ -1,6 +1,7 @@
-"""A search query's embedding, three projections a layer in int8 (adapters/minilm_int8.py):
-close to the float32 vector, what the default embedder's ``embed_query`` gives, what a
-search and the evals' memo use, and documents still float32."""
+"""A search query's embedding in lower precision (adapters/minilm_query.py): bfloat16
+where the CPU has AMX, else int8 but for qkv; each close to the float32 vector, what the
+default embedder's ``embed_query`` gives, what a search and the evals' memo use, and
+documents still float32."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 
 from orgbrain import Brain
-from orgbrain.adapters.embed_minilm import MiniLMEmbedder
-from orgbrain.adapters.minilm_int8 import _pack, _project
+from orgbrain.adapters.embed_minilm import MiniLMEmbedder, bundled_model_dir
+from orgbrain.adapters.minilm_numpy import MiniLMNumpy, encode_ids, pad_batch
+from orgbrain.adapters.minilm_query import _Int8, amx, encode_query, query_projections
 from orgbrain.errors import InvalidInput
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.ports import Embedder, QueryEmbedder, Vector
@@ -41,6 +43,22 @@ def test_embed_query_is_near_the_float32_vector(embedder: Embedder) -> None:
     assert min(cosines[:2]) > 0.998 and min(cosines) > 0.98, cosines
 
 
+@pytest.mark.parametrize("bf16", [True, False])
+def test_each_precision_is_near_the_float32_vector(bf16: bool) -> None:
+    model = MiniLMNumpy.from_folder(bundled_model_dir())
+    projections = query_projections(model.weights, bf16=bf16)
+    assert projections.precision == ("bf16" if bf16 else "int8")
+    floor = 0.9999 if bf16 else 0.98
+    for ids in model.token_ids(QUERIES):
+        f32 = encode_ids(model.weights, *pad_batch([ids]))[0]
+        assert float(encode_query(model.weights, projections, ids) @ f32) > floor
+
+
+def test_the_default_precision_follows_the_cpu() -> None:
+    model = MiniLMNumpy.from_folder(bundled_model_dir())
+    assert query_projections(model.weights).precision == ("bf16" if amx() else "int8")
+
+
 def test_embed_query_keeps_the_meaning(embedder: Embedder) -> None:
     assert isinstance(embedder, QueryEmbedder)
     docs = embedder.embed(["Refunds over 500 EUR need approval from finance.", "Cats sleep a lot."])
@@ -58,7 +76,7 @@ def test_a_row_of_zeros_projects_to_the_bias_free_zero() -> None:
     w = rng.standard_normal((64, 32)).astype(np.float32)
     x = rng.standard_normal((3, 32)).astype(np.float32)
     x[1] = 0
-    y = _project(x, _pack(w))
+    y = _Int8.of(w)(x)
     assert np.isfinite(y).all() and not y[1].any()
     exact = x @ w.T
     assert np.abs(y - exact).max() < 0.05 * np.abs(exact).max()
