@@ -19,9 +19,8 @@ Recall@10 of the evidence turns (categories 1-4) is printed beside, as a check t
 searched the same thing. Without txtai installed only orgbrain is timed.
 
 Beside the wall clock, each search's CPU time on its own thread (``time.thread_time``)
-and in the whole process (``time.process_time``: orgbrain embeds the query on a worker
-thread while its calling thread runs the keyword streams, ``retrieve.overlap``, so its
-thread's CPU leaves the embedding out) are printed, and orgbrain's stages
+and in the whole process (``time.process_time``: torch does some of txtai's work on
+threads of its own, ~1.5 ms a search) are printed, and orgbrain's stages
 (``SearchResult.timings_ms``, p50 each): on a shared box the CPU ratios move less with
 the load than the wall-clock one.
 """

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial
 from operator import itemgetter
 
 from ..context import BrainContext
@@ -16,7 +16,6 @@ from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
-from .overlap import Offload, Pending, shared_offload
 from .plan import SearchPlan, Stream
 from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
 from .terms import query_terms
@@ -119,10 +118,10 @@ class Searcher:
     """Searches one context's workspace as its reader sees it, in named stages:
     streams -> candidates -> score -> decide -> cite."""
 
-    def __init__(self, ctx: BrainContext, offload: Offload | None = None) -> None:
+    def __init__(self, ctx: BrainContext) -> None:
         self.ctx = ctx
-        self._offload = offload or shared_offload()
-        # Its query path, when it has one (an isinstance of a protocol costs ~10 µs).
+        # The embedder's cheaper path for one query, when it has one (``QueryEmbedder``;
+        # an isinstance of a protocol costs ~10 µs, so once here, not once a search).
         embedder = ctx.embedder
         self._query_embedder = embedder if isinstance(embedder, QueryEmbedder) else None
 
@@ -227,63 +226,39 @@ class Searcher:
     def _streams(
         self, query: str, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
     ) -> _Streams:
-        """Embed the query once, on the offload worker when it is free, while this thread
-        runs the graph (it tells the router what the query is about), reads the query's
-        terms and runs the keyword streams; then the vector streams."""
+        """The graph first (it tells the router what the query is about), then embed the
+        query once and run each of the plan's streams."""
+        graph = GraphMatch((), (), None)
+        why = ""
+        if plan.graph_weight > 0:
+            t = time.perf_counter()
+            graph = graph_stream(self.ctx, query, frame)
+            timings["graph"] = _ms(t)
+            if plan.route:
+                r = route(query, graph.entities, plan.keyword_share)
+                weight = plan.graph_weight * r.graph_weight
+                plan = replace(plan, keyword_share=r.keyword_share, graph_weight=weight)
+                why = r.reason
+        t0 = time.perf_counter()
+        terms = query_terms(query)
         reading = read_time(query, self._now(frame))
         # The vector is of what the query asks, less its time: no text says "four weeks
         # ago", and the window does the reading of it (docs/eval.md, issue 17, time).
-        text = reading.rest or query
-        embed = partial(self._embed_query, text, plan)
-        pending = self._offload.start(embed) if plan.uses_vectors else Pending(embed, None)
-        graph, plan, why = self._graph(query, plan, timings, frame)
-        terms = query_terms(query)
-        try:
-            rows: list[list[ScoredId]] = [[] for _ in plan.streams]
-            for i, stream in enumerate(plan.streams):
-                if stream.kind == "keyword":
-                    t = time.perf_counter()
-                    rows[i] = self._run_stream(stream, terms, None, plan)
-                    timings[stream.name] = _ms(t)
-        except BaseException:
-            # As the serial order (embed, then the keyword streams) would: an embedding
-            # that failed is the error to see.
-            pending.result()
-            raise
-        t = time.perf_counter()
-        vector, embed_ms = pending.result()
-        timings["embed"] = embed_ms
-        if pending.offloaded:
-            timings["embed_wait"] = _ms(t)
+        vector = self._embed_query(reading.rest or query, plan) if plan.uses_vectors else None
+        timings["embed"] = _ms(t0)
+        rows: list[list[ScoredId]] = []
         cosines: dict[str, float] = {}
-        for i, stream in enumerate(plan.streams):
-            if stream.kind == "keyword":
-                continue
+        for stream in plan.streams:
             t = time.perf_counter()
             found = self._run_stream(stream, terms, vector, plan)
             timings[stream.name] = _ms(t)
-            rows[i] = found
+            rows.append(found)
             if stream.kind == "vector":
                 get = cosines.get
                 for item_id, score in found:  # each id's best: max(score, seen), inlined
                     seen = get(item_id, -1.0)
                     cosines[item_id] = seen if seen > score else score
         return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
-
-    def _graph(
-        self, query: str, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
-    ) -> tuple[GraphMatch, SearchPlan, str]:
-        """The graph stream, and the plan as the router weighs it for this query."""
-        if plan.graph_weight <= 0:
-            return GraphMatch((), (), None), plan, ""
-        t = time.perf_counter()
-        graph = graph_stream(self.ctx, query, frame)
-        timings["graph"] = _ms(t)
-        if not plan.route:
-            return graph, plan, ""
-        r = route(query, graph.entities, plan.keyword_share)
-        weight = plan.graph_weight * r.graph_weight
-        return graph, replace(plan, keyword_share=r.keyword_share, graph_weight=weight), r.reason
 
     def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
         """Fuse the streams into one vote per item, load the items, fold files into their
@@ -368,6 +343,7 @@ class Searcher:
             said = support.get(c.item_id)
             if c.superseded_by is not None and said and c.superseded_by.id not in support:
                 support[c.superseded_by.id] = f"supersedes a hit that {said}"
+        support |= _heirs_support(query, found, scored[depth:], shown, plan)
         evidence = [
             replace(e, graph=support.get(item.id))
             for e, item in zip(
@@ -470,16 +446,12 @@ class Searcher:
                 out[c.item_id] = tuple(items)
         return out
 
-    def _embed_query(self, query: str, plan: SearchPlan) -> tuple[Vector | None, float]:
-        """The query's vector (None when the plan has no vector stream) and the ms it took."""
-        if not plan.uses_vectors:
-            return None, 0.0
-        t = time.perf_counter()
+    def _embed_query(self, query: str, plan: SearchPlan) -> Vector:
         text = query[: plan.embed_chars]
         if self._query_embedder is not None:
-            return self._query_embedder.embed_query(text), _ms(t)
+            return self._query_embedder.embed_query(text)
         first: Vector = self.ctx.embedder.embed([text])[0]
-        return first, _ms(t)
+        return first
 
     def _run_stream(
         self, stream: Stream, terms: list[str], vector: Vector | None, plan: SearchPlan
@@ -611,6 +583,31 @@ def _ranks(
         if item_id in candidates:
             ranks.setdefault(item_id, {})["graph"] = r
     return ranks
+
+
+def _heirs_support(
+    query: str,
+    found: _Streams,
+    below: list[Candidate],
+    shown: list[ItemSketch],
+    plan: SearchPlan,
+) -> dict[str, str]:
+    """A superseded hit that its demotion pushed out of the gate's view still answers the
+    question its successor now answers ("two approving reviews before merge", then "we're
+    dropping to a single approving review"): the successor, when shown, speaks for it
+    when the gate would have let the older hit through."""
+    heirs = {c.superseded_by.id for c in below if c.superseded_by is not None}
+    held = {i.id for i in shown} & heirs
+    if plan.gate is None or not held:
+        return {}
+    older = [c.item for c in below if c.superseded_by and c.superseded_by.id in held and c.item]
+    evidence = hit_evidence(query, found.terms, older, found.cosines, window=found.window)
+    out: dict[str, str] = {}
+    for c, e in zip(older, evidence, strict=True):
+        speak, why = membership([e], plan.gate)
+        if speak and c.superseded_by and c.superseded_by not in out:
+            out[c.superseded_by] = "supersedes a hit that " + re.sub(r"^\w+: hit \d+ ", "", why)
+    return out
 
 
 def _superseded_yield(
