@@ -123,3 +123,11 @@ def test_the_memo_remembers_query_vectors_apart(embedder: Embedder) -> None:
     assert np.array_equal(memo.embed_query(text), embedder.embed_query(text))
     plain = QueryMemo(HashEmbedder())
     assert np.array_equal(plain.embed_query(text), HashEmbedder().embed([text])[0])
+
+
+def test_warm_up_readies_the_query_path_too(tmp_path: Path) -> None:
+    counting = _Counting()
+    with Brain.open(tmp_path / "brain", embedder=counting) as brain:
+        brain.warm_up()
+    assert counting.batches == [1] and counting.queries == ["warm up"]
+    assert counting._projections is not None
