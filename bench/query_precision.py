@@ -24,7 +24,9 @@ is the float32 numpy code. Candidates:
 - ``torch-i8-full``: the whole forward pass in torch (``F.layer_norm``,
   ``scaled_dot_product_attention``, ``F.gelu``) with fbgemm's
   ``quantized.linear_dynamic`` over per-channel int8 weights, SmoothQuant as above;
-- ``no-proj``: the projections replaced by zeros: what the rest of the pass costs.
+- ``no-proj``: the projections replaced by zeros: what the rest of the pass costs;
+- ``shipped-bf16``, ``shipped-int8``: ``adapters/minilm_query.encode_query``, the query
+  path a search takes (bf16 is the default on a CPU with AMX, int8 but for qkv elsewhere).
 
 Questions are LoCoMo dev's first ``--questions``; every candidate embeds each question in
 turn (interleaved, so each one's weights have been pushed out of cache by the others', as a
@@ -54,6 +56,7 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from bench._common import DATA
 from orgbrain.adapters import minilm_numpy as mn
+from orgbrain.adapters import minilm_query
 from orgbrain.adapters.embed_minilm import bundled_model_dir
 
 LOCOMO = DATA / "locomo" / "locomo-dev.json"
@@ -96,6 +99,16 @@ def forward(w: mn.MiniLMWeights, proj: Proj) -> Encode:
         mean = x.mean(axis=0)
         out: F32 = mean / np.linalg.norm(mean)
         return out
+
+    return encode
+
+
+def shipped(w: mn.MiniLMWeights, *, bf16: bool) -> Encode:
+    """The query path searches take (``minilm_query``), in the precision asked for."""
+    projections = minilm_query.query_projections(w, bf16=bf16)
+
+    def encode(ids: list[int]) -> F32:
+        return minilm_query.encode_query(w, projections, ids)
 
     return encode
 
@@ -289,6 +302,8 @@ def main() -> None:
             "nk-i8": forward(w, numkong_int8(w)),
             "nk-i8-smooth": forward(w, numkong_int8(w, smooth)),
             "nk-i8-outliers": forward(w, numkong_int8(w, amax=amax)),
+            "shipped-bf16": shipped(w, bf16=True),
+            "shipped-int8": shipped(w, bf16=False),
             "no-proj": forward(
                 w, lambda x, i, n: np.zeros((len(x), len(weight(w, i, n))), np.float32)
             ),

@@ -42,6 +42,7 @@ __all__ = [
     "JobState",
     "JobTiming",
     "Page",
+    "QueryEmbedder",
     "Record",
     "RecordKind",
     "RecordPage",
@@ -124,6 +125,17 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an ``(len(texts), dim)`` float32 array of L2-normalised rows."""
+        ...
+
+
+@runtime_checkable
+class QueryEmbedder(Embedder, Protocol):
+    """An embedder with a cheaper path for one search query (lower precision, say): its
+    vector only ranks documents that ``embed`` gave theirs, so it may differ from
+    ``embed([text])[0]`` by rounding, never in meaning."""
+
+    def embed_query(self, text: str) -> Vector:
+        """``text``'s ``(dim,)`` float32 unit vector."""
         ...
 
 

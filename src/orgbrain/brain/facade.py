@@ -22,7 +22,7 @@ from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
 from ..ids import new_id
 from ..indexer import Embedded, Indexer, IndexReport
 from ..model import STORAGE_CLASSES, Forgotten, Item, Passage, SearchResult, StorageClass
-from ..ports import Embedder, ItemFilter, Page
+from ..ports import Embedder, ItemFilter, Page, QueryEmbedder
 from ..retrieve import (
     Mode,
     Searcher,
@@ -185,8 +185,12 @@ class Brain(
         return sweeping.sweep_blobs(self._ctx, self._ctx.store.workspaces(), grace)
 
     def warm_up(self) -> None:
-        """Load the embedding model now (the first embed loads it; it stays loaded)."""
-        self._ctx.embedder.embed(["warm up"])
+        """Load the embedding model now (the first embed loads it; it stays loaded), and
+        its query path when it has one (``QueryEmbedder``: packed at its first query)."""
+        embedder = self._ctx.embedder
+        embedder.embed(["warm up"])
+        if isinstance(embedder, QueryEmbedder):
+            embedder.embed_query("warm up")
 
     # -- add ----------------------------------------------------------------------------
 

@@ -10,9 +10,9 @@ the latency columns stay comparable across plans.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ..ports import Embedder, Vector
+from ..ports import Embedder, QueryEmbedder, Vector
 
 __all__ = ["QueryMemo"]
 
@@ -23,6 +23,7 @@ class QueryMemo:
     def __init__(self, inner: Embedder) -> None:
         self._inner = inner
         self._seen: dict[str, tuple[Vector, float]] = {}
+        self._queries: dict[str, tuple[Vector, float]] = {}
         self.spent_ms = 0.0
         self.charged_ms = 0.0
 
@@ -47,13 +48,27 @@ class QueryMemo:
     def embed(self, texts: Sequence[str]) -> Vector:
         if len(texts) != 1:
             return self._inner.embed(texts)
+        return self._remembered(self._seen, texts[0], lambda: self._inner.embed(texts))
+
+    def embed_query(self, text: str) -> Vector:
+        """The inner embedder's query path when it has one (remembered apart from
+        ``embed``'s vectors: it may round differently), else ``embed([text])[0]``."""
+        inner = self._inner
+        if isinstance(inner, QueryEmbedder):
+            return self._remembered(self._queries, text, lambda: inner.embed_query(text))
+        first: Vector = self.embed([text])[0]
+        return first
+
+    def _remembered(
+        self, seen: dict[str, tuple[Vector, float]], text: str, compute: Callable[[], Vector]
+    ) -> Vector:
         t0 = time.perf_counter()
-        hit = self._seen.get(texts[0])
+        hit = seen.get(text)
         if hit is None:
-            vectors = self._inner.embed(texts)
+            vectors = compute()
             cost = (time.perf_counter() - t0) * 1000.0
             hit = (vectors.copy(), cost)
-            self._seen[texts[0]] = hit
+            seen[text] = hit
         self.spent_ms += (time.perf_counter() - t0) * 1000.0
         self.charged_ms += hit[1]
         return hit[0].copy()
