@@ -54,9 +54,14 @@ def test_each_precision_is_near_the_float32_vector(bf16: bool) -> None:
         assert float(encode_query(model.weights, projections, ids) @ f32) > floor
 
 
-def test_the_default_precision_follows_the_cpu() -> None:
+def test_the_default_precision_follows_the_cpu(embedder: Embedder) -> None:
+    """bfloat16 where the CPU has AMX; elsewhere a query is embedded as a document is
+    (the int8 path is not the default)."""
     model = MiniLMNumpy.from_folder(bundled_model_dir())
     assert query_projections(model.weights).precision == ("bf16" if amx() else "int8")
+    assert isinstance(embedder, QueryEmbedder)
+    same = [bool(np.array_equal(embedder.embed_query(q), embedder.embed([q])[0])) for q in QUERIES]
+    assert same == [not amx()] * len(QUERIES)
 
 
 def test_embed_query_keeps_the_meaning(embedder: Embedder) -> None:

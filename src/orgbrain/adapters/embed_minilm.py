@@ -151,18 +151,28 @@ class MiniLMEmbedder:
         return vectors
 
     def embed_query(self, text: str) -> Vector:
-        """One search query's vector, its projections in bfloat16 (a CPU with AMX) or
-        mostly int8 (``minilm_query``: a cosine of 0.99999 or ~0.999 to ``embed``'s
-        vector, at less CPU); documents stay float32."""
+        """One search query's vector: its projections in bfloat16 on a CPU with AMX
+        (``minilm_query``: a cosine of 0.99999 to ``embed``'s vector, at ~0.4 of the
+        CPU), else ``embed``'s own float32 vector. The int8 path (``query_projections(
+        bf16=False)``) is not the default: on the facts set it spoke on 2 more of the 30
+        questions that have no answer (docs/benchmarks.md, session 5). Documents are
+        always float32."""
         if not isinstance(text, str):
             raise InvalidInput(f"a query is a str, not a {type(text).__name__}")
         with self._lock:
             model = self._load()
             projections = self._projections
             if projections is None:
-                from .minilm_query import query_projections
+                from .minilm_query import amx, query_projections
 
-                projections = self._projections = query_projections(model.weights)
+                if not amx():
+                    projections = None
+                else:
+                    projections = self._projections = query_projections(model.weights)
+        if projections is None:
+            vectors: Vector = self.embed([text])
+            first: Vector = vectors[0]
+            return first
         from .minilm_query import encode_query
 
         (ids,) = model.token_ids([text])
