@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -543,4 +543,22 @@ def test_an_older_record_that_says_it_is_superseded_in_either_order(
         "# ADR-16 Cache v2\nSessions are cached in Redis.", occurred_at=at[12], wait="derived"
     )
     assert brain.get(early.id).superseded_by == later.id
+    brain.close()
+
+
+def test_a_relevant_note_months_old_outranks_unrelated_news(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Freshness orders what answers, it does not let today's chatter outrank it: a
+    five-month-old note about the CI beats four unrelated notes written today."""
+    brain = Brain.open(tmp_path / "brain", embedder=embedder)
+    for body in (*OTHER, "New hires get their laptop on the first day."):
+        brain.add_note(body)
+    ci = brain.add_note(
+        "Eng weekly: every pipeline now runs on GitHub Actions; Jenkins is retired.",
+        occurred_at=datetime.now(UTC) - timedelta(days=150),
+        wait="derived",
+    )
+    hits = brain.search("where do our CI pipelines run now?").hits
+    assert hits and hits[0].item.id == ci.id
     brain.close()

@@ -103,7 +103,7 @@ class SearchPlan:
     """How deep the keyword streams are read, when not ``per_stream`` (None: as deep).
     Measured and not used by the default (docs/eval.md, "Issue 17, the keyword depth")."""
     rrf_k: int = 60
-    half_life_days: float = 90.0
+    half_life_days: float = 365.0
     freshness_floor: float = 0.25
     k_default: int = 5
     k_max: int = K_MAX
