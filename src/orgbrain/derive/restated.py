@@ -23,6 +23,13 @@ pair is a restatement when:
 - they share at least ``MIN_SHARED`` words besides the values and the change's words
   (the noun of a count is one: "Retention: 14 days", "retention raised to 35 days").
 
+A name is restated the same way when the newer sentence says it is gone ("rather than
+Ana", "moved down from Organization", "#help-it has been renamed to #it-desk", "Okta gets
+switched off") and points at one new name, in it or in the sentence beside it ("report
+to Marcus Lee", "sign-in is now Authentik"); where the older sentence has a typed
+statement of that name, its own subject decides (``_typed``). Sentences are cut into
+clauses first ("self-assessments are now due Nov 21, and manager reviews move to Dec 5").
+
 Of an older sentence's candidates, the newer sentence takes the one sharing the most
 words (then the still-current one, then the latest). Each side becomes a ``value``
 statement of one ``topic`` subject (the words they share; an older side already restated
@@ -77,7 +84,7 @@ _LABEL_WORDS = 6
 
 @dataclass(frozen=True, slots=True)
 class _Said:
-    """One unit of an item that states at least one value."""
+    """One clause of an item that states a value or a name."""
 
     item: Item
     start: int
