@@ -790,3 +790,8 @@ def test_threads_labels_and_who_answers(text: str, said: tuple[str, str, str]) -
 )
 def test_threads_and_labels_that_state_nothing(text: str) -> None:
     assert EX.extract(text).claims == ()
+
+
+def test_a_messages_headers_state_nothing() -> None:
+    text = "Subject: SaaS renewals\nFrom: procurement@\nTo: all@\nCc: finance@"
+    assert PatternExtractor().extract(text).claims == ()

@@ -127,8 +127,8 @@ _SKIP_LABELS = frozenset(
     "tldr update updates problem example examples see link links source ps warning tip why "
     "how what when where who reminder reminders heads up caveat caveats open question "
     "open questions idea ideas proposal risk risks blocker blockers comment comments "
-    "supersedes replaces obsoletes related".split(" ")
-)
+    "supersedes replaces obsoletes related from to cc bcc sent".split(" ")
+)  # "from", "to", "cc", "sent": a message's headers ("From: procurement@") name no fact
 _SKIP_LABELS = _SKIP_LABELS | {
     "superseded by",
     "replaced by",
