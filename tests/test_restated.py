@@ -319,3 +319,36 @@ def test_one_line_cards_and_replies_still_change(brain: Brain) -> None:
     assert brain.get(a).superseded_by == b
     [was], [now] = _values(brain, c), _values(brain, d)
     assert (was.object, now.object, was.superseded_by) == ("Dec 11", "Dec 4", now.id)
+
+
+@pytest.mark.parametrize(
+    ("newer", "ends"),
+    [
+        ("The status page moves to Instatus.", True),
+        ("We migrated the status page to Instatus.", True),
+        ("The status page will move to Instatus in Q3.", False),
+        ("The status page is moving to Instatus next quarter.", False),
+        ("Roadmap\n- Q2 2027: evaluate moving the status page to Instatus", False),
+    ],
+)
+def test_a_move_done_ends_the_one_use_a_move_ahead_does_not(
+    brain: Brain, newer: str, ends: bool
+) -> None:
+    """(``statements.py``: a ``migration_target`` without "instead of" ends its subject's
+    one current ``uses`` when the move is said as done or now, not as a plan.)"""
+    a, b = _brain(brain, ("The status page is hosted on Statuspage.", SEP), (newer, NOV))
+    [use] = brain.statements(item_id=a, current=None)
+    assert use.predicate == "uses" and use.current is not ends
+    if ends:
+        assert brain.get(a).superseded_by == b
+
+
+def test_a_move_leaves_a_subject_of_several_uses(brain: Brain) -> None:
+    a, b = _brain(
+        brain,
+        ("The data team uses Airflow.", SEP),
+        ("The data team uses dbt.", SEP),
+        ("The data team moves to Dagster.", NOV),
+    )[:2]
+    for item in (a, b):
+        assert all(s.current for s in brain.statements(item_id=item, current=None))

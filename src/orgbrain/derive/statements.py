@@ -73,6 +73,17 @@ CONFLICT_WINDOW = timedelta(days=1)
 """Two different objects valid within this much of each other disagree rather than one
 replacing the other (a write time or a sentence's date is no finer than a day)."""
 
+AHEAD = re.compile(
+    r"\b(?:will|shall|plans?|planned|planning|going\s+to|intends?|aims?|soon|eventually|"
+    r"next\s+(?:week|month|quarter|year|sprint)|later\s+this|Q[1-4]|by\s+(?:the\s+)?"
+    r"end\s+of|(?:is|are)\s+moving|evaluat\w*|roadmap)\b",
+    re.IGNORECASE,
+)
+"""A move still ahead ("will move to", "is moving to ... next quarter", "Q2 2027: evaluate
+moving expenses to Ramp"): where a thing is
+going, not what it uses now. A move said as done or now ("moves to", "moved to",
+"migrated to") ends the subject's one current ``uses``."""
+
 MULTI_VALUED = frozenset(
     {"prefers", "likes", "dislikes", "wants", "avoids", "uses", "member_of", "mentions"}
     | LINKS  # one record may supersede several
@@ -143,6 +154,10 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
             if s.predicate in REPLACEABLE - {claim.predicate}
             and norm(s.object) == norm(claim.replaces)
         ]
+    if claim.predicate == "migration_target" and not claim.replaces and not AHEAD.search(text):
+        used = store.statements(ws, vis, subject_ids=[subject.id], predicate="uses", current=True)
+        if len(used) == 1:  # "The status page moves to Instatus." after "... on Statuspage."
+            group += used
     if claim.change:
         group += kin_statements(ctx, subject, claim.predicate)
     for s in group:
@@ -213,8 +228,11 @@ def _settle(
             continue
         named = replaced is not None and norm(old.object) == replaced
         if old.predicate != new.predicate:
-            # Gathered for the named replacement only (REPLACEABLE): never by time.
-            if named and new.valid_from >= old.valid_from and old.current:
+            # Gathered for a named replacement (REPLACEABLE), or the one use of a subject
+            # that has since moved (``AHEAD``): never by time alone.
+            moved = new.predicate == "migration_target" and old.predicate == "uses"
+            moved = moved and new.valid_from - old.valid_from >= CONFLICT_WINDOW
+            if (named or moved) and new.valid_from >= old.valid_from and old.current:
                 if store.end_statement(ws, old.id, new.valid_from, new.id):
                     superseded.append(old)
             continue
