@@ -121,6 +121,7 @@ class MiniLMEmbedder:
         self.batch_threads = batch_threads
         self._model: MiniLMNumpy | None = None
         self._projections: QueryProjections | None = None
+        self._amx: bool | None = None  # whether the CPU has AMX, asked once
         self._blas: Any = None  # threadpoolctl's controller, found on first use
         self._lock = threading.Lock()  # loading
         self._batches = threading.Lock()  # big calls take turns
@@ -161,14 +162,15 @@ class MiniLMEmbedder:
             raise InvalidInput(f"a query is a str, not a {type(text).__name__}")
         with self._lock:
             model = self._load()
-            projections = self._projections
-            if projections is None:
-                from .minilm_query import amx, query_projections
+            if self._amx is None:
+                from .minilm_query import amx
 
-                if not amx():
-                    projections = None
-                else:
-                    projections = self._projections = query_projections(model.weights)
+                self._amx = amx()
+            if self._amx and self._projections is None:
+                from .minilm_query import query_projections
+
+                self._projections = query_projections(model.weights)
+            projections = self._projections
         if projections is None:
             vectors: Vector = self.embed([text])
             first: Vector = vectors[0]

@@ -44,8 +44,8 @@ written, so a newer item may have been derived before it).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..context import BrainContext
@@ -55,13 +55,14 @@ from ..extraction.sentences import split_units
 from ..extraction.values import (
     CUE,
     Value,
+    apart,
     change_cue,
     gone_name,
     marked_old,
     names_in,
     other_records,
+    qualifiers,
     same_slot,
-    told_apart,
     toward,
     values_in,
     where_gone,
@@ -80,6 +81,8 @@ KEY_TERMS = 12
 MIN_SHARED = 2
 """Words (stems) an older and a newer sentence must share besides their values."""
 _LABEL_WORDS = 6
+_WORD = re.compile(r"[^\W\d_]{2,}")
+"""A word that may carry meaning: two letters or more, no digits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,17 +96,13 @@ class _Said:
     names: tuple[Value, ...]
     stems: frozenset[str]
     cue: bool
+    qualified: Mapping[str, frozenset[str]] = field(compare=False)
+    """The ``qualifiers`` of the unit and, when it lies below it, of its item's first line
+    (a title often names what it is about: "Postgres config (production)")."""
 
     @property
     def text(self) -> str:
         return self.item.body[self.start : self.end]
-
-    @property
-    def context(self) -> str:
-        """The unit and, when it lies below it, its item's first line (a title often
-        names what it is about: "Postgres config (production)")."""
-        title = self.item.body.split("\n", 1)[0]
-        return self.text if self.start < len(title) else title + "\n" + self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,13 +129,18 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
         return {"pairs": 0}  # it restates nothing, and nothing newer came before it
     pairs: list[_Pair] = []
     for other in _neighbours(ctx, item, mine if backdated else changes):
+        if other_records(item.body, other.body):
+            continue  # cards of two records ("Service: a", "Service: b"): two settings
         theirs = _said(other)
         for a in mine:
             for b in theirs:
                 old, new = (a, b) if a.item.when < b.item.when else (b, a)
-                if new.item.when - old.item.when >= CONFLICT_WINDOW:
-                    beside = _beside(mine if new is a else theirs, new)
-                    pairs += _restated(old, new) + _renamed(old, new, beside)
+                if new.item.when - old.item.when < CONFLICT_WINDOW or apart(
+                    a.qualified, b.qualified
+                ):
+                    continue  # at one time, or two settings ("production", "staging")
+                beside = _beside(mine if new is a else theirs, new)
+                pairs += _restated(old, new) + _renamed(old, new, beside)
     superseded: list[str] = []
     recorded = 0
     for pair in _best(ctx, [p for p in pairs if not _typed(ctx, p)]):
@@ -155,7 +159,11 @@ def _said(item: Item) -> list[_Said]:
         if _UNDECIDED.match(text):
             continue
         stems = _stems(text, found)
-        out.append(_Said(item, start, end, tuple(found), tuple(names), stems, change_cue(text)))
+        title = item.body.split("\n", 1)[0]
+        qualified = qualifiers(text if start < len(title) else f"{title}\n{text}")
+        out.append(
+            _Said(item, start, end, tuple(found), tuple(names), stems, change_cue(text), qualified)
+        )
     return out
 
 
@@ -197,9 +205,7 @@ def _stems(text: str, values: Sequence[Value]) -> frozenset[str]:
     for v in reversed(values):
         text = text[: v.start] + " " * (v.end - v.start) + text[v.end :]
     text = CUE.sub(" ", text)
-    return frozenset(
-        stem(w) for w in re.findall(r"[^\W\d_]{2,}", text.lower()) if w not in STOPWORDS
-    )
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
 def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[Item]:
@@ -226,8 +232,6 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
 
 def _restated(old: _Said, new: _Said) -> list[_Pair]:
     if not new.cue:
-        return []
-    if _told_apart(old, new):
         return []
     shared = old.stems & new.stems
     pairs: list[_Pair] = []
@@ -264,7 +268,7 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
     change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
     ("we are not replacing Jira") replaces nothing."""
     gone = [v for v in new.names if gone_name(new.text, v)]
-    if not gone or NEGATION.search(new.text) or _told_apart(old, new):
+    if not gone or NEGATION.search(new.text):
         return []
     held_words = frozenset(w for n in old.names for w in n.key.split())
     pairs: list[_Pair] = []
@@ -313,16 +317,9 @@ def _beside(units: list[_Said], said: _Said) -> list[_Said]:
     return units[at + 1 : at + 2] + units[max(0, at - 1) : at]
 
 
-def _told_apart(old: _Said, new: _Said) -> bool:
-    """Two settings of one thing, not one setting changed: the units (with their items'
-    first lines) name different qualifiers of one family ("Postgres config (production)"
-    and "on the STAGING Postgres"), or the items are cards of two records."""
-    return told_apart(old.context, new.context) or other_records(old.item.body, new.item.body)
-
-
 def _shared_words(text: str, shared: frozenset[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for w in re.findall(r"[^\W\d_]{2,}", text.lower()):
+    for w in _WORD.findall(text.lower()):
         if stem(w) in shared and w not in STOPWORDS:
             seen.setdefault(w, None)
     return tuple(seen)[:_LABEL_WORDS]
@@ -352,7 +349,7 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
-            subject = {stem(w) for w in re.findall(r"[^\W\d_]{2,}", s.subject.lower())}
+            subject = {stem(w) for w in _WORD.findall(s.subject.lower())}
             if not s.current or not subject <= said:
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:

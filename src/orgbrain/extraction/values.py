@@ -17,12 +17,14 @@ values it names as the one before ("from 600", "was 14", "rather than 3").
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .quiet import states_nothing
 
 __all__ = [
     "Value",
+    "apart",
     "change_cue",
     "gone_name",
     "marked_old",
@@ -333,7 +335,11 @@ def told_apart(a: str, b: str) -> bool:
     """Whether two texts name different members of one family of qualifiers ("Travel
     policy (US)" and "Travel policy (UK)", "production" and "staging"): two settings of
     one thing, not one setting changed."""
-    x, y = qualifiers(a), qualifiers(b)
+    return apart(qualifiers(a), qualifiers(b))
+
+
+def apart(x: Mapping[str, frozenset[str]], y: Mapping[str, frozenset[str]]) -> bool:
+    """Whether two texts' ``qualifiers`` name different members of one family."""
     return any(not (x[f] & y[f]) for f in x.keys() & y.keys())
 
 

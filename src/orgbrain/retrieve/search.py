@@ -596,17 +596,20 @@ def _heirs_support(
     question its successor now answers ("two approving reviews before merge", then "we're
     dropping to a single approving review"): the successor, when shown, speaks for it
     when the gate would have let the older hit through."""
-    heirs = {c.superseded_by.id for c in below if c.superseded_by is not None}
-    held = {i.id for i in shown} & heirs
-    if plan.gate is None or not held:
+    if plan.gate is None:
         return {}
-    older = [c.item for c in below if c.superseded_by and c.superseded_by.id in held and c.item]
-    evidence = hit_evidence(query, found.terms, older, found.cosines, window=found.window)
+    ids = {i.id for i in shown}
+    older = [c for c in below if c.item and c.superseded_by and c.superseded_by.id in ids]
+    if not older:
+        return {}
+    sketches = [c.item for c in older if c.item]
+    evidence = hit_evidence(query, found.terms, sketches, found.cosines, window=found.window)
     out: dict[str, str] = {}
     for c, e in zip(older, evidence, strict=True):
+        heir = c.superseded_by.id if c.superseded_by else ""
         speak, why = membership([e], plan.gate)
-        if speak and c.superseded_by and c.superseded_by not in out:
-            out[c.superseded_by] = "supersedes a hit that " + re.sub(r"^\w+: hit \d+ ", "", why)
+        if speak and heir not in out:
+            out[heir] = "supersedes a hit that " + re.sub(r"^\w+: hit \d+ ", "", why)
     return out
 
 
