@@ -200,10 +200,61 @@ def test_a_renamed_channel_and_a_named_successor(brain: Brain) -> None:
     ],
 )
 def test_a_name_said_to_be_gone(brain: Brain, older: str, newer: str, was: str, now: str) -> None:
+    """Read as a value, or by the typed rules where they read both sentences ("design
+    crit | owner | Noor"): either way the older name ends, replaced by the newer."""
     a, b = _brain(brain, (older, SEP), (newer, NOV))
-    [new] = _values(brain, b)
+    new = {s.id: s for s in brain.statements(item_id=b, current=None)}
+    ended = [s for s in brain.statements(item_id=a, current=None) if s.superseded_by in new]
+    assert ended and all(s.object == was for s in ended)
+    assert {new[s.superseded_by or ""].object for s in ended} == {now}
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "was", "now"),
+    [
+        (  # the old name not said again: the new one is pointed at, the topic shared
+            "Engineering handbook > Observability\nWe use Sentry for error tracking.",
+            "OPS-1422 Migrate error tracking to Rollbar\nStatus: Done",
+            "Sentry",
+            "Rollbar",
+        ),
+    ],
+)
+def test_a_name_replaced_by_one_pointed_at(
+    brain: Brain, older: str, newer: str, was: str, now: str
+) -> None:
+    a, b = _brain(brain, (older, SEP), (newer, NOV))
     [old] = _values(brain, a)
+    [new] = _values(brain, b)
     assert (old.object, new.object, old.superseded_by) == (was, now, new.id)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # an addition; the older name still said; a name marked as the one before
+        ("We use Sentry for error tracking.", "We now also send error tracking to Rollbar."),
+        (
+            "Feature specs are written in Notion.",
+            "Going forward, specs are written in Notion and reviewed in Figma.",
+        ),
+        (
+            "The marketing site is built with Gatsby.",
+            "Reminder: the marketing site used to be built with WordPress.",
+        ),
+        # the typed rules read two subjects ("Retros", "design retros")
+        ("Retros are run in Miro.", "Going forward, design retros are run in FigJam."),
+        # a record not in force changes nothing
+        (
+            "ADR-7: Public API style\nStatus: Accepted\nDecision: the public API is REST.",
+            "ADR-29: Replace the public REST API with GraphQL\nStatus: Rejected",
+        ),
+    ],
+)
+def test_what_is_not_a_name_replaced(brain: Brain, older: str, newer: str) -> None:
+    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    assert brain.get(a).superseded_by is None
+    assert all(s.current for s in brain.statements(item_id=a, current=None))
 
 
 @pytest.mark.parametrize(

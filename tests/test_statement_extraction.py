@@ -31,6 +31,7 @@ from orgbrain.extraction.classifier import CLASSES, StatementClassifier, load_we
 from orgbrain.extraction.documents import LINKS
 from orgbrain.extraction.llm import LLMTier
 from orgbrain.extraction.predicates import GONE_WORDS, LEFT_THE_ORG, RETIRED_VERBS
+from orgbrain.extraction.sentences import split_units
 from orgbrain.ports import Chat, Embedder
 from orgbrain.settings import Settings
 
@@ -699,6 +700,9 @@ def test_a_record_titled_by_a_code_links_to_the_records_it_supersedes() -> None:
         ("adr-011", "status", "accepted"),  # and titles the record, like a heading
         ("adr-011", "supersedes", "ADR-005"),
     ]
+    assert links("ADR-12: Events in Postgres\nStatus: Accepted\nSupersedes: ADR-7\n") == [
+        ("adr-12", "supersedes", "ADR-7")  # a field's line, no full stop before it
+    ]
     assert links("ADR-034: calls use NATS.\nStatus: accepted. Supersedes ADR-021.") == [
         ("adr-034", "supersedes", "ADR-021")
     ]
@@ -795,3 +799,27 @@ def test_threads_and_labels_that_state_nothing(text: str) -> None:
 def test_a_messages_headers_state_nothing() -> None:
     text = "Subject: SaaS renewals\nFrom: procurement@\nTo: all@\nCc: finance@"
     assert PatternExtractor().extract(text).claims == ()
+
+
+def test_a_first_line_with_no_sentence_end_titles_what_follows() -> None:
+    """A note's title is a unit of its own, not the start of its first sentence, so the
+    sentence's subject is its own ("error tracking", not "... > Observability We")."""
+    text = "Engineering handbook > Observability\nWe use Sentry for error tracking."
+    assert [(u.kind, text[u.start : u.end]) for u in split_units(text)] == [
+        ("heading", "Engineering handbook > Observability"),
+        ("sentence", "We use Sentry for error tracking."),
+    ]
+    assert ("error tracking", "uses", "Sentry") in [triple(c) for c in claims(text)]
+    wrapped = "We use Sentry for error\ntracking. Alerts go to #alerts."  # prose wraps on
+    first = split_units(wrapped)[0]
+    assert wrapped[first.start : first.end] == "We use Sentry for error\ntracking."
+    label = "Runbook: search\nPrimary on-call: Platform."  # a label stays a label
+    assert [u.kind for u in split_units(label)] == ["label", "label"]
+
+
+def test_a_date_before_the_sentence_is_not_its_subject() -> None:
+    assert triple(claims("From next week the design crit is run by Omar.")[0]) == (
+        "design crit",
+        "owner",
+        "Omar",
+    )

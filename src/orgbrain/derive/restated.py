@@ -50,6 +50,8 @@ from datetime import datetime
 
 from ..context import BrainContext
 from ..extraction import Claim, Found
+from ..extraction.documents import settled
+from ..extraction.predicates import ADDITIVE
 from ..extraction.quiet import HEDGE, NEGATION
 from ..extraction.sentences import split_units
 from ..extraction.values import (
@@ -96,6 +98,9 @@ class _Said:
     names: tuple[Value, ...]
     stems: frozenset[str]
     cue: bool
+    titled: frozenset[str] = field(compare=False)
+    """``stems`` and, when it lies below it, its item's first line's: what a card's line
+    ("Owner: Lena Fischer") is about is often said only in its title."""
     qualified: Mapping[str, frozenset[str]] = field(compare=False)
     """The ``qualifiers`` of the unit and, when it lies below it, of its item's first line
     (a title often names what it is about: "Postgres config (production)")."""
@@ -116,6 +121,9 @@ class _Pair:
     """The words of the unit that said the older name is gone, when another unit of the
     same item names the new one ("Airflow is being switched off." beside "analytics
     orchestration is now Dagster.")."""
+    pointed: bool = False
+    """The newer unit points at a new name without saying the older is gone
+    (``_replaced``): where the typed rules read both sides, they decide."""
 
 
 def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
@@ -131,6 +139,9 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
     for other in _neighbours(ctx, item, mine if backdated else changes):
         if other_records(item.body, other.body):
             continue  # cards of two records ("Service: a", "Service: b"): two settings
+        newer = item if item.when > other.when else other
+        if not settled(newer.body):
+            continue  # a proposal, a draft, a rejected record: it changes nothing
         theirs = _said(other)
         for a in mine:
             for b in theirs:
@@ -140,7 +151,7 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 ):
                     continue  # at one time, or two settings ("production", "staging")
                 beside = _beside(mine if new is a else theirs, new)
-                pairs += _restated(old, new) + _renamed(old, new, beside)
+                pairs += _restated(old, new) + (_renamed(old, new, beside) or _replaced(old, new))
     superseded: list[str] = []
     recorded = 0
     for pair in _best(ctx, [p for p in pairs if not _typed(ctx, p)]):
@@ -160,9 +171,12 @@ def _said(item: Item) -> list[_Said]:
             continue
         stems = _stems(text, found)
         title = item.body.split("\n", 1)[0]
-        qualified = qualifiers(text if start < len(title) else f"{title}\n{text}")
+        below = start >= len(title)
+        titled = stems | _stems(title, values_in(title)) if below else stems
+        qualified = qualifiers(f"{title}\n{text}" if below else text)
+        cue = change_cue(text)
         out.append(
-            _Said(item, start, end, tuple(found), tuple(names), stems, change_cue(text), qualified)
+            _Said(item, start, end, tuple(found), tuple(names), stems, cue, titled, qualified)
         )
     return out
 
@@ -197,7 +211,9 @@ _UNDECIDED = re.compile(
 def _changes(said: _Said) -> bool:
     """Whether ``said`` may restate an older unit: a change stated with a value, or a
     name said to be gone."""
-    return (said.cue and bool(said.values)) or any(gone_name(said.text, n) for n in said.names)
+    return (said.cue and bool(said.values or said.names)) or any(
+        gone_name(said.text, n) for n in said.names
+    )
 
 
 def _stems(text: str, values: Sequence[Value]) -> frozenset[str]:
@@ -300,6 +316,51 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
     return pairs
 
 
+def _replaced(old: _Said, new: _Said) -> list[_Pair]:
+    """A new name the newer unit points at as a change ("Migrate error tracking to
+    Rollbar", "questionnaires go to Jun Park from now on") where the older unit, about the
+    same thing, held one other name ("We use Sentry for error tracking") that the newer
+    one no longer says. An addition ("also"), a negation, or an older unit holding two
+    names (which one went?) replaces nothing."""
+    if not new.cue or NEGATION.search(new.text) or ADDITIVE.search(new.text):
+        return []
+    held = {n.key: n for n in _holders(old)}
+    if len(held) != 1:
+        return []
+    (was,) = held.values()
+    if re.search(rf"(?<![\w#@-]){re.escape(was.key)}(?![\w-])", new.text, re.IGNORECASE):
+        return []  # still said
+    before = old.text.casefold()
+    fresh = {
+        v.key: v
+        for v in new.names
+        if toward(new.text, v)
+        and not (gone_name(new.text, v) or marked_old(new.text, v))
+        and v.key not in before
+    }
+    shared = old.titled & new.titled
+    if len(fresh) != 1 or len(shared) < MIN_SHARED:
+        return []
+    title = old.item.body.split("\n", 1)[0]
+    label = _shared_words(f"{title}\n{old.text}", shared) or (was.key,)
+    return [_Pair(old, new, was, next(iter(fresh.values())), label, pointed=True)]
+
+
+def _holders(said: _Said) -> list[Value]:
+    """The names a unit states something of: not its title's when the unit runs on from
+    it ("Engineering handbook > Observability / We use Sentry ..."), not a label ("SLA:
+    5 business days"), not one in brackets ("Lena Fischer (GRC)")."""
+    title = len(said.item.body.split("\n", 1)[0]) - said.start
+    text = said.text
+    return [
+        n
+        for n in said.names
+        if n.start >= title
+        and not text.startswith(":", n.end)
+        and not (text[: n.start].rstrip().endswith("(") and text.startswith(")", n.end))
+    ]
+
+
 def _said_as_word(said: _Said, name: Value) -> list[Value]:
     """``name`` where ``said`` has it as a word but not as a name ("Airflow runs the
     nightly jobs": a capital that starts a sentence)."""
@@ -345,6 +406,8 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
     the value) that a newer statement has already replaced."""
     text, written = p.old.text.strip(), p.old.text[p.was.start : p.was.end].casefold()
     said = p.new.stems | p.gone_in
+    if p.pointed and _both_typed(ctx, p):
+        return True
     for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
         if s.predicate == PREDICATE or s.text != text:
             continue
@@ -355,6 +418,23 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:
             return True
     return False
+
+
+def _both_typed(ctx: BrainContext, p: _Pair) -> bool:
+    """Whether each side holds a typed statement of its name ("Retros | uses | Miro",
+    "design retros | uses | FigJam"; "The data team moves to Dagster"): the typed rules
+    have read both sentences and settled them their way (two subjects, a move ahead, a
+    subject of several uses)."""
+    ws, vis = ctx.workspace, ctx.visibility
+
+    def typed(said: _Said, name: Value) -> bool:
+        text = said.text.strip()
+        return any(
+            s.predicate != PREDICATE and s.text == text and name.key in s.object.casefold()
+            for s in ctx.store.statements(ws, vis, item_id=said.item.id)
+        )
+
+    return typed(p.old, p.was) and typed(p.new, p.now)
 
 
 def _current(ctx: BrainContext, p: _Pair) -> bool:

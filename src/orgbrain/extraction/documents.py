@@ -19,18 +19,19 @@ from .quiet import NEGATION, states_nothing
 from .sentences import Unit
 from .types import Claim, Found
 
-__all__ = ["LINKS", "document_links", "title_code"]
+__all__ = ["LINKS", "document_links", "settled", "title_code"]
 
 LINKS = frozenset({"supersedes", "superseded_by"})
 """The predicates of a link between two documents."""
 
 _MARKUP = re.compile(r"[\s#*_>`-]*")
-# "Supersedes ADR-021", "This ADR supersedes ...", "It replaces RFC-7", "Supersedes: ...".
+# "Supersedes ADR-021", "This ADR supersedes ...", "It replaces RFC-7", "Supersedes: ..." at
+# the start of a sentence or of a line (a field below "Status: Accepted", no full stop).
 _SUPERSEDES = re.compile(
     r"(?:^|(?<=[.;!]\s))[\s*_-]*(?:(?:this|the\s+new)\s+(?:adr|rfc|doc|document|decision|record|"
     r"proposal|spec|policy|page|version)\s+|(?:this|it)\s+)?(?:now\s+)?"
     r"(?:supersedes|replaces|obsoletes)\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
 # "ADR-003 status: superseded by ADR-017", "Status: superseded by ADR-034",
 # "ADR-021 is superseded by ADR-034", "Superseded by: ADR-034".
@@ -42,6 +43,12 @@ _UNSETTLED = re.compile(
     r"rejected|withdrawn|pending|open|on\s+hold)\b",
     re.IGNORECASE,
 )
+
+
+def settled(text: str) -> bool:
+    """Whether a record is in force: not one whose status says it is proposed, a draft,
+    rejected or withdrawn ("ADR-029: Replace REST with GraphQL / Status: Rejected")."""
+    return _UNSETTLED.search(text) is None
 
 
 def title_code(text: str, units: Sequence[Unit], entities: Sequence[Found]) -> Found | None:
@@ -64,7 +71,7 @@ def title_code(text: str, units: Sequence[Unit], entities: Sequence[Found]) -> F
 def document_links(text: str, units: Sequence[Unit], entities: Sequence[Found]) -> list[Claim]:
     """The links ``text`` states between documents, as claims between their codes."""
     title = title_code(text, units, entities)
-    settled = _UNSETTLED.search(text) is None
+    in_force = settled(text)
     claims: list[Claim] = []
     for unit in units:
         for start, end in _sentences(text, unit):
@@ -73,7 +80,7 @@ def document_links(text: str, units: Sequence[Unit], entities: Sequence[Found]) 
                 continue
             codes = [e for e in entities if e.type == "code" and start <= e.start < end]
             m = _SUPERSEDES.search(text, start, end)
-            if m is not None and title is not None and settled:
+            if m is not None and title is not None and in_force:
                 for old in (c for c in codes if c.start >= m.end() and c.value != title.value):
                     claims.append(_link(title, "supersedes", old, start, end))
             m = _SUPERSEDED_BY.search(text, start, end)

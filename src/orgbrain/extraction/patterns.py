@@ -110,7 +110,10 @@ _OPENER = re.compile(
 _DATED_OPENER = re.compile(
     r"(?:from|starting|as\s+of|beginning)\s+(?:(?:next|this|the\s+(?:start|end)\s+of)\s+)?"
     r"(?:\d|q[1-4]\b|today|tomorrow|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|"
-    r"sep|oct|nov|dec|week|month|quarter|year|sprint)[^,]{0,25},\s+(?=\w)",
+    r"sep|oct|nov|dec|week|month|quarter|year|sprint)[^,]{0,25},\s+(?=\w)"
+    # without the comma only a phrase that cannot run on: "From next week the crit is ..."
+    r"|(?:from|starting|as\s+of|beginning)\s+(?:(?:next|this)\s+(?:week|month|quarter|year|"
+    r"sprint)|today|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])",
     re.IGNORECASE,
 )
 _GROUP_WORD = re.compile(r"\s+(?:team|squad|guild|tribe|pod|crew)$", re.IGNORECASE)

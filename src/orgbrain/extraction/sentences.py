@@ -41,7 +41,8 @@ def split_units(text: str) -> list[Unit]:
     block_start: int | None = None
     block_end = 0
     pos = 0
-    for line in text.splitlines(keepends=True):
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines):
         line_start, pos = pos, pos + len(line)
         body = line.rstrip("\r\n")
         line_end = line_start + len(body)
@@ -58,6 +59,8 @@ def split_units(text: str) -> list[Unit]:
             if _TABLE.match(body)
             else "label"
             if _LABEL.match(body) and not _looks_like_url(body)
+            else "heading"
+            if not units and block_start is None and _titles(body, lines[n + 1 :])
             else None
         )
         if kind is not None or _BULLET.match(body):
@@ -80,6 +83,22 @@ def split_units(text: str) -> list[Unit]:
     if block_start is not None:
         units += _sentences(text, block_start, block_end)
     return units
+
+
+_TITLE_END = re.compile(r"[^.!?,;:]\s*$")
+_NEXT_LINE = re.compile(r"[ \t]*[A-Z0-9#>|*@\[-]")
+
+
+def _titles(body: str, rest: list[str]) -> bool:
+    """Whether a first line is a title, not the start of wrapped prose: short, with no
+    sentence end, and the next line starts afresh ("Engineering handbook > Observability"
+    above "We use Sentry ...")."""
+    return (
+        bool(rest)
+        and len(body) <= 100
+        and bool(_TITLE_END.search(body))
+        and bool(_NEXT_LINE.match(rest[0]))
+    )
 
 
 def _looks_like_url(body: str) -> bool:
