@@ -403,3 +403,14 @@ def test_a_move_leaves_a_subject_of_several_uses(brain: Brain) -> None:
     )[:2]
     for item in (a, b):
         assert all(s.current for s in brain.statements(item_id=item, current=None))
+
+
+def test_a_record_withdrawn_elsewhere_ends_its_status(brain: Brain) -> None:
+    a, b = _brain(
+        brain,
+        ("RFC-31 In-house feature flag service\nStatus: accepted\nOwner: Platform.", SEP),
+        ("[#architecture] update: RFC-31 marked Withdrawn, we buy LaunchDarkly instead.", NOV),
+    )
+    [now] = [s for s in brain.statements(item_id=b) if s.predicate == "status"]
+    [was] = [s for s in brain.statements(item_id=a, current=None) if s.predicate == "status"]
+    assert (was.object, now.object, was.superseded_by) == ("accepted", "withdrawn", now.id)

@@ -700,6 +700,10 @@ def test_a_record_titled_by_a_code_links_to_the_records_it_supersedes() -> None:
         ("adr-011", "status", "accepted"),  # and titles the record, like a heading
         ("adr-011", "supersedes", "ADR-005"),
     ]
+    assert [triple(c) for c in claims("Update: RFC-31 marked Withdrawn, we buy instead.")] == [
+        ("rfc-31", "status", "withdrawn")  # a record's status said outside it
+    ]
+    assert [c for c in claims("ADR-9 is not deprecated.") if c.predicate == "status"] == []
     assert links("ADR-12: Events in Postgres\nStatus: Accepted\nSupersedes: ADR-7\n") == [
         ("adr-12", "supersedes", "ADR-7")  # a field's line, no full stop before it
     ]

@@ -36,6 +36,12 @@ _SUPERSEDES = re.compile(
 # "ADR-003 status: superseded by ADR-017", "Status: superseded by ADR-034",
 # "ADR-021 is superseded by ADR-034", "Superseded by: ADR-034".
 _SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced|obsoleted)\s+by\b\s*:?", re.IGNORECASE)
+# "RFC-31 marked Withdrawn", "ADR-9 is now deprecated": a record's status, said elsewhere.
+_ENDED = re.compile(
+    r"[^\S\n]+(?:(?:is|was|has\s+been|have\s+been|been|now|marked|gets|got|being)(?:\s+as)?\s+)+"
+    r"(?P<status>withdrawn|rejected|reversed|deprecated|retired|cancell?ed|abandoned|obsolete)\b",
+    re.IGNORECASE,
+)
 # Beyond what states nothing anywhere: "If accepted, this replaces RFC-7", "would".
 _IFFY = re.compile(r"\b(?:if|would|could|may|draft)\b", re.IGNORECASE)
 _UNSETTLED = re.compile(
@@ -79,6 +85,11 @@ def document_links(text: str, units: Sequence[Unit], entities: Sequence[Found]) 
             if states_nothing(said) or NEGATION.search(said) or _IFFY.search(said):
                 continue
             codes = [e for e in entities if e.type == "code" and start <= e.start < end]
+            for code in codes:
+                ended = _ENDED.match(text, code.end, end)
+                if ended is not None:
+                    status = ended.group("status").lower()
+                    claims.append(_status(code, status, start, end))
             m = _SUPERSEDES.search(text, start, end)
             if m is not None and title is not None and in_force:
                 for old in (c for c in codes if c.start >= m.end() and c.value != title.value):
@@ -105,6 +116,22 @@ def _sentences(text: str, unit: Unit) -> list[tuple[int, int]]:
     if start < unit.end:
         spans.append((start, unit.end))
     return spans
+
+
+def _status(subject: Found, status: str, start: int, end: int) -> Claim:
+    return Claim(
+        type="fact",
+        subject=subject,
+        predicate="status",
+        object=status,
+        object_entity=None,
+        start=start,
+        end=end,
+        valid_from=None,
+        replaces=None,
+        tier="pattern",
+        confidence=0.8,
+    )
 
 
 def _link(subject: Found, predicate: str, obj: Found, start: int, end: int) -> Claim:
