@@ -327,3 +327,19 @@ def test_coverage_is_a_share_of_terms_held_or_prefixing(terms: list[str], texts:
     want = sum(map(held, terms)) / len(terms) if terms else 1.0
     assert coverage(terms, stems) == want
     assert holds_any(terms, stems) == any(map(held, terms))
+
+
+def test_asking_for_what_holds_now_names_no_term() -> None:
+    """ "these days" asks for the current belief; a hit need not say "days" (a note about
+    a laptop's "first day" is not closer for it)."""
+    assert query_terms("What are we using for exception monitoring these days?") == [
+        "exception",
+        "monitoring",
+    ]
+    assert query_terms("who owns billing right now, at the moment?") == ["owns", "billing"]
+    assert query_terms("how many days a week are we in the office?") == [
+        "many",
+        "days",
+        "week",
+        "office",
+    ]

@@ -38,10 +38,18 @@ STOPWORDS = frozenset(
 )
 
 
+_PRESENT = re.compile(
+    r"\b(?:these\s+days|nowadays|at\s+the\s+moment|right\s+now|at\s+present)\b", re.IGNORECASE
+)
+"""Ways of asking for what holds now, which name nothing a hit must say ("what do we use
+for exception monitoring these days?": not "days")."""
+
+
 def query_terms(query: str, *, max_terms: int = 32) -> list[str]:
-    """Lower-cased distinct words of ``query`` minus stopwords, in order of appearance."""
+    """Lower-cased distinct words of ``query`` minus stopwords and ``_PRESENT``'s
+    phrases, in order of appearance."""
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(query.lower()):
+    for match in _WORD.finditer(_PRESENT.sub(" ", query).lower()):
         word = match.group(0).replace("\u2019", "'")
         if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
