@@ -414,3 +414,36 @@ def test_a_record_withdrawn_elsewhere_ends_its_status(brain: Brain) -> None:
     [now] = [s for s in brain.statements(item_id=b) if s.predicate == "status"]
     [was] = [s for s in brain.statements(item_id=a, current=None) if s.predicate == "status"]
     assert (was.object, now.object, was.superseded_by) == ("accepted", "withdrawn", now.id)
+
+
+@pytest.mark.parametrize("newer_first", [False, True])
+def test_a_revised_document_replaces_its_earlier_version(brain: Brain, newer_first: bool) -> None:
+    notes = [
+        ("Handbook: Hybrid work\nWe're in the office three days a week: Monday and Tuesday.", SEP),
+        (
+            "Handbook: Hybrid work (updated November 2026)\nTeams come in on Tuesdays and "
+            "Thursdays.\nDesk booking via Robin stays mandatory.",
+            NOV,
+        ),
+    ]
+    ids = _brain(brain, *(reversed(notes) if newer_first else notes))
+    old, new = reversed(ids) if newer_first else ids
+    assert brain.get(old).superseded_by == new
+    assert brain.get(new).superseded_by is None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # one title, no revision mark: two weeks' notes, not two versions
+        ("Weekly status\nAtlas is on track.", "Weekly status\nBilling v2 slipped a week."),
+        # a revision mark on another title
+        (
+            "IT onboarding checklist\nInstall 1Password.",
+            "Travel policy (rev. August)\nBook economy.",
+        ),
+    ],
+)
+def test_what_is_not_a_revision(brain: Brain, older: str, newer: str) -> None:
+    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    assert brain.get(a).superseded_by is None

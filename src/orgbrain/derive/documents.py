@@ -12,12 +12,18 @@ subject and predicate when it has one (else its first statement, else the link);
 older item then follows by the item rule (superseded once none of its statements is
 current). A "superseded by" link read before the newer record was written waits: it is
 settled when a record titled by the newer code is derived (``settle_waiting``).
+
+A document re-issued under its title with a revision mark ("Handbook: Hybrid work
+(updated September 2026)", "IT onboarding checklist (rev. August)") is the newer version
+of every earlier document of that title, and settles the same way (``settle_revision``):
+a title alone says nothing (two "Weekly status" notes are two weeks), the mark says
+"this replaces the page you knew".
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..context import BrainContext
 from ..extraction import Extraction
@@ -25,8 +31,9 @@ from ..extraction.documents import LINKS, title_code
 from ..extraction.sentences import split_units
 from ..graph import normalise_value
 from ..model import Item, Statement
+from ..retrieve.terms import query_terms
 
-__all__ = ["settle_link", "settle_waiting"]
+__all__ = ["settle_link", "settle_revision", "settle_waiting"]
 
 MENTIONS_READ = 200
 """The most mentions of a code read to find the documents it titles."""
@@ -81,6 +88,69 @@ def settle_waiting(
         return []
     waiting = store.statements(ws, vis, object_ids=named, predicate="superseded_by", current=True)
     return [pair for link in waiting for pair in settle_link(ctx, link)]
+
+
+_REVISED = re.compile(
+    r"\s*(?:\((?:updated|rev\.?|revised|revision|version|v\d+)\b[^)]*\)"
+    r"|[-\u2013\u2014:]\s*(?:updated|revised)\b.*)\s*$",
+    re.IGNORECASE,
+)
+REVISIONS_READ = 8
+"""Items read per stream to find the earlier versions of a revised document."""
+
+
+def revised_title(body: str) -> tuple[str, bool]:
+    """A document's first line less any revision mark, case-folded, and whether it has
+    one."""
+    first = _MARKUP.sub("", body.split("\n", 1)[0], count=1)
+    base = _REVISED.sub("", first)
+    return " ".join(base.casefold().split()), base != first
+
+
+def settle_revision(ctx: BrainContext, item: Item, window: timedelta) -> list[tuple[str, str]]:
+    """Retire the earlier versions of a revised document, whichever is derived first:
+    ``(older, newer)`` item ids, each older version's differing statements ended."""
+    if item.storage_class not in ("note", "section") or "\n" not in item.body.strip():
+        return []
+    title, marked = revised_title(item.body)
+    terms = query_terms(title)
+    if not terms:
+        return []
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ids = {
+        i
+        for cls in ("note", "section")
+        for i, _ in store.keyword_search(ws, cls, terms, REVISIONS_READ, vis)
+    }
+    ids.discard(item.id)
+    pairs: list[tuple[Item, Item]] = []
+    for other in ctx.get_many(sorted(ids)).values():
+        other_title, other_marked = revised_title(other.body)
+        if other_title != title or other.scope != item.scope or other.tombstoned_at:
+            continue
+        old, new, new_marked = (
+            (other, item, marked) if other.when < item.when else (item, other, other_marked)
+        )
+        if new_marked and new.when - old.when >= window:
+            pairs.append((old, new))
+    for old, new in pairs:
+        _retire(ctx, old, new)
+    return [(old.id, new.id) for old, new in pairs]
+
+
+def _retire(ctx: BrainContext, old: Item, new: Item) -> None:
+    """End each current statement of the older version by the newer's that replaced it
+    or says it again (``_successor``): the belief, where it holds, is the newer's now."""
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    stated = store.statements(ws, vis, item_id=new.id, current=True)
+    said = [s for s in stated if s.predicate not in LINKS]
+    if not said:
+        return  # nothing to end them by: the older stays as it is
+    shared = {s.id for s in stated}  # one statement both versions say: it holds
+    for s in store.statements(ws, vis, item_id=old.id, current=True):
+        if s.id not in shared:
+            by = _successor(s, said, said[0])
+            store.end_statement(ws, s.id, max(new.when, s.valid_from), by.id)
 
 
 def _titled(ctx: BrainContext, code_id: str) -> list[Item]:

@@ -391,9 +391,12 @@ def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
     return min(after, key=lambda s: s.valid_from, default=None)
 
 
-def supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
+def supersede_item(
+    ctx: BrainContext, old_id: str, by_id: str, *, version: bool = False
+) -> str | None:
     """Mark item ``old_id`` superseded by ``by_id`` once none of its statements is current
-    any more; returns the old id when it was marked."""
+    any more, or, for an earlier ``version`` of the same document, none but those the
+    newer one says too; returns the old id when it was marked."""
     if old_id == by_id:
         return None
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
@@ -402,6 +405,9 @@ def supersede_item(ctx: BrainContext, old_id: str, by_id: str) -> str | None:
     if old is None or new is None or old.storage_class not in ("note", "section"):
         return None
     held = store.statements(ws, vis, item_id=old_id, current=True)
+    if version:
+        again = {s.id for s in store.statements(ws, vis, item_id=by_id, current=True)}
+        held = [s for s in held if s.id not in again]
     if old.scope != new.scope or any(s.predicate not in LINKS for s in held):
         return None  # a link ("superseded by ADR-034") keeps nothing current
     edge = Edge(

@@ -29,9 +29,9 @@ from ..graph import observe_mention, put_system_edge
 from ..model import Item
 from ..ports import ItemFilter
 from ..retrieve.evidence import is_conversational
-from .documents import settle_waiting
+from .documents import settle_revision, settle_waiting
 from .restated import restate
-from .statements import evidence_range, record_claim, supersede_item
+from .statements import CONFLICT_WINDOW, evidence_range, record_claim, supersede_item
 
 __all__ = ["SIMILAR_MAX", "SIMILAR_MIN", "Derived", "derive_item"]
 
@@ -182,7 +182,14 @@ def _statements(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[s
 
 
 def _restated(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
-    return restate(ctx, item)
+    """Values restated as a change, then a revised document's earlier versions."""
+    found = restate(ctx, item)
+    revised = [
+        marked
+        for old, new in settle_revision(ctx, item, CONFLICT_WINDOW)
+        if (marked := supersede_item(ctx, old, new, version=True)) is not None
+    ]
+    return found | {"revisions": revised} if revised else found
 
 
 def _similar(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
