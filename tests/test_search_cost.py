@@ -14,7 +14,7 @@ from orgbrain.retrieve.evidence import _SENTENCE, _speaker_line, only_asks
 from orgbrain.retrieve.learned import FEATURES, LinearRanker
 from orgbrain.retrieve.learned_model import LEARNED
 from orgbrain.retrieve.search import Candidate
-from orgbrain.retrieve.terms import holds_any, text_stems
+from orgbrain.retrieve.terms import coverage, holds_any, stem, text_stems
 
 WORDS = ["soup", "spices", "the", "race", "Caroline", "billing", "you", "painting", "pai"]
 
@@ -49,6 +49,24 @@ def test_only_asks_unions_hold_what_one_sentence_holds() -> None:
     spice = "Tim: That's ok! I can look some up. Can you tell me what spices you used in the soup?"
     for terms in (["spice", "soup"], ["look"], ["spi"], ["xyz"], []):
         assert only_asks(spice, terms) == _only_asks_by_sentence(spice, terms), terms
+
+
+def _holds(term: str, stems: frozenset[str]) -> bool:
+    """A term's test as written before ``holds_any`` and ``coverage`` inlined it."""
+    t = stem(term)
+    return t in stems or (len(t) >= 3 and any(s.startswith(t) for s in stems))
+
+
+@given(
+    st.lists(st.sampled_from([*WORDS, "pa", "soups", "racing", "caro", "bill"]), max_size=4),
+    st.lists(sentences, max_size=3).map(lambda texts: text_stems(" ".join(texts))),
+)
+def test_holds_any_and_coverage_test_each_term_as_before(
+    terms: list[str], stems: frozenset[str]
+) -> None:
+    assert holds_any(terms, stems) == any(_holds(t, stems) for t in terms)
+    want = sum(_holds(t, stems) for t in terms) / len(terms) if terms else 1.0
+    assert coverage(terms, stems) == want
 
 
 def test_a_rescored_candidate_is_replace_with_another_score() -> None:
