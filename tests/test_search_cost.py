@@ -10,7 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orgbrain.model import Item, ItemSketch, Origin, utcnow
-from orgbrain.retrieve.evidence import _SENTENCE, _speaker_line, only_asks
+from orgbrain.retrieve.evidence import (
+    _FIRST_PERSON,
+    _SECOND_PERSON,
+    _SENTENCE,
+    _speaker_line,
+    only_asks,
+    spoken_to,
+)
 from orgbrain.retrieve.learned import FEATURES, LinearRanker
 from orgbrain.retrieve.learned_model import LEARNED
 from orgbrain.retrieve.search import Candidate
@@ -49,6 +56,24 @@ def test_only_asks_unions_hold_what_one_sentence_holds() -> None:
     spice = "Tim: That's ok! I can look some up. Can you tell me what spices you used in the soup?"
     for terms in (["spice", "soup"], ["look"], ["spi"], ["xyz"], []):
         assert only_asks(spice, terms) == _only_asks_by_sentence(spice, terms), terms
+
+
+def _spoken_to_counting(text: str) -> str | None:
+    """``spoken_to`` as it was, counting the pronouns of every line."""
+    has_speaker, said = _speaker_line(text)
+    lowered = said.lower().replace("\u2019", "'")
+    you, me = len(_SECOND_PERSON.findall(lowered)), len(_FIRST_PERSON.findall(lowered))
+    return said if has_speaker and you > me else None
+
+
+@given(
+    st.lists(
+        st.sampled_from([*WORDS, "You", "your", "I", "we", "yours", "youth", "Me"]), max_size=8
+    )
+)
+def test_spoken_to_reads_a_line_as_when_it_counted_every_line(parts: list[str]) -> None:
+    for text in ("Tim: " + " ".join(parts), " ".join(parts)):
+        assert spoken_to(text) == _spoken_to_counting(text)
 
 
 def _holds(term: str, stems: frozenset[str]) -> bool:

@@ -16,6 +16,7 @@ __all__ = [
     "query_terms",
     "stem",
     "text_stems",
+    "words",
 ]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?", re.UNICODE)
@@ -133,7 +134,12 @@ def text_stems(text: str) -> frozenset[str]:
     """The stems of every word of ``text``. Cached by text: the gate and the learned
     ranker read the same items' text over and over (a store's hits repeat across
     searches; 8k texts of a few kB at most)."""
-    return frozenset(map(stem, _WORD.findall(text)))  # _WORD has no groups: whole words
+    return frozenset(map(stem, words(text)))
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text``, as written."""
+    return _WORD.findall(text)  # _WORD has no groups: whole words
 
 
 @lru_cache(maxsize=1 << 13)
