@@ -50,7 +50,8 @@ class ItemCache(Generic[T]):
         self._limit = limit
         self._lock = threading.Lock()
         self._seq = -1
-        self._held: dict[tuple[str, str], T] = {}
+        self._held: dict[str, dict[str, T]] = {}  # by workspace, then id
+        self._count = 0
 
     def read(
         self,
@@ -62,39 +63,42 @@ class ItemCache(Generic[T]):
         """The visible values of ``ids``, by id, in the order SQLite gives them: each batch
         of ``BATCH`` distinct ids (in the order asked) by id."""
         unique = list(dict.fromkeys(ids))
+        held: dict[str, T] = {}
         if conn.in_transaction:
-            found = self._load(workspace, unique)
+            loaded = self._load(workspace, unique)
         else:
-            found = self._held_or_loaded(conn, workspace, unique)
+            held, loaded = self._held_and_loaded(conn, workspace, unique)
         scopes = visibility.scopes
         out: dict[str, T] = {}
         for start in range(0, len(unique), BATCH):
             for item_id in sorted(unique[start : start + BATCH]):
-                value = found.get(item_id)
+                value = held.get(item_id)
+                if value is None:
+                    value = loaded.get(item_id)
                 if value is not None and (scopes is None or value.scope in scopes):
                     out[item_id] = value
         return out
 
-    def _held_or_loaded(
+    def _held_and_loaded(
         self, conn: sqlite3.Connection, workspace: str, unique: list[str]
-    ) -> dict[str, T]:
+    ) -> tuple[dict[str, T], dict[str, T]]:
+        """What is held of the workspace's items, and those of ``unique`` it lacked, read
+        from the file (and held from now on, unless the counter moved meanwhile)."""
         # The counter first: rows read after it are at least as new as it says, so a
         # change after this read moves it past what the rows are kept under.
         seq = watermark(conn, ITEM_SEQ)
         with self._lock:
             if seq != self._seq:
-                self._held.clear()
-                self._seq = seq
-            held = self._held
-            found = {i: v for i in unique if (v := held.get((workspace, i))) is not None}
-        missing = [i for i in unique if i not in found]
+                self._held, self._count, self._seq = {}, 0, seq
+            held = self._held.setdefault(workspace, {})
+            missing = [i for i in unique if i not in held]
         if not missing:
-            return found
+            return held, {}
         loaded = self._load(workspace, missing)
-        found.update(loaded)
         with self._lock:
             if seq == self._seq:  # no other reader saw the counter move meanwhile
-                if len(self._held) + len(loaded) > self._limit:
-                    self._held.clear()
-                self._held.update(((workspace, i), v) for i, v in loaded.items())
-        return found
+                if self._count + len(loaded) > self._limit:
+                    self._held, self._count = {workspace: {}}, 0
+                self._held[workspace].update(loaded)
+                self._count += len(loaded)
+        return held, loaded
