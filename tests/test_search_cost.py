@@ -10,11 +10,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orgbrain.model import Item, ItemSketch, Origin, utcnow
-from orgbrain.retrieve.evidence import _SENTENCE, _speaker_line, only_asks
+from orgbrain.retrieve.evidence import (
+    _FIRST_PERSON,
+    _SECOND_PERSON,
+    _SENTENCE,
+    _speaker_line,
+    only_asks,
+    spoken_to,
+)
 from orgbrain.retrieve.learned import FEATURES, LinearRanker
 from orgbrain.retrieve.learned_model import LEARNED
 from orgbrain.retrieve.search import Candidate
-from orgbrain.retrieve.terms import holds_any, text_stems
+from orgbrain.retrieve.terms import coverage, holds_any, stem, text_stems
 
 WORDS = ["soup", "spices", "the", "race", "Caroline", "billing", "you", "painting", "pai"]
 
@@ -49,6 +56,42 @@ def test_only_asks_unions_hold_what_one_sentence_holds() -> None:
     spice = "Tim: That's ok! I can look some up. Can you tell me what spices you used in the soup?"
     for terms in (["spice", "soup"], ["look"], ["spi"], ["xyz"], []):
         assert only_asks(spice, terms) == _only_asks_by_sentence(spice, terms), terms
+
+
+def _spoken_to_counting(text: str) -> str | None:
+    """``spoken_to`` as it was, counting the pronouns of every line."""
+    has_speaker, said = _speaker_line(text)
+    lowered = said.lower().replace("\u2019", "'")
+    you, me = len(_SECOND_PERSON.findall(lowered)), len(_FIRST_PERSON.findall(lowered))
+    return said if has_speaker and you > me else None
+
+
+@given(
+    st.lists(
+        st.sampled_from([*WORDS, "You", "your", "I", "we", "yours", "youth", "Me"]), max_size=8
+    )
+)
+def test_spoken_to_reads_a_line_as_when_it_counted_every_line(parts: list[str]) -> None:
+    for text in ("Tim: " + " ".join(parts), " ".join(parts)):
+        assert spoken_to(text) == _spoken_to_counting(text)
+
+
+def _holds(term: str, stems: frozenset[str]) -> bool:
+    """A term's test as written before ``holds_any`` and ``coverage`` inlined it."""
+    t = stem(term)
+    return t in stems or (len(t) >= 3 and any(s.startswith(t) for s in stems))
+
+
+@given(
+    st.lists(st.sampled_from([*WORDS, "pa", "soups", "racing", "caro", "bill"]), max_size=4),
+    st.lists(sentences, max_size=3).map(lambda texts: text_stems(" ".join(texts))),
+)
+def test_holds_any_and_coverage_test_each_term_as_before(
+    terms: list[str], stems: frozenset[str]
+) -> None:
+    assert holds_any(terms, stems) == any(_holds(t, stems) for t in terms)
+    want = sum(_holds(t, stems) for t in terms) / len(terms) if terms else 1.0
+    assert coverage(terms, stems) == want
 
 
 def test_a_rescored_candidate_is_replace_with_another_score() -> None:

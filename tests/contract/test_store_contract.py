@@ -254,6 +254,38 @@ def test_item_sketches_are_the_sketches_of_get_items(make_store: StoreFactory) -
     assert s.item_sketches("w2", ids, ALL) == {}
 
 
+def test_reads_by_id_see_every_write_from_any_handle(make_store: StoreFactory) -> None:
+    """``get_items`` and ``item_sketches`` read again after a write, from the handle that
+    wrote or another (the SQLite store holds what it read until an item changes:
+    itemcache.py): an update in place, a supersession, a move to another scope, a
+    tombstone, a new item."""
+    s, other = make_store(), make_store()
+    a = s.put_item(item("alpha one", key="a"), vec(1))
+    b = s.put_item(item("beta two", key="b"), vec(2))
+    org = Visibility(frozenset({"org"}))
+
+    def seen(reader: Store, vis: Visibility = ALL) -> dict[str, tuple[str, str, str | None]]:
+        full = reader.get_items("w1", [a.id, b.id, "c"], vis)
+        sketches = reader.item_sketches("w1", [a.id, b.id, "c"], vis)
+        assert sketches == {i: ItemSketch.of(x) for i, x in full.items()}
+        return {i: (x.body, x.scope, x.superseded_by) for i, x in full.items()}
+
+    for reader in (s, other, s, other):  # the second time round from what a handle holds
+        assert seen(reader) == {a.id: ("alpha one", "org", None), b.id: ("beta two", "org", None)}
+    s.put_item(replace(a, body="alpha changed"), vec(1))
+    assert seen(s)[a.id][0] == seen(other)[a.id][0] == "alpha changed"
+    o = Origin("human:test", "test", utcnow())
+    assert other.supersede_item(Edge(new_id("edg"), "w1", "SUPERSEDES", b.id, a.id, o))
+    assert seen(s)[a.id][2] == seen(other)[a.id][2] == b.id
+    other.put_item(replace(b, scope="user:bob"), vec(2))
+    assert b.id not in seen(s, org) and b.id not in seen(other, org)
+    assert seen(s)[b.id][1] == "user:bob"
+    s.put_item(replace(s.get_items("w1", [a.id], ALL)[a.id], tombstoned_at=utcnow()), vec(1))
+    assert other.item_sketches("w1", [a.id], ALL)[a.id].tombstoned_at is not None
+    c = other.put_item(replace(item("gamma three", key="c"), id="c"), vec(3))
+    assert seen(s)[c.id][0] == seen(other)[c.id][0] == "gamma three"
+
+
 def _owners(s: Store, first_id: str) -> tuple[Store, list[Item], Statement]:
     """Three org notes and one of bob's, and an owner statement about the first (not yet
     stored) to vary."""

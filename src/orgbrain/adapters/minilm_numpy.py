@@ -359,10 +359,11 @@ def _layer_norm(x: F32, gamma: F32, beta: F32, eps: float) -> None:
 
 
 def _softmax_rows(scores: F32) -> None:
-    """Softmax over the last axis, in place; the max is subtracted so exp never overflows."""
-    scores -= scores.max(axis=-1, keepdims=True)
+    """Softmax over the last axis, in place; the max is subtracted so exp never overflows.
+    (``ndarray.max`` and ``sum``'s own reductions, without their Python wrappers.)"""
+    scores -= np.maximum.reduce(scores, axis=-1, keepdims=True)
     np.exp(scores, out=scores)
-    scores /= scores.sum(axis=-1, keepdims=True)
+    scores /= np.add.reduce(scores, axis=-1, keepdims=True)
 
 
 def _mean_pool(hidden: F32, mask: NDArray[np.bool_]) -> F32:

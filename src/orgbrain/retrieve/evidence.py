@@ -22,7 +22,16 @@ from datetime import timedelta
 from functools import lru_cache
 
 from ..model import Item, ItemSketch
-from .terms import content_terms, coverage, holds_any, query_names, query_terms, text_stems
+from .terms import (
+    content_terms,
+    coverage,
+    holds_any,
+    query_names,
+    query_terms,
+    stem,
+    text_stems,
+    words,
+)
 from .verdict import HitEvidence
 from .when import Window
 
@@ -100,7 +109,8 @@ def _turn_sentences(text: str) -> tuple[bool, frozenset[str], frozenset[str]]:
         question = sentence.endswith("?")
         if not question and len(sentence.split()) > 3:
             everything_asked = False
-        (asked if question else stated).update(text_stems(sentence))
+        # ``text_stems`` without its cache: a sentence is read once, here.
+        (asked if question else stated).update(map(stem, words(sentence)))
     return everything_asked, frozenset(asked), frozenset(stated)
 
 
@@ -139,6 +149,8 @@ def spoken_to(text: str) -> str | None:
     if not has_speaker:
         return None
     lowered = said.lower().replace("\u2019", "'")
+    if "you" not in lowered:  # every second-person word holds it: none outnumbers nothing
+        return None
     if len(_SECOND_PERSON.findall(lowered)) > len(_FIRST_PERSON.findall(lowered)):
         return said
     return None

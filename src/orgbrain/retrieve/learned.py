@@ -76,8 +76,11 @@ class Signals(NamedTuple):
 
 def _best_rank(ranks: dict[str, int], prefix: str) -> int | None:
     """The best rank among the streams named ``prefix...`` (``"vector:"``)."""
-    found = [r for name, r in ranks.items() if name.startswith(prefix)]
-    return min(found) if found else None
+    best = None
+    for name, r in ranks.items():
+        if name.startswith(prefix) and (best is None or r < best):
+            best = r
+    return best
 
 
 def features(head: Sequence[Signals], best_keyword: float | None) -> list[list[float]]:

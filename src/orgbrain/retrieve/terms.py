@@ -16,6 +16,7 @@ __all__ = [
     "query_terms",
     "stem",
     "text_stems",
+    "words",
 ]
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?", re.UNICODE)
@@ -141,7 +142,12 @@ def text_stems(text: str) -> frozenset[str]:
     """The stems of every word of ``text``. Cached by text: the gate and the learned
     ranker read the same items' text over and over (a store's hits repeat across
     searches; 8k texts of a few kB at most)."""
-    return frozenset(map(stem, _WORD.findall(text)))  # _WORD has no groups: whole words
+    return frozenset(map(stem, words(text)))
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text``, as written."""
+    return _WORD.findall(text)  # _WORD has no groups: whole words
 
 
 @lru_cache(maxsize=1 << 13)
@@ -150,21 +156,33 @@ def _joined(stems: frozenset[str]) -> str:
     return "\n" + "\n".join(stems)
 
 
-def _holds(term: str, stems: frozenset[str]) -> bool:
-    """Whether the stem of ``term`` is one of ``stems`` or (three letters or more) a
-    prefix of one: a nickname, a longer form."""
-    t = stem(term)
-    return t in stems or (len(t) >= 3 and "\n" + t in _joined(stems))
-
-
 def holds_any(terms: Sequence[str], stems: frozenset[str]) -> bool:
     """Whether ``coverage(terms, stems)`` is above 0, without counting the rest."""
-    return any(_holds(t, stems) for t in terms)
+    joined = None
+    for term in terms:
+        t = stem(term)
+        if t in stems:
+            return True
+        if len(t) >= 3:
+            joined = _joined(stems) if joined is None else joined
+            if "\n" + t in joined:
+                return True
+    return False
 
 
 def coverage(terms: list[str], stems: frozenset[str]) -> float:
-    """Share of ``terms`` whose stem is in ``stems``, or is a prefix of one of them (a
-    nickname, a longer form); 1.0 for no terms."""
+    """Share of ``terms`` whose stem is in ``stems``, or (three letters or more) is a
+    prefix of one of them (a nickname, a longer form); 1.0 for no terms."""
     if not terms:
         return 1.0
-    return sum(_holds(t, stems) for t in terms) / len(terms)
+    # One loop, no helper a term: a search's learned stage makes ~270 of these tests.
+    held = 0
+    joined = None
+    for term in terms:
+        t = stem(term)
+        if t in stems:
+            held += 1
+        elif len(t) >= 3:
+            joined = _joined(stems) if joined is None else joined
+            held += "\n" + t in joined
+    return held / len(terms)

@@ -479,6 +479,23 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX statements_successor ON statements (workspace, superseded_by);
         """,
     ),
+    (
+        # Every change of an items row moves item_seq, so a reader holding items in memory
+        # (itemcache.py) knows with one look whether they are still the file's.
+        "0016_item_seq",
+        """
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('item_seq', '0');
+        CREATE TRIGGER item_seq_insert AFTER INSERT ON items BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'item_seq';
+        END;
+        CREATE TRIGGER item_seq_update AFTER UPDATE ON items BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'item_seq';
+        END;
+        CREATE TRIGGER item_seq_delete AFTER DELETE ON items BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'item_seq';
+        END;
+        """,
+    ),
 )
 
 
