@@ -162,6 +162,8 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
 
 def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
+    title = item.body.split("\n", 1)[0]
+    about = _stems(title, values_in(title))
     for start, end in _clauses(item.body):
         text = item.body[start:end]
         found, names = values_in(text), names_in(text)
@@ -170,9 +172,8 @@ def _said(item: Item) -> list[_Said]:
         if _UNDECIDED.match(text):
             continue
         stems = _stems(text, found)
-        title = item.body.split("\n", 1)[0]
         below = start >= len(title)
-        titled = stems | _stems(title, values_in(title)) if below else stems
+        titled = stems | about if below else stems
         qualified = qualifiers(f"{title}\n{text}" if below else text)
         cue = change_cue(text)
         out.append(
@@ -318,10 +319,10 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
 
 def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     """A new name the newer unit points at as a change ("Migrate error tracking to
-    Rollbar", "questionnaires go to Jun Park from now on") where the older unit, about the
-    same thing, held one other name ("We use Sentry for error tracking") that the newer
-    one no longer says. An addition ("also"), a negation, or an older unit holding two
-    names (which one went?) replaces nothing."""
+    Rollbar") where the older unit, about the same thing, held one other name ("We use
+    Sentry for error tracking") that the newer one no longer says. An addition ("also"),
+    a negation, a name marked as the one before ("used to be built with WordPress"), or
+    an older unit holding two names (which one went?) replaces nothing."""
     if not new.cue or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
     held = {n.key: n for n in _holders(old)}
