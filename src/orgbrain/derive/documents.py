@@ -33,7 +33,7 @@ from ..graph import normalise_value
 from ..model import Item, Statement
 from ..retrieve.terms import query_terms
 
-__all__ = ["settle_link", "settle_revision", "settle_waiting"]
+__all__ = ["back_dated", "settle_link", "settle_revision", "settle_waiting"]
 
 MENTIONS_READ = 200
 """The most mentions of a code read to find the documents it titles."""
@@ -107,12 +107,21 @@ def revised_title(body: str) -> tuple[str, bool]:
     return " ".join(base.casefold().split()), base != first
 
 
+def back_dated(item: Item, window: timedelta) -> bool:
+    """Whether ``item`` happened at least ``window`` before it was written: a newer item
+    may have been derived before it."""
+    return item.occurred_at is not None and item.origin.at - item.when >= window
+
+
 def settle_revision(ctx: BrainContext, item: Item, window: timedelta) -> list[tuple[str, str]]:
     """Retire the earlier versions of a revised document, whichever is derived first:
-    ``(older, newer)`` item ids, each older version's differing statements ended."""
+    ``(older, newer)`` item ids, each older version's differing statements ended. Only a
+    revised item, or a back-dated one (its revision may be there already), looks."""
     if item.storage_class not in ("note", "section") or "\n" not in item.body.strip():
         return []
     title, marked = revised_title(item.body)
+    if not (marked or back_dated(item, window)):
+        return []
     terms = query_terms(title)
     if not terms:
         return []

@@ -71,6 +71,7 @@ from ..extraction.values import (
 )
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
+from .documents import back_dated
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
@@ -132,7 +133,7 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
         return {"pairs": 0}
     mine = _said(item)
     changes = [s for s in mine if _changes(s)]
-    backdated = item.occurred_at is not None and item.origin.at - item.when >= CONFLICT_WINDOW
+    backdated = back_dated(item, CONFLICT_WINDOW)
     if not changes and not backdated:
         return {"pairs": 0}  # it restates nothing, and nothing newer came before it
     pairs: list[_Pair] = []

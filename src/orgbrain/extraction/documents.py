@@ -89,11 +89,11 @@ def document_links(text: str, units: Sequence[Unit], entities: Sequence[Found]) 
                 ended = _ENDED.match(text, code.end, end)
                 if ended is not None:
                     status = ended.group("status").lower()
-                    claims.append(_status(code, status, start, end))
+                    claims.append(_claim(code, "status", status, None, start, end))
             m = _SUPERSEDES.search(text, start, end)
             if m is not None and title is not None and in_force:
                 for old in (c for c in codes if c.start >= m.end() and c.value != title.value):
-                    claims.append(_link(title, "supersedes", old, start, end))
+                    claims.append(_claim(title, "supersedes", old.value, old, start, end))
             m = _SUPERSEDED_BY.search(text, start, end)
             if m is None:
                 continue
@@ -101,7 +101,7 @@ def document_links(text: str, units: Sequence[Unit], entities: Sequence[Found]) 
             before = [c for c in codes if c.end <= m.start()]
             gone = before[-1] if before else title
             if after and gone is not None and after[0].value != gone.value:
-                claims.append(_link(gone, "superseded_by", after[0], start, end))
+                claims.append(_claim(gone, "superseded_by", after[0].value, after[0], start, end))
     return claims
 
 
@@ -118,29 +118,15 @@ def _sentences(text: str, unit: Unit) -> list[tuple[int, int]]:
     return spans
 
 
-def _status(subject: Found, status: str, start: int, end: int) -> Claim:
-    return Claim(
-        type="fact",
-        subject=subject,
-        predicate="status",
-        object=status,
-        object_entity=None,
-        start=start,
-        end=end,
-        valid_from=None,
-        replaces=None,
-        tier="pattern",
-        confidence=0.8,
-    )
-
-
-def _link(subject: Found, predicate: str, obj: Found, start: int, end: int) -> Claim:
+def _claim(
+    subject: Found, predicate: str, obj: str, entity: Found | None, start: int, end: int
+) -> Claim:
     return Claim(
         type="fact",
         subject=subject,
         predicate=predicate,
-        object=obj.value,
-        object_entity=obj,
+        object=obj,
+        object_entity=entity,
         start=start,
         end=end,
         valid_from=None,
