@@ -15,6 +15,7 @@ from orgbrain.extraction.values import (
     marked_old,
     names_in,
     qualifiers,
+    titled_change,
     toward,
     values_in,
 )
@@ -72,6 +73,47 @@ def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
     assert not change_cue("Should we raise the limit to 100 MB now?")
     assert not change_cue("We might raise the limit to 100 MB now.")
     assert not change_cue("This week only, the limit is raised to 100 MB.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Backup retention drops to 14 days.",
+        "We are trimming the design crit to 45 minutes.",
+        "The on-call stipend is capped at $400 a week.",
+        "Priya takes over the supplier contracts.",
+        "The wiki is retired; docs live in Notion.",
+        "From next week the standup is at 9:30.",
+        "From 1 March the mileage rate is 0.30 per km.",
+        "Reviews close on Friday from the spring cycle on.",
+    ],
+)
+def test_a_change_said_by_a_verb_of_size_or_hand_over_or_when_it_takes_effect(
+    text: str,
+) -> None:
+    assert change_cue(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Drop a note in #help-it if the printer jams.",
+        "Get sign-off from your manager on Slack.",
+        "The standup is at 9:30 on Mondays.",
+    ],
+)
+def test_words_that_only_look_like_a_change(text: str) -> None:
+    assert not change_cue(text)
+
+
+def test_a_heading_that_states_a_change_cues_the_lines_below_it() -> None:
+    assert titled_change("Updated travel rules (effective 1 May)")
+    assert titled_change("Parking policy v2 - revised")
+    assert not titled_change("Launch notes: new Starter plan")
+    assert not titled_change("Travel rules")
+    assert change_cue("| over €2,000 | your manager |", heading=True)
+    assert not change_cue("| over €2,000 | your manager |")
+    assert not change_cue("Is it over €2,000?", heading=True)
 
 
 def test_the_value_named_as_the_one_before() -> None:
@@ -293,6 +335,39 @@ def test_what_is_not_a_restatement(brain: Brain, older: str, newer: str) -> None
     assert brain.get(a).superseded_by is None
     assert all(s.current for s in brain.statements(item_id=a, current=None))
     assert not _values(brain, b)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # a size set anew by a verb, and a date it takes effect
+        (
+            "Observability standards\n- Traces are kept 14 days in Tempo, then dropped.",
+            "Platform update\n- To save storage, trace retention in Tempo drops to 7 days "
+            "from 1 Dec.",
+        ),
+        # a line under a heading that states the change (without it, two settings)
+        (
+            "Travel rules\nHotels can be booked up to €150 a night in every city.",
+            "Updated travel rules (effective 1 November)\nHotels can be booked up to €180 a "
+            "night in every city.",
+        ),
+    ],
+)
+def test_a_change_said_by_its_verb_or_its_heading(brain: Brain, older: str, newer: str) -> None:
+    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    [was], [now] = _values(brain, a), _values(brain, b)
+    assert was.superseded_by == now.id and now.current
+
+
+def test_a_heading_that_adds_a_plan_does_not_change_another(brain: Brain) -> None:
+    a, b = _brain(
+        brain,
+        ("Pricing\nPro plan: $40 per user per month.", SEP),
+        ("Launch notes: new Lite plan\nLite plan: $15 per user per month.", NOV),
+    )
+    assert brain.get(a).superseded_by is None
+    assert all(s.current for s in brain.statements(item_id=a, current=None))
 
 
 @pytest.mark.parametrize(

@@ -65,13 +65,14 @@ from ..extraction.values import (
     other_records,
     qualifiers,
     same_slot,
+    titled_change,
     toward,
     values_in,
     where_gone,
 )
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
-from .documents import back_dated
+from .documents import back_dated, revised_title
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
@@ -165,6 +166,8 @@ def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
     title = item.body.split("\n", 1)[0]
     about = _stems(title, values_in(title))
+    # a document titled as a change states one on every line below its title
+    update = "\n" in item.body.strip() and (titled_change(title) or revised_title(item.body)[1])
     for start, end in _clauses(item.body):
         text = item.body[start:end]
         found, names = values_in(text), names_in(text)
@@ -176,7 +179,7 @@ def _said(item: Item) -> list[_Said]:
         below = start >= len(title)
         titled = stems | about if below else stems
         qualified = qualifiers(f"{title}\n{text}" if below else text)
-        cue = change_cue(text)
+        cue = change_cue(text, heading=below and update)
         out.append(
             _Said(item, start, end, tuple(found), tuple(names), stems, cue, titled, qualified)
         )

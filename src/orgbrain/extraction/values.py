@@ -32,6 +32,7 @@ __all__ = [
     "other_records",
     "qualifiers",
     "same_slot",
+    "titled_change",
     "told_apart",
     "toward",
     "values_in",
@@ -176,6 +177,7 @@ def _singular(word: str) -> str:
     return word
 
 
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 CUE = re.compile(
     r"\b(?:now|no\s+longer|any\s?more|rais(?:e|ed|es|ing)|lower(?:ed|ing|s)?|"
     r"increas(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|reduc(?:e|ed|es|ing)|cut\s+(?:to|from|by)|bump(?:ed|ing)?|"
@@ -185,10 +187,29 @@ CUE = re.compile(
     r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|dropp(?:ed|ing)|"
     r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+now\s+on|"
     r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
-    r"back\s+to|was|were|previously|formerly|used\s+to|new)\b",
+    r"back\s+to|was|were|previously|formerly|used\s+to|new|"
+    # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
+    r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)\s+(?:to|from|by)|"
+    r"trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
+    r"tighten(?:s|ed|ing)?|loosen(?:s|ed|ing)?|relax(?:es|ed|ing)?|halv(?:e|ed|es|ing)|"
+    r"doubl(?:e|ed|es|ing)|tripl(?:e|ed|es|ing)|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
+    # a thing taken up, handed on or put away ("takes over the renewals", "is retired")
+    r"tak(?:e|es|ing)\s+over|took\s+over|hand(?:s|ed|ing)?\s+over|handover|"
+    r"transferr?(?:s|ed|ing)?|reassign(?:s|ed|ing)?|adopt(?:s|ed|ing)?|introduc(?:e|ed|es|ing)|"
+    r"roll(?:s|ed|ing)?\s+out|go(?:es)?\s+live|went\s+live|fold(?:s|ed|ing)?\s+into|"
+    r"merg(?:e|ed|es|ing)|consolidat(?:e|ed|es|ing)|retir(?:e|ed|es|ing)|deprecat(?:e|ed|es|ing)|"
+    r"sunset(?:s|ted|ting)?|discontinu(?:e|ed|es|ing)|phas(?:e|ed|es|ing)\s+out|lift(?:s|ed|ing)|"
+    # when it takes effect ("from Monday", "from 1 Oct", "from the August board pack on")
+    r"with\s+effect\s+from|beginning\s+(?:with|on|in|next)|"
+    r"from\s+(?:(?:next|this)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|quarter|year|sprint|cycle|release)|"
+    r"from\s+(?:today|tomorrow)|from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
+    r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|from\s+(?:the\s+)?[^.;:,]{1,40}?\son(?=\s*[,.;:]|\s*$))\b",
     re.IGNORECASE,
 )
-"""Words that state a value as a change."""
+"""Words that state a value as a change: a change word, a verb that sets a size or a
+length anew, one that hands a thing on or puts it away, or when the change takes
+effect."""
 _OLD = re.compile(
     r"\b(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
     r"wrongly\s+(?:said|stated|listed)|not)\s+((?:[^\s.;:]+\s+){0,4})$",
@@ -206,10 +227,22 @@ _TEMPORARY = re.compile(
 )
 
 
-def change_cue(text: str) -> bool:
-    """Whether ``text`` states a change: a change word, and no question, hedge,
-    proposal or temporary exception ("this week only")."""
-    return bool(CUE.search(text)) and not states_nothing(text) and not _TEMPORARY.search(text)
+def change_cue(text: str, *, heading: bool = False) -> bool:
+    """Whether ``text`` states a change: a change word, or a ``heading`` above it that
+    states one ("Updated spending approvals (effective 1 September)" over a table's
+    rows), and no question, hedge, proposal or temporary exception ("this week only")."""
+    return (
+        (heading or bool(CUE.search(text)))
+        and not states_nothing(text)
+        and not _TEMPORARY.search(text)
+    )
+
+
+def titled_change(title: str) -> bool:
+    """Whether a document's first line states a change for every line below it
+    ("Updated spending approvals (effective 1 September)", "Support SLAs v3 (effective 1
+    Oct)"); "new" alone does not ("Launch notes: new Team plan" adds one)."""
+    return change_cue(title) and any(m.group(0).lower() != "new" for m in CUE.finditer(title))
 
 
 def marked_old(text: str, value: Value) -> bool:
