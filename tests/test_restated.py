@@ -62,6 +62,14 @@ def test_values_by_kind_with_the_noun_a_count_counts() -> None:
     ]
 
 
+def test_an_amount_after_its_currency_code_is_money_and_the_code_no_name() -> None:
+    assert _read("Mileage: CHF 0.70 / km, a EUR45k cap") == [
+        ("money", "", "0.7", "CHF 0.70"),
+        ("money", "", "45000", "EUR45k"),
+    ]
+    assert names_in("Per diem: EUR 45 / day, USD 50 abroad") == []
+
+
 def test_codes_versions_years_and_phrases_are_not_values() -> None:
     assert _read("ADR-014, v5.8, KR1 and Q4 in 2026; no one of us; any single thing") == []
 
@@ -86,6 +94,7 @@ def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
         "From next week the standup is at 9:30.",
         "From 1 March the mileage rate is 0.30 per km.",
         "Reviews close on Friday from the spring cycle on.",
+        "The v3 launch slips to 12 May.",
     ],
 )
 def test_a_change_said_by_a_verb_of_size_or_hand_over_or_when_it_takes_effect(
@@ -147,6 +156,9 @@ def test_names_gone_and_names_pointed_at() -> None:
     assert gone_name(text, old) and toward(text, new)
     text = "Store it in LastPass."
     assert [text[v.start : v.end] for v in names_in(text)] == ["LastPass"]
+    text = "From Monday Tomasz Wójcik takes over the gateway; Ines Duarte stays as backup."
+    found = {text[v.start : v.end]: v for v in names_in(text)}
+    assert toward(text, found["Tomasz Wójcik"]) and not toward(text, found["Ines Duarte"])
 
 
 # -- on a brain ------------------------------------------------------------------------------

@@ -78,6 +78,7 @@ _VALUE = re.compile(
     rf"|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})){_AFTER})"
     rf"|(?P<time>{_ALONE}\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\.?)?{_AFTER})"
     rf"|(?P<money>(?:[$€£]\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?"
+    rf"|(?<![\w-])(?:usd|eur|gbp|chf)\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?{_AFTER}"
     rf"|{_ALONE}{_NUM}\s?(?:usd|eur|gbp|dollars|euros|pounds)\b))"
     rf"|(?P<percent>{_ALONE}{_NUM}\s?(?:%|percent\b|pct\b))"
     r"|(?P<weekday>(?<![\w-])(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
@@ -190,7 +191,7 @@ CUE = re.compile(
     r"back\s+to|was|were|previously|formerly|used\s+to|new|"
     # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
     r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)\s+(?:to|from|by)|"
-    r"trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
+    r"slip(?:s|ped|ping)?\s+(?:to|by|into)|trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
     r"tighten(?:s|ed|ing)?|loosen(?:s|ed|ing)?|relax(?:es|ed|ing)?|halv(?:e|ed|es|ing)|"
     r"doubl(?:e|ed|es|ing)|tripl(?:e|ed|es|ing)|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
     # a thing taken up, handed on or put away ("takes over the renewals", "is retired")
@@ -296,8 +297,10 @@ _NAME = re.compile(
 _CALENDAR = frozenset(
     "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
     "june july august september october november december monday tuesday wednesday "
-    "thursday friday saturday sunday i".split()
+    "thursday friday saturday sunday i usd eur gbp chf".split()
 )
+"""Words written with a capital that name no one: the calendar's, "I", and currency codes
+("EUR 45": an amount)."""
 _GONE_AFTER = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
     r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
@@ -309,12 +312,17 @@ _GONE_BEFORE = re.compile(
     r"\s+(?:the\s+|our\s+)?$",
     re.IGNORECASE,
 )
+_TAKES_OVER = re.compile(
+    r"\s+(?:(?:now|will|is\s+going\s+to)\s+)?(?:takes?|took|is\s+taking)\s+over\b"
+    r"|\s+(?:is|will\s+be)\s+(?:now\s+)?the\s+new\b",
+    re.IGNORECASE,
+)
 _TOWARD = re.compile(r"\b(?:to|into|in|at|on|now|with|by|is)\s+(?:the\s+|our\s+)?$", re.I)
 
 
 def names_in(text: str) -> list[Value]:
     """The names ``text`` holds, but for a sentence's first word (capitalised whatever
-    it is), dates' words and "I"; ``key`` is the name case-folded."""
+    it is), dates' words, "I" and currency codes; ``key`` is the name case-folded."""
     found: list[Value] = []
     for m in _NAME.finditer(text):
         start, written = m.start(), m.group(0)
@@ -325,6 +333,9 @@ def names_in(text: str) -> list[Value]:
             elif not _GONE_AFTER.match(text, m.end()):
                 continue  # "Store all shared credentials": a capital that starts a sentence
             # but "Airflow is being switched off." names what is gone
+        first, _, rest = written.partition(" ")
+        if rest and first.casefold() in _CALENDAR:  # "From Monday Tomasz Wójcik takes over"
+            start, written = start + len(first) + 1, rest.lstrip()
         if written.casefold() in _CALENDAR:
             continue
         found.append(Value("name", "", written.casefold(), start, start + len(written)))
@@ -360,8 +371,12 @@ def where_gone(text: str, name: Value) -> tuple[int, int]:
 
 def toward(text: str, name: Value) -> bool:
     """Whether ``name`` follows a word that points at a new holder or place ("report to
-    Marcus Lee", "now in Porto", "on the Professional plan")."""
-    return bool(_TOWARD.search(text[max(0, name.start - 20) : name.start]))
+    Marcus Lee", "now in Porto", "on the Professional plan"), or is the new holder by
+    the verb after it ("Tomasz Wójcik takes over the payments gateway")."""
+    return bool(
+        _TOWARD.search(text[max(0, name.start - 20) : name.start])
+        or _TAKES_OVER.match(text, name.end)
+    )
 
 
 def told_apart(a: str, b: str) -> bool:
