@@ -15,6 +15,7 @@ from orgbrain.extraction.values import (
     marked_old,
     names_in,
     qualifiers,
+    statuses_in,
     titled_change,
     toward,
     values_in,
@@ -68,6 +69,22 @@ def test_an_amount_after_its_currency_code_is_money_and_the_code_no_name() -> No
         ("money", "", "45000", "EUR45k"),
     ]
     assert names_in("Per diem: EUR 45 / day, USD 50 abroad") == []
+
+
+def test_a_things_state_by_its_kind() -> None:
+    def read(text: str) -> list[tuple[str, str]]:
+        return [(v.key, text[v.start : v.end]) for v in statuses_in(text)]
+
+    assert read("- status: green") == [("on track", "green")]
+    assert read("RAG: 🟡 amber") == [("at risk", "🟡")]
+    assert read("Heron is on hold until the audit.") == [("on hold", "on hold")]
+    assert read("KR2 Heron: PAUSED until Q1") == [("on hold", "PAUSED")]
+    assert read("State: Beta (staff only)") == [("beta", "Beta")]
+    assert read("offline mode is live for all customers") == [("live", "live")]
+    assert read("Weekly status: Heron: 🟢 on track") == [("on track", "🟢")]
+    assert read("Status: Done") == [("live", "Done")]
+    # colours, "done" and "live" only as states
+    assert read("we live in Lisbon; press the red button when done") == []
 
 
 def test_codes_versions_years_and_phrases_are_not_values() -> None:
@@ -370,6 +387,58 @@ def test_a_change_said_by_its_verb_or_its_heading(brain: Brain, older: str, newe
     a, b = _brain(brain, (older, SEP), (newer, NOV))
     [was], [now] = _values(brain, a), _values(brain, b)
     assert was.superseded_by == now.id and now.current
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Project Heron kickoff\n- team: 4 engineers\n- status: green",
+            "Portfolio review: Heron is on hold until further notice, the team moves to the "
+            "billing push.",
+        ),
+        # a state widens whom it reaches as it rolls out
+        (
+            "Linear MOB-77 Offline mode\nState: Beta (staff only)",
+            "[#releases] kim: offline mode is live for all customers!",
+        ),
+    ],
+)
+def test_a_state_said_later_as_another_replaces_it(brain: Brain, older: str, newer: str) -> None:
+    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    [was], [now] = _values(brain, a), _values(brain, b)
+    assert was.superseded_by == now.id and now.current
+    assert not [s for s in brain.statements(item_id=a, current=True) if s.predicate == "status"]
+
+
+def test_an_ended_state_gives_the_graph_no_vote_for_now(brain: Brain) -> None:
+    """The older card answers "state" in its own words; its state ended, so the graph
+    stream, asked for the current belief, lists the newer one (in history, both)."""
+    a, b = _brain(
+        brain,
+        ("Project Heron (warehouse move)\nStatus: In progress - phase 2\nLead: Noor", SEP),
+        ("Q3 OKR update - Data\nKR3 Heron: PAUSED until Q1 because of the budget freeze", NOV),
+    )
+    hits = brain.search("what's the state of Heron at the moment?").hits
+    assert [h.item.id for h in hits[:2]] == [b, a]
+    assert ("In progress", "PAUSED") in [(r.old, r.new) for r in hits[0].replaces]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # two projects
+        (
+            "Project Heron update\nStatus: on track for the June launch.",
+            "Project Osprey update\nStatus: at risk, the vendor is late.",
+        ),
+        # a state denied
+        ("Heron status: on track.", "To be clear, Heron is not on hold."),
+    ],
+)
+def test_what_is_not_a_state_changed(brain: Brain, older: str, newer: str) -> None:
+    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    assert all(s.current for s in brain.statements(item_id=a, current=None))
 
 
 def test_a_heading_that_adds_a_plan_does_not_change_another(brain: Brain) -> None:

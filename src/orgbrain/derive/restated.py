@@ -65,6 +65,7 @@ from ..extraction.values import (
     other_records,
     qualifiers,
     same_slot,
+    statuses_in,
     titled_change,
     toward,
     values_in,
@@ -78,6 +79,7 @@ from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
 
 PREDICATE = "value"
+STATUS = "status"
 NEIGHBOURS = 8
 """Items read per stream (vector and keyword, notes and sections) for a derived item."""
 KEY_TERMS = 12
@@ -148,12 +150,15 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
         for a in mine:
             for b in theirs:
                 old, new = (a, b) if a.item.when < b.item.when else (b, a)
-                if new.item.when - old.item.when < CONFLICT_WINDOW or apart(
-                    a.qualified, b.qualified
-                ):
-                    continue  # at one time, or two settings ("production", "staging")
+                if new.item.when - old.item.when < CONFLICT_WINDOW:
+                    continue  # at one time
+                if apart(a.qualified, b.qualified):
+                    if not apart(a.qualified, b.qualified, states=True):
+                        pairs += _state_changed(old, new)  # "Beta (staff only)", then live
+                    continue  # two settings ("production", "staging")
                 beside = _beside(mine if new is a else theirs, new)
-                pairs += _restated(old, new) + (_renamed(old, new, beside) or _replaced(old, new))
+                pairs += _restated(old, new) + _state_changed(old, new)
+                pairs += _renamed(old, new, beside) or _replaced(old, new)
     superseded: list[str] = []
     recorded = 0
     for pair in _best(ctx, [p for p in pairs if not _typed(ctx, p)]):
@@ -170,7 +175,8 @@ def _said(item: Item) -> list[_Said]:
     update = "\n" in item.body.strip() and (titled_change(title) or revised_title(item.body)[1])
     for start, end in _clauses(item.body):
         text = item.body[start:end]
-        found, names = values_in(text), names_in(text)
+        found = sorted(values_in(text) + statuses_in(text), key=lambda v: v.start)
+        names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
         if _UNDECIDED.match(text):
@@ -216,8 +222,10 @@ _UNDECIDED = re.compile(
 def _changes(said: _Said) -> bool:
     """Whether ``said`` may restate an older unit: a change stated with a value, or a
     name said to be gone."""
-    return (said.cue and bool(said.values or said.names)) or any(
-        gone_name(said.text, n) for n in said.names
+    return (
+        (said.cue and bool(said.values or said.names))
+        or any(v.kind == STATUS for v in said.values)
+        or any(gone_name(said.text, n) for n in said.names)
     )
 
 
@@ -257,6 +265,8 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
     shared = old.stems & new.stems
     pairs: list[_Pair] = []
     for before in old.values:
+        if before.kind == STATUS:
+            continue  # ``_state_changed``
         if sum(same_slot(v, before) for v in old.values) != 1:
             continue  # two of a kind in the older unit: which one changed?
         now = [
@@ -273,6 +283,51 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
         label = _shared_words(old.text, shared) or tuple(before.unit.split())
         pairs.append(_Pair(old, new, before, fresh[0], label))
     return pairs
+
+
+def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
+    """A thing's state said later as another ("Status: In progress" under "Project Atlas
+    (warehouse consolidation)", then "KR3 Atlas: PAUSED until Q1"): a state is only ever
+    the latest, so no change word is needed. Each unit gives one kind of state
+    (``statuses_in``), they share ``MIN_SHARED`` words counting titles, and they do not
+    each name a thing the other does not (Atlas on track, Borealis at risk: two
+    projects). A negated unit ("Atlas is not on hold") changes nothing."""
+    was = {v.key: v for v in old.values if v.kind == STATUS}
+    now = {v.key: v for v in new.values if v.kind == STATUS}
+    if len(was) != 1 or len(now) != 1 or was.keys() == now.keys() or NEGATION.search(new.text):
+        return []
+    shared = old.titled & new.titled
+    named_old, named_new = _named(old), _named(new)
+    if len(shared) < MIN_SHARED and not (named_old & named_new) - _NOT_A_THING:
+        return []  # neither many words nor the thing's own name in common
+    if named_old - new.titled and named_new - old.titled:
+        return []
+    title = old.item.body.split("\n", 1)[0]
+    label = _shared_words(f"{title}\n{old.text}", shared)
+    return [_Pair(old, new, *was.values(), *now.values(), label)]
+
+
+_NOT_A_THING = frozenset(stem(w) for w in "project team service weekly status update".split())
+"""Words of a name that do not tell one thing from another ("Project Atlas", "Project
+Borealis")."""
+
+
+def _named(said: _Said) -> frozenset[str]:
+    """The stems of the words of the names ``said`` holds, and its title's when it lies
+    below it: not a channel, a handle or a code ("#announcements", "KR3"), nor a state
+    written in capitals ("PAUSED")."""
+    title = said.item.body.split("\n", 1)[0]
+    below = said.start >= len(title)
+    text = f"{title}\n{said.text}" if below else said.text
+    at = len(title) + 1 if below else 0
+    states = [(at + v.start, at + v.end) for v in said.values if v.kind == STATUS]
+    return frozenset(
+        stem(w)
+        for n in names_in(text)
+        if not any(a <= n.start < b for a, b in states)
+        for w in n.key.split()
+        if w.isalpha() and w not in STOPWORDS
+    )
 
 
 def _nouns(a: Value, b: Value) -> int:
@@ -482,7 +537,7 @@ def _end_typed(ctx: BrainContext, p: _Pair, was: str, by: Statement) -> list[str
         s.id
         for s in store.statements(ws, ctx.visibility, item_id=p.old.item.id, current=True)
         if s.predicate != PREDICATE
-        and s.text == text
+        and text in s.text  # the sentence, or the sentence the clause is cut from
         and written in s.object.casefold()
         and s.valid_from < by.valid_from
         and store.end_statement(ws, s.id, by.valid_from, by.id)

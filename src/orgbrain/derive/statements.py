@@ -51,7 +51,7 @@ from ..extraction.predicates import (
     LEFT_THE_ORG,
     REPLACEABLE,
 )
-from ..extraction.values import other_records, told_apart
+from ..extraction.values import a_state, other_records, told_apart
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -280,8 +280,9 @@ def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
     """Whether two statements of one subject and predicate, from two items, are two
     settings rather than one changed: their items' first lines with their sentences
     name different qualifiers of one family ("Travel policy (US)", "Travel policy
-    (UK)"), or the items are cards of two records ("Service: payments-gateway",
-    "Service: payments-ledger"; ``extraction/values.py``)."""
+    (UK)"; of two states, not whom each is rolled out to: "Beta (staff only)", then
+    "live for all customers"), or the items are cards of two records ("Service:
+    payments-gateway", "Service: payments-ledger"; ``extraction/values.py``)."""
     if old.item_id == new.item_id:
         return False
     found = ctx.get_many([old.item_id, new.item_id])
@@ -289,9 +290,10 @@ def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
     if a is None or b is None:
         return False
     first = a.body.split("\n", 1)[0], b.body.split("\n", 1)[0]
-    return told_apart(f"{first[0]}\n{old.text}", f"{first[1]}\n{new.text}") or other_records(
-        a.body, b.body
-    )
+    states = a_state(old.object) and a_state(new.object)
+    return told_apart(
+        f"{first[0]}\n{old.text}", f"{first[1]}\n{new.text}", states=states
+    ) or other_records(a.body, b.body)
 
 
 RETIRED = frozenset(GONE_WORDS)

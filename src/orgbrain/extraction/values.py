@@ -24,6 +24,7 @@ from .quiet import states_nothing
 
 __all__ = [
     "Value",
+    "a_state",
     "apart",
     "change_cue",
     "gone_name",
@@ -32,6 +33,7 @@ __all__ = [
     "other_records",
     "qualifiers",
     "same_slot",
+    "statuses_in",
     "titled_change",
     "told_apart",
     "toward",
@@ -136,6 +138,62 @@ def values_in(text: str) -> list[Value]:
 def _beside(a: Value, b: Value) -> bool:
     """Whether two values sit next to each other ("Friday Dec 11": a day of a date)."""
     return -3 <= b.start - a.end <= 2 or -3 <= a.start - b.end <= 2
+
+
+_STATUSES: dict[str, str] = {
+    "on track": r"on track|green|🟢",
+    "at risk": r"at risk|amber|yellow|🟡",
+    "off track": r"off track|red|blocked|🔴",
+    "on hold": r"on hold|paused|parked",
+    "cancelled": r"cancell?ed|canceled|shelved|abandoned",
+    "in progress": r"in progress|underway|in development",
+    "beta": r"(?:internal |private |public |closed |open )?beta|alpha|early access",
+    "live": r"live|generally available|ga|available to all(?: \w+)?|rolled out to all(?: \w+)?"
+    r"|shipped|launched|released|done|complete|completed",
+    "out of service": r"out of service|out of action|offline",
+    "in service": r"back in service|in service|back online",
+    "suspended": r"suspended",
+}
+"""A thing's state, by kind: every way of writing one kind is one key."""
+_STATUS_KIND = [(re.compile(words, re.IGNORECASE), kind) for kind, words in _STATUSES.items()]
+_LABELLED_STATUS = re.compile(
+    r"\b(?:status|state|health|rag)\s*:\s*(?:[^\w\n]{0,3}\s*)(?P<s>"
+    + "|".join(f"(?:{words})" for words in _STATUSES.values())
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_SAID_STATUS = re.compile(
+    r"(?<![\w-])(?P<s>on hold|paused|on track|at risk|off track|cancell?ed|canceled|shelved|"
+    r"(?:internal |private |public |closed )?beta|generally available|available to all(?: \w+)?|"
+    r"in progress|out of service|back in service|back online|suspended|🟢|🟡|🔴)(?![\w-])"
+    r"|\b(?:is|are|went|goes|go|now|gone)\s+(?P<live>live)\b",
+    re.IGNORECASE,
+)
+
+
+def statuses_in(text: str) -> list[Value]:
+    """The states ``text`` gives a thing, as ``status`` values keyed by their kind ("on
+    hold" and "paused" are one): after a label ("Status: In progress", "state: Beta",
+    "RAG: amber"), or in words that say nothing else ("Atlas is on hold", "dark mode is
+    live for all customers", "🟢 on track"). A colour, "done" or "shipped" counts only
+    after a label."""
+    found: dict[int, Value] = {}
+    for m in _LABELLED_STATUS.finditer(text):
+        found[m.start("s")] = _status(m, "s")
+    for m in _SAID_STATUS.finditer(text):
+        group = "s" if m.group("s") else "live"
+        if not any(v.start <= m.start(group) < v.end for v in found.values()):
+            found[m.start(group)] = _status(m, group)
+    kinds: dict[str, Value] = {}
+    for at in sorted(found):  # "🟢 on track" states one
+        kinds.setdefault(found[at].key, found[at])
+    return list(kinds.values())
+
+
+def _status(m: re.Match[str], group: str) -> Value:
+    written = " ".join(m.group(group).split())
+    kind = next(k for rx, k in _STATUS_KIND if rx.fullmatch(written))
+    return Value("status", "", kind, m.start(group), m.end(group))
 
 
 def same_slot(a: Value, b: Value) -> bool:
@@ -379,16 +437,33 @@ def toward(text: str, name: Value) -> bool:
     )
 
 
-def told_apart(a: str, b: str) -> bool:
+def told_apart(a: str, b: str, *, states: bool = False) -> bool:
     """Whether two texts name different members of one family of qualifiers ("Travel
     policy (US)" and "Travel policy (UK)", "production" and "staging"): two settings of
-    one thing, not one setting changed."""
-    return apart(qualifiers(a), qualifiers(b))
+    one thing, not one setting changed. Of two ``states`` of one thing, whom each is
+    rolled out to does not tell them apart (``apart``)."""
+    return apart(qualifiers(a), qualifiers(b), states=states)
 
 
-def apart(x: Mapping[str, frozenset[str]], y: Mapping[str, frozenset[str]]) -> bool:
-    """Whether two texts' ``qualifiers`` name different members of one family."""
-    return any(not (x[f] & y[f]) for f in x.keys() & y.keys())
+_ROLLOUT = frozenset({"audience", "reach"})
+"""Families a thing's state widens through as it rolls out: "Beta (staff only)", then
+"live for all customers"; internal, then public."""
+
+
+def apart(
+    x: Mapping[str, frozenset[str]], y: Mapping[str, frozenset[str]], *, states: bool = False
+) -> bool:
+    """Whether two texts' ``qualifiers`` name different members of one family; for two
+    ``states`` of one thing, of a family other than whom it is rolled out to."""
+    return any(
+        not (x[f] & y[f]) for f in x.keys() & y.keys() if not (states and f in _ROLLOUT)
+    )
+
+
+def a_state(text: str) -> bool:
+    """Whether ``text`` is a state as ``statuses_in`` reads one ("Beta", "on hold")."""
+    written = " ".join(text.split())
+    return any(rx.fullmatch(written) for rx, _ in _STATUS_KIND)
 
 
 _RECORD = re.compile(r"[ \t]*\**([A-Za-z][\w ]{0,30}?)\**:[ \t]+(\S[^\n]*)")

@@ -152,6 +152,10 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
     ranked: dict[str, None] = {}
     support: dict[str, str] = {}
     for s in sorted(statements, key=rank):
+        if frame.mode != "history" and not (
+            s.holds_at(frame.at) if frame.mode == "as_of" and frame.at else s.current
+        ):
+            continue  # a belief ended before the frame's time is no answer in it
         if s.item_id not in support and _asked_about(s, rest, asked):
             support[s.item_id] = f"states {s.subject} {s.predicate.replace('_', ' ')}"
         # A query that asks something of the entity lists only what answers it: every
