@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from orgbrain import Brain
-from orgbrain.adapters.embed_minilm import MiniLMEmbedder, bundled_model_dir
 from orgbrain.adapters import minilm_numpy
+from orgbrain.adapters.embed_minilm import MiniLMEmbedder, bundled_model_dir
 from orgbrain.adapters.minilm_numpy import MiniLMNumpy, MiniLMWeights, encode_ids, pad_batch
 from orgbrain.adapters.minilm_query import (
     QueryProjections,
@@ -84,7 +84,7 @@ def _as_before(weights: MiniLMWeights, projections: QueryProjections, ids: list[
     x += weights.token_type[0]
     minilm_numpy._layer_norm(x, weights.ln_g, weights.ln_b, weights.eps)
     scratch = np.empty((3, length, weights.layers[0].up_w.shape[0]), np.float32)
-    for layer, (qkv_p, out_p, up_p, down_p) in zip(weights.layers, projections.layers):
+    for layer, (qkv_p, out_p, up_p, down_p) in zip(weights.layers, projections.layers, strict=True):
         qkv = qkv_p(x) + layer.qkv_b
         split = qkv.reshape(length, 3, heads, hidden // heads).transpose(1, 2, 0, 3)
         scores = split[0] @ split[1].transpose(0, 2, 1)
