@@ -31,7 +31,6 @@ The rest of the pass is float32 arithmetic in fewer numpy calls than ``minilm_nu
   contiguous reduction) rather than each row's own, and sums rows by a product with a
   column of ones; a row whose sum would come out tiny (its scores more than ~40 below
   the largest) is done per row, as before.
-- LayerNorm's mean and variance are products with a column of 1/n.
 
 Every LoCoMo, SciFact, LongMemEval and facts query's vector is within a cosine of
 0.99999 of the per-row, twenty-one-pass version (docs/benchmarks.md, "session 7").
@@ -47,7 +46,7 @@ from typing import Any, Protocol
 import numkong as nk
 import numpy as np
 
-from .minilm_numpy import F32, MiniLMWeights, _softmax_rows
+from .minilm_numpy import F32, MiniLMWeights, _layer_norm, _softmax_rows
 from .minilm_numpy import _project as _project_f32
 
 __all__ = ["QueryProjections", "amx", "encode_query", "query_projections"]
@@ -177,18 +176,6 @@ def _softmax(scores: F32) -> None:
         _softmax_rows(scores)
         return
     np.divide(shifted, sums, out=scores)
-
-
-def _layer_norm(x: F32, gamma: F32, beta: F32, eps: float) -> None:
-    """LayerNorm over the last axis of ``(T, hidden)``, in place."""
-    mean_of = np.full((x.shape[-1], 1), 1 / x.shape[-1], np.float32)
-    x -= x @ mean_of
-    var = np.square(x) @ mean_of
-    var += np.float32(eps)
-    np.sqrt(var, out=var)
-    x /= var
-    x *= gamma
-    x += beta
 
 
 def encode_query(weights: MiniLMWeights, projections: QueryProjections, ids: Sequence[int]) -> F32:
