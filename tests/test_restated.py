@@ -125,6 +125,9 @@ def test_a_change_said_by_a_verb_of_size_or_hand_over_or_when_it_takes_effect(
     [
         "Drop a note in #help-it if the printer jams.",
         "Get sign-off from your manager on Slack.",
+        "Park by the side gate to shorten the walk.",
+        "From 1 January we plan to move the pension to Swiss Life.",
+        "We are considering a switch to Pleo from next month.",
         "The standup is at 9:30 on Mondays.",
     ],
 )
@@ -344,6 +347,17 @@ def test_what_is_not_a_name_replaced(brain: Brain, older: str, newer: str) -> No
         ("The travel cap is $500 per night.", "We might raise the travel cap to $800 now."),
         ("The travel cap is $500 per night.", "Should the travel cap now be $800 per night?"),
         ("The billing alerts go to PagerDuty.", "Idea: move the billing alerts to Opsgenie."),
+        # a plan, though each sentence's label reads as a statement of a name
+        (
+            "Pension (Netherlands): the company pension is through Aegon, with a 10% top-up.",
+            "Heads up: from 1 January we plan to move the Dutch company pension to NN Group. "
+            "Nothing changes for you this year.",
+        ),
+        (
+            "Courier runs: collect the cool boxes from the lab fridge at Quarry Depot.",
+            "Team notes\n- Idea raised: move the lab fridge to Elm Street to shorten courier "
+            "runs. Parked.",
+        ),
         # the same value again; another noun counted; nothing said to change
         ("Uploads are limited to 25 MB.", "Reminder: uploads are now limited to 25 MB."),
         (
@@ -434,11 +448,23 @@ def test_an_ended_state_gives_the_graph_no_vote_for_now(brain: Brain) -> None:
         ),
         # a state denied
         ("Heron status: on track.", "To be clear, Heron is not on hold."),
+        ("Heron status: on track.", "Next quarter we plan to put Heron on hold."),
     ],
 )
 def test_what_is_not_a_state_changed(brain: Brain, older: str, newer: str) -> None:
     a, _ = _brain(brain, (older, SEP), (newer, NOV))
     assert all(s.current for s in brain.statements(item_id=a, current=None))
+
+
+def test_a_note_of_one_line_has_no_title_to_leave_its_name_out(brain: Brain) -> None:
+    """(Its label reads as "Reminder to all field crews | is | every expense claim ...":
+    a whole clause, no typed reading of the name that would settle the pair itself.)"""
+    a, b = _brain(
+        brain,
+        ("Reminder to all field crews: every expense claim gets filed in Expensify.", SEP),
+        ("From today all expense claims are filed in Pleo.", NOV),
+    )
+    assert brain.get(a).superseded_by == b
 
 
 def test_a_heading_that_adds_a_plan_does_not_change_another(brain: Brain) -> None:

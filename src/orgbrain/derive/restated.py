@@ -63,6 +63,7 @@ from ..extraction.values import (
     marked_old,
     names_in,
     other_records,
+    planned,
     qualifiers,
     same_slot,
     statuses_in,
@@ -87,6 +88,8 @@ KEY_TERMS = 12
 MIN_SHARED = 2
 """Words (stems) an older and a newer sentence must share besides their values."""
 _LABEL_WORDS = 6
+_NAME_SLACK = 3
+"""Words besides a name a typed statement's object may hold and still be that name's."""
 _WORD = re.compile(r"[^\W\d_]{2,}")
 """A word that may carry meaning: two letters or more, no digits."""
 
@@ -213,10 +216,12 @@ def _clauses(body: str) -> list[tuple[int, int]]:
 
 
 _UNDECIDED = re.compile(
-    r"\W*(?:ideas?|proposals?|proposed|options?|suggestions?|draft|brainstorm|questions?)\s*:",
+    r"\W*(?:ideas?|proposals?|proposed|options?|suggestions?|draft|brainstorm|questions?)"
+    r"(?:\s+(?:raised|made|floated|submitted|from\s+\w+))?\s*:",
     re.IGNORECASE,
 )
-"""A line labelled as not decided ("Idea: move the billing alerts to Opsgenie")."""
+"""A line labelled as not decided ("Idea: move the billing alerts to Opsgenie", "Idea
+raised: relocate the sampler fridge")."""
 
 
 def _changes(said: _Said) -> bool:
@@ -291,10 +296,13 @@ def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
     the latest, so no change word is needed. Each unit gives one kind of state
     (``statuses_in``), they share ``MIN_SHARED`` words counting titles, and they do not
     each name a thing the other does not (Atlas on track, Borealis at risk: two
-    projects). A negated unit ("Atlas is not on hold") changes nothing."""
+    projects). A negated or planned unit ("Atlas is not on hold", "we plan to put Atlas
+    on hold") changes nothing."""
     was = {v.key: v for v in old.values if v.kind == STATUS}
     now = {v.key: v for v in new.values if v.kind == STATUS}
-    if len(was) != 1 or len(now) != 1 or was.keys() == now.keys() or NEGATION.search(new.text):
+    if len(was) != 1 or len(now) != 1 or was.keys() == now.keys():
+        return []
+    if NEGATION.search(new.text) or planned(new.text):
         return []
     shared = old.titled & new.titled
     named_old, named_new = _named(old), _named(new)
@@ -408,9 +416,11 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
 
 def _holders(said: _Said) -> list[Value]:
     """The names a unit states something of: not its title's when the unit runs on from
-    it ("Engineering handbook > Observability / We use Sentry ..."), not a label ("SLA:
+    it ("Engineering handbook > Observability / We use Sentry ..."; a note of one line
+    has no title), not a label ("SLA:
     5 business days"), not one in brackets ("Lena Fischer (GRC)")."""
-    title = len(said.item.body.split("\n", 1)[0]) - said.start
+    body = said.item.body.strip()
+    title = len(body.split("\n", 1)[0]) - said.start if "\n" in body else 0
     text = said.text
     return [
         n
@@ -484,13 +494,17 @@ def _both_typed(ctx: BrainContext, p: _Pair) -> bool:
     """Whether each side holds a typed statement of its name ("Retros | uses | Miro",
     "design retros | uses | FigJam"; "The data team moves to Dagster"): the typed rules
     have read both sentences and settled them their way (two subjects, a move ahead, a
-    subject of several uses)."""
+    subject of several uses). A label's whole clause is no reading of the name
+    ("Reminder to all crews | is | every claim gets filed in Expensify")."""
     ws, vis = ctx.workspace, ctx.visibility
 
     def typed(said: _Said, name: Value) -> bool:
         text = said.text.strip()
         return any(
-            s.predicate != PREDICATE and s.text == text and name.key in s.object.casefold()
+            s.predicate != PREDICATE
+            and s.text == text
+            and name.key in s.object.casefold()
+            and len(s.object.split()) <= len(name.key.split()) + _NAME_SLACK
             for s in ctx.store.statements(ws, vis, item_id=said.item.id)
         )
 

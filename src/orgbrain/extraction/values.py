@@ -31,6 +31,7 @@ __all__ = [
     "marked_old",
     "names_in",
     "other_records",
+    "planned",
     "qualifiers",
     "same_slot",
     "statuses_in",
@@ -249,9 +250,11 @@ CUE = re.compile(
     r"back\s+to|was|were|previously|formerly|used\s+to|new|"
     # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
     r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)\s+(?:to|from|by)|"
-    r"slip(?:s|ped|ping)?\s+(?:to|by|into)|trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
+    r"slip(?:s|ped|ping)?\s+(?:to|by|into)|"
+    # not a purpose ("to shorten runs in the south")
+    r"(?<!to\s)(?:trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
     r"tighten(?:s|ed|ing)?|loosen(?:s|ed|ing)?|relax(?:es|ed|ing)?|halv(?:e|ed|es|ing)|"
-    r"doubl(?:e|ed|es|ing)|tripl(?:e|ed|es|ing)|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
+    r"doubl(?:e|ed|es|ing)|tripl(?:e|ed|es|ing))|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
     # a thing taken up, handed on or put away ("takes over the renewals", "is retired")
     r"tak(?:e|es|ing)\s+over|took\s+over|hand(?:s|ed|ing)?\s+over|handover|"
     r"transferr?(?:s|ed|ing)?|reassign(?:s|ed|ing)?|adopt(?:s|ed|ing)?|introduc(?:e|ed|es|ing)|"
@@ -286,14 +289,30 @@ _TEMPORARY = re.compile(
 )
 
 
+_PLANNED = re.compile(
+    r"\b(?:(?:we|they|i|you|team|he|she)(?:\s+are|'re|\s+am|'m|\s+is|'s)?\s+plan(?:s|ning)?\s+to|"
+    r"intend(?:s|ing)?\s+to|aim(?:s|ing)?\s+to|would\s+like\s+to|"
+    r"(?:are|is|am)\s+(?:considering|exploring|thinking\s+(?:about|of)))\b",
+    re.IGNORECASE,
+)
+
+
+def planned(text: str) -> bool:
+    """Whether ``text`` only plans or weighs a change ("from 1 January we plan to move
+    the pension to Swiss Life"): nothing has changed yet."""
+    return bool(_PLANNED.search(text))
+
+
 def change_cue(text: str, *, heading: bool = False) -> bool:
     """Whether ``text`` states a change: a change word, or a ``heading`` above it that
     states one ("Updated spending approvals (effective 1 September)" over a table's
-    rows), and no question, hedge, proposal or temporary exception ("this week only")."""
+    rows), and no question, hedge, plan, proposal or temporary exception ("this week
+    only")."""
     return (
         (heading or bool(CUE.search(text)))
         and not states_nothing(text)
         and not _TEMPORARY.search(text)
+        and not planned(text)
     )
 
 
