@@ -63,6 +63,22 @@ def test_values_by_kind_with_the_noun_a_count_counts() -> None:
     ]
 
 
+def test_links_addresses_and_phone_numbers_are_values() -> None:
+    assert _read("Map viewer: http://maps.acme.internal/gis (read-only).") == [
+        ("link", "", "maps.acme.internal/gis", "http://maps.acme.internal/gis")
+    ]
+    assert _read("the old status.acme.io page, or write to ops@acme.example") == [
+        ("link", "", "status.acme.io", "status.acme.io"),
+        ("email", "", "ops@acme.example", "ops@acme.example"),
+    ]
+    assert _read("Call the after-hours hotline on 1800 555 0147.") == [
+        ("phone", "", "18005550147", "1800 555 0147")
+    ]
+    assert _read("ring +44 20 7946 0958") == [("phone", "", "442079460958", "+44 20 7946 0958")]
+    # digits in a row without a word that dials them are no phone
+    assert _read("rooms 101 102 103 104") == []
+
+
 def test_an_amount_after_its_currency_code_is_money_and_the_code_no_name() -> None:
     assert _read("Mileage: CHF 0.70 / km, a EUR45k cap") == [
         ("money", "", "0.7", "CHF 0.70"),
@@ -112,6 +128,7 @@ def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
         "From 1 March the mileage rate is 0.30 per km.",
         "Reviews close on Friday from the spring cycle on.",
         "The v3 launch slips to 12 May.",
+        "KPI Definitions v3 (supersedes v2): notice is 72 hours.",
     ],
 )
 def test_a_change_said_by_a_verb_of_size_or_hand_over_or_when_it_takes_effect(
@@ -389,6 +406,22 @@ def test_what_is_not_a_restatement(brain: Brain, older: str, newer: str) -> None
             "Platform update\n- To save storage, trace retention in Tempo drops to 7 days "
             "from 1 Dec.",
         ),
+        # a link and a phone number, changed
+        (
+            "Pipe network map viewer: http://maps.acme.internal/gis (use your login).",
+            "The pipe network map is now on https://gis.acme.local/portal, same login.",
+        ),
+        (
+            "Contractors: for faults out of hours call the operations hotline on 1800 555 0147.",
+            "OPS-77 done: the out of hours operations hotline is now 1800 555 0192.",
+        ),
+        # the same rule issued again but for its value, with no change word
+        (
+            "Staff handbook - Leave: annual leave requests must be submitted in ESS at least "
+            "10 working days before the first day of leave.",
+            "Staff handbook - Leave: annual leave requests must be submitted in ESS at least "
+            "15 working days before the first day of leave, so rosters can be covered.",
+        ),
         # a line under a heading that states the change (without it, two settings)
         (
             "Travel rules\nHotels can be booked up to €150 a night in every city.",
@@ -441,6 +474,11 @@ def test_an_ended_state_gives_the_graph_no_vote_for_now(brain: Brain) -> None:
 @pytest.mark.parametrize(
     ("older", "newer"),
     [
+        # two plants' notes, one rule each, in the same words
+        (
+            "Ashby WTP operating note: filters are backwashed every 48 hours at most.",
+            "Corley WTP operating note: filters are backwashed every 36 hours at most.",
+        ),
         # two projects
         (
             "Project Heron update\nStatus: on track for the June launch.",

@@ -52,7 +52,7 @@ from ..context import BrainContext
 from ..extraction import Claim, Found
 from ..extraction.documents import settled
 from ..extraction.predicates import ADDITIVE
-from ..extraction.quiet import HEDGE, NEGATION
+from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
 from ..extraction.values import (
     CUE,
@@ -265,7 +265,7 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
 
 
 def _restated(old: _Said, new: _Said) -> list[_Pair]:
-    if not new.cue:
+    if not (new.cue or _reissued(old, new)):
         return []
     shared = old.stems & new.stems
     pairs: list[_Pair] = []
@@ -336,6 +336,35 @@ def _named(said: _Said) -> frozenset[str]:
         for w in n.key.split()
         if w.isalpha() and w not in STOPWORDS
     )
+
+
+REISSUED = 0.7
+"""The share of the shorter unit's words a later unit must repeat to restate it without
+a change word."""
+
+
+def _reissued(old: _Said, new: _Said) -> bool:
+    """Whether ``new`` is ``old`` issued again, in its words but for a value ("requests
+    must be submitted at least 10 working days before", then "at least 20 working days
+    before ..., so rosters can be covered"): it repeats at least ``REISSUED`` of the
+    shorter unit's words, four or more, and the two do not each write with a capital a
+    word the other does not (two plants' operating notes)."""
+    shared = len(old.stems & new.stems)
+    if shared < 4 or shared < REISSUED * min(len(old.stems), len(new.stems)):
+        return False
+    if NEGATION.search(new.text) or planned(new.text) or states_nothing(new.text):
+        return False
+    a, b = _capitals(old), _capitals(new)
+    return not (a - b and b - a)
+
+
+_CAPITAL = re.compile(r"(?<![\w-])[A-Z][\w-]*")
+
+
+def _capitals(said: _Said) -> frozenset[str]:
+    """The words ``said`` writes with a capital, a sentence's first too ("Kellaway WTP
+    operating note", "Brennan WTP operating note": two plants)."""
+    return frozenset(w.casefold() for w in _CAPITAL.findall(said.text))
 
 
 def _nouns(a: Value, b: Value) -> int:

@@ -76,7 +76,13 @@ _ALONE = r"(?<![\w.,/#:-])"  # not inside a code, a version, a time or a path
 _AFTER = r"(?![\w-]|[.,]\d)"
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]{0,6})\.?"
 _VALUE = re.compile(
-    rf"(?P<date>{_ALONE}(?:(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+    r"(?P<link>(?<![\w@/.-])(?:https?://[^\s<>()\[\]]+[^\s<>()\[\].,;:!?'\"]"
+    r"|(?:[a-z0-9-]+\.)+(?:com|io|net|org|dev|app|local|internal|example)"
+    r"(?:/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"])?)(?![\w@-]))"
+    r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+    r"|(?P<phone>(?<![\w.,/:+-])(?:\+\d{1,3}[ -]?)?(?:\(?\d{2,5}\)?[ -]?){1,4}\d{3,5}"
+    r"(?![\w-]|[.,]\d|[ -]?\d))"
+    rf"|(?P<date>{_ALONE}(?:(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
     rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon2>{_MONTH})"
     rf"|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})){_AFTER})"
     rf"|(?P<time>{_ALONE}\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\.?)?{_AFTER})"
@@ -88,6 +94,12 @@ _VALUE = re.compile(
     rf"|(?P<num>{_ALONE}(?:{_NUM}|(?:{'|'.join(_WORDS)})\b){_AFTER})",
     re.IGNORECASE,
 )
+_DIALLED = re.compile(
+    r"\b(?:call|ring|phone|tel|telephone|hotline|number|dial|mobile|cell|fax|line|text|sms|"
+    r"whatsapp|contact)\b",
+    re.IGNORECASE,
+)
+"""A word before a long group of digits that makes it a phone number."""
 _UNIT = re.compile(r"[ \t]*([a-z][a-z-]{1,20})\b", re.IGNORECASE)
 """What a count counts: the word after it and the one after that ("600 requests", "14
 days", "4 business hours", "two approving reviews"), up to a function word ("45 by the
@@ -113,6 +125,14 @@ def values_in(text: str) -> list[Value]:
             key = re.sub(r"[\s.]", "", raw.lower())
         elif kind == "weekday":
             key = raw.lower()[:3]
+        elif kind == "link":
+            key = re.sub(r"^https?://(?:www\.)?", "", raw.lower()).rstrip("/")
+        elif kind == "email":
+            key = raw.lower()
+        elif kind == "phone":
+            if not (raw[0] in "+0(" or _DIALLED.search(text[max(0, m.start() - 30) : m.start()])):
+                continue  # "rooms 101 102 103": numbers, not a phone
+            key = re.sub(r"\D", "", raw)
         elif kind in ("money", "percent"):
             key = _number_key(raw)
         else:
@@ -244,7 +264,7 @@ CUE = re.compile(
     r"going\s+(?:up|down)|goes\s+(?:up|down)|mov(?:e|ed|es|ing)|push(?:ed|ing)|"
     r"pull(?:ed|ing)|postpon(?:e|ed|ing)|delay(?:ed)?|brought\s+forward|earlier|later|"
     r"renam(?:e|ed)|chang(?:e|ed|es|ing)|updat(?:e|ed)|revis(?:e|ed|es|ing)|re-?baselined|"
-    r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|dropp(?:ed|ing)|"
+    r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|supersed(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|dropp(?:ed|ing)|"
     r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+now\s+on|"
     r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
     r"back\s+to|was|were|previously|formerly|used\s+to|new|"
