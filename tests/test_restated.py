@@ -129,6 +129,7 @@ def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
         "Reviews close on Friday from the spring cycle on.",
         "The v3 launch slips to 12 May.",
         "KPI Definitions v3 (supersedes v2): notice is 72 hours.",
+        "Payslips will be in the Deel app from then on.",
     ],
 )
 def test_a_change_said_by_a_verb_of_size_or_hand_over_or_when_it_takes_effect(
@@ -501,6 +502,15 @@ def test_a_note_of_one_line_has_no_title_to_leave_its_name_out(brain: Brain) -> 
         brain,
         ("Reminder to all field crews: every expense claim gets filed in Expensify.", SEP),
         ("From today all expense claims are filed in Pleo.", NOV),
+    )
+    assert brain.get(a).superseded_by == b
+
+
+def test_a_chat_lines_channel_is_not_a_name_it_holds(brain: Brain) -> None:
+    a, b = _brain(
+        brain,
+        ("[#eng-announce] reminder: all builds run on CircleCI.", SEP),
+        ("CI migration done: every build now runs on GitHub Actions.", NOV),
     )
     assert brain.get(a).superseded_by == b
 

@@ -447,7 +447,8 @@ def _holders(said: _Said) -> list[Value]:
     """The names a unit states something of: not its title's when the unit runs on from
     it ("Engineering handbook > Observability / We use Sentry ..."; a note of one line
     has no title), not a label ("SLA:
-    5 business days"), not one in brackets ("Lena Fischer (GRC)")."""
+    5 business days"), not one in brackets ("Lena Fischer (GRC)"), not a chat line's
+    channel ("[#eng-announce] reminder: all builds run on CircleCI")."""
     body = said.item.body.strip()
     title = len(body.split("\n", 1)[0]) - said.start if "\n" in body else 0
     text = said.text
@@ -457,6 +458,7 @@ def _holders(said: _Said) -> list[Value]:
         if n.start >= title
         and not text.startswith(":", n.end)
         and not (text[: n.start].rstrip().endswith("(") and text.startswith(")", n.end))
+        and not (text[: n.start].strip() == "[" and text.startswith("]", n.end))
     ]
 
 

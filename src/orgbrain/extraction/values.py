@@ -265,7 +265,7 @@ CUE = re.compile(
     r"pull(?:ed|ing)|postpon(?:e|ed|ing)|delay(?:ed)?|brought\s+forward|earlier|later|"
     r"renam(?:e|ed)|chang(?:e|ed|es|ing)|updat(?:e|ed)|revis(?:e|ed|es|ing)|re-?baselined|"
     r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|supersed(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|dropp(?:ed|ing)|"
-    r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+now\s+on|"
+    r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+(?:now|then)\s+on|"
     r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
     r"back\s+to|was|were|previously|formerly|used\s+to|new|"
     # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
