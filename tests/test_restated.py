@@ -516,7 +516,7 @@ def test_a_chat_lines_channel_is_not_a_name_it_holds(brain: Brain) -> None:
 
 
 def test_a_heading_that_adds_a_plan_does_not_change_another(brain: Brain) -> None:
-    a, b = _brain(
+    a, _ = _brain(
         brain,
         ("Pricing\nPro plan: $40 per user per month.", SEP),
         ("Launch notes: new Lite plan\nLite plan: $15 per user per month.", NOV),

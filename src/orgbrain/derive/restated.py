@@ -312,7 +312,8 @@ def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
         return []
     title = old.item.body.split("\n", 1)[0]
     label = _shared_words(f"{title}\n{old.text}", shared)
-    return [_Pair(old, new, *was.values(), *now.values(), label)]
+    (before,), (after,) = was.values(), now.values()
+    return [_Pair(old, new, before, after, label)]
 
 
 _NOT_A_THING = frozenset(stem(w) for w in "project team service weekly status update".split())

@@ -285,8 +285,10 @@ CUE = re.compile(
     r"with\s+effect\s+from|beginning\s+(?:with|on|in|next)|"
     r"from\s+(?:(?:next|this)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|quarter|year|sprint|cycle|release)|"
-    r"from\s+(?:today|tomorrow)|from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
-    r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|from\s+(?:the\s+)?[^.;:,]{1,40}?\son(?=\s*[,.;:]|\s*$))\b",
+    r"from\s+(?:today|tomorrow)|"
+    r"from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
+    r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|"
+    r"from\s+(?:the\s+)?[^.;:,]{1,40}?\son(?=\s*[,.;:]|\s*$))\b",
     re.IGNORECASE,
 )
 """Words that state a value as a change: a change word, a verb that sets a size or a
@@ -494,9 +496,7 @@ def apart(
 ) -> bool:
     """Whether two texts' ``qualifiers`` name different members of one family; for two
     ``states`` of one thing, of a family other than whom it is rolled out to."""
-    return any(
-        not (x[f] & y[f]) for f in x.keys() & y.keys() if not (states and f in _ROLLOUT)
-    )
+    return any(not (x[f] & y[f]) for f in x.keys() & y.keys() if not (states and f in _ROLLOUT))
 
 
 def a_state(text: str) -> bool:
