@@ -58,6 +58,8 @@ class Row:
 
 
 def _answerable(row: dict[str, object]) -> bool:
+    if "answerable" in row:  # org questions (``orgbrain eval living --out``): said outright
+        return bool(row["answerable"])
     if "category" in row:  # LoCoMo: category 5 is adversarial
         return row["category"] != 5
     if "question_id" in row:  # LongMemEval: _abs questions abstain
@@ -70,7 +72,7 @@ def _answerable(row: dict[str, object]) -> bool:
 def part(row: dict[str, object]) -> int:
     """Which half a row falls in for ``--held-out``: LoCoMo by conversation (its questions
     share one brain), the others by question."""
-    key = row.get("sample_id") or row.get("question_id") or row.get("query_id")
+    key = row.get("sample_id") or row.get("question_id") or row.get("query_id") or row.get("case")
     if key is None:
         key = row.get("question")
     return zlib.crc32(str(key).encode()) % 2
