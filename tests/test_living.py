@@ -266,9 +266,7 @@ def test_the_living_eval_scores_changes_and_controls(
     assert len(replayed) == 2 and all(r.answerable for r in replayed)
     gate = get_plan("tuned-z").gate
     assert gate is not None
-    assert [membership(r.evidence, gate)[0] for r in replayed] == [
-        not w["silent"] for w in written
-    ]
+    assert [membership(r.evidence, gate)[0] for r in replayed] == [not w["silent"] for w in written]
     assert (body["changes"], body["controls"]) == (2, 1)
     assert body["current_first"] == 1.0 and body["knows_replaced"] == 1.0
     assert body["knows_replaced_items"] == 0.5  # the two-things note stays current

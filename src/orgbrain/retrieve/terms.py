@@ -121,12 +121,10 @@ def asked_names(query: str, names: list[str] | None = None) -> list[str]:
     the note that answers (the travel policy, who owns vendor contracts) need not name
     them. A question without such a clause needs all of its names."""
     names = query_names(query) if names is None else names
-    match = None
-    for match in _ASKING.finditer(query):
-        pass
-    if match is None or not names:
+    starts = [m.end() for m in _ASKING.finditer(query)] if names else []
+    if not starts:
         return names
-    asked = set(query_names(query[match.end() :]))
+    asked = set(query_names(query[starts[-1] :]))
     return [n for n in names if n in asked]
 
 
