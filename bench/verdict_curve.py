@@ -1,8 +1,9 @@
 """The verdict's trade-off curve over several dev sets at once.
 
 Replays the membership gate (``retrieve.verdict.membership``, the code a search runs)
-over the rows that ``orgbrain eval beir|locomo|facts|longmemeval --out FILE`` wrote for
-one plan: each row keeps the gate's view of its first 5 hits (``gate``), so every gate
+over the rows that ``orgbrain eval beir|locomo|facts|longmemeval|living --out FILE`` wrote
+for one plan (``living``: organisation questions, every one answerable, each in a brain of
+its own): each row keeps the gate's view of its first 5 hits (``gate``), so every gate
 setting is scored without searching again. For each setting: false silence on each set
 (answerable questions left silent), where a set has questions without an answer their
 silence (higher is better), and where its rows keep a ranking recall (LoCoMo's
@@ -10,7 +11,8 @@ silence (higher is better), and where its rows keep a ranking recall (LoCoMo's
 
     python bench/verdict_curve.py --plan tuned-z \\
         scifact=/tmp/scifact.jsonl locomo=/tmp/locomo.jsonl facts=/tmp/facts.jsonl \\
-        longmemeval=/tmp/lme.jsonl [--target 0.05] [--all | --frontier | --pick | --held-out]
+        longmemeval=/tmp/lme.jsonl org=/tmp/org.jsonl --shown-only longmemeval,org \\
+        [--target 0.05] [--all | --frontier | --pick | --held-out]
 
 Prints a markdown table, best first among the settings whose false silence is at most
 ``--target`` on every set (ordered by the mean silence of the unanswerable questions);
@@ -58,6 +60,8 @@ class Row:
 
 
 def _answerable(row: dict[str, object]) -> bool:
+    if "answerable" in row:  # org questions (``orgbrain eval living --out``): said outright
+        return bool(row["answerable"])
     if "category" in row:  # LoCoMo: category 5 is adversarial
         return row["category"] != 5
     if "question_id" in row:  # LongMemEval: _abs questions abstain
@@ -70,7 +74,7 @@ def _answerable(row: dict[str, object]) -> bool:
 def part(row: dict[str, object]) -> int:
     """Which half a row falls in for ``--held-out``: LoCoMo by conversation (its questions
     share one brain), the others by question."""
-    key = row.get("sample_id") or row.get("question_id") or row.get("query_id")
+    key = row.get("sample_id") or row.get("question_id") or row.get("query_id") or row.get("case")
     if key is None:
         key = row.get("question")
     return zlib.crc32(str(key).encode()) % 2

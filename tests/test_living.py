@@ -21,6 +21,7 @@ from orgbrain.cli import app as cli_app
 from orgbrain.cli.app import cli
 from orgbrain.keys import MemoryKeyStore, issue_key
 from orgbrain.ports import Embedder
+from orgbrain.retrieve import get_plan, membership
 from orgbrain.server import BackgroundServer, create_app
 from orgbrain.settings import Settings
 
@@ -250,9 +251,22 @@ def test_the_living_eval_scores_changes_and_controls(
     path = tmp_path / "living.jsonl"
     path.write_text("".join(json.dumps(c) + "\n" for c in cases))
     monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
-    out = CliRunner().invoke(cli, ["eval", "living", "--json", str(path)])
+    rows = tmp_path / "rows.jsonl"
+    out = CliRunner().invoke(cli, ["eval", "living", "--json", str(path), "--out", str(rows)])
     assert out.exit_code == 0, out.output
     body = json.loads(out.stdout)
+    # Each belief change's search is a row the verdict curve replays as an answerable
+    # question (bench/verdict_curve.py: the org questions); the default gate over the
+    # rows' evidence says what the search said.
+    from bench.verdict_curve import load_rows
+
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert [r["case"] for r in written] == ["ledger", "one-of-two-things"]
+    replayed = load_rows(rows, "tuned-z")
+    assert len(replayed) == 2 and all(r.answerable for r in replayed)
+    gate = get_plan("tuned-z").gate
+    assert gate is not None
+    assert [membership(r.evidence, gate)[0] for r in replayed] == [not w["silent"] for w in written]
     assert (body["changes"], body["controls"]) == (2, 1)
     assert body["current_first"] == 1.0 and body["knows_replaced"] == 1.0
     assert body["knows_replaced_items"] == 0.5  # the two-things note stays current

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from orgbrain.errors import InvalidInput
-from orgbrain.retrieve import PLANS, apply_floors, freshness, get_plan, query_terms, rrf
-from orgbrain.retrieve.evidence import only_asks, spoken_to, without_vocatives
+from orgbrain.model import Item, Origin
+from orgbrain.retrieve import (
+    PLANS,
+    Gate,
+    apply_floors,
+    freshness,
+    get_plan,
+    membership,
+    query_terms,
+    rrf,
+)
+from orgbrain.retrieve.evidence import hit_evidence, only_asks, spoken_to, without_vocatives
 from orgbrain.retrieve.fuse import convex
 from orgbrain.retrieve.terms import (
+    asked_names,
     content_terms,
     coverage,
     holds_any,
@@ -185,6 +197,39 @@ def test_query_names_are_names_not_codes() -> None:
     assert {"nih", "3t3", "uk", "prp", "pba"} <= set(content_terms(query_terms(claim), []))
     assert query_names("Treatment with BMP4 and Galectin helps") == ["galectin"]
     assert is_code("G94P") and is_code("KRAS") and is_code("PrP") and not is_code("Caroline")
+
+
+def test_a_scene_setting_clause_names_no_one_a_hit_must_name() -> None:
+    # The names before ", where/am I/who ...?" set the scene; the clause after asks.
+    swap = "I'm swapping my on-call shift with Tom next week, where do I set that up?"
+    assert query_names(swap) == ["tom"] and asked_names(swap) == []
+    flight = "flying Berlin to San Francisco next month (about 11h), am I allowed to book business?"
+    assert query_names(flight) == ["berlin", "san", "francisco"] and asked_names(flight) == []
+    renewal = "our Figma subscription renews next month, who do I send the quote to?"
+    assert asked_names(renewal) == []
+    # A name in the asking clause stays required, and so does every name of a question
+    # that has no such clause (or whose comma is not followed by the asking clause).
+    assert asked_names("After the trip with Melanie, what did Caroline do?") == ["caroline"]
+    assert asked_names("Which Slack channel do I use to declare an incident?") == ["slack"]
+    assert asked_names("What did Caroline and Melanie do, and when?") == ["caroline", "melanie"]
+    assert asked_names("I swapped with Tom, so the standup is at ten now?") == ["tom"]
+    assert asked_names("Did Melanie meet Jon?") == ["melanie", "jon"]
+
+
+def test_the_gate_reads_only_the_asking_clauses_names() -> None:
+    """A hit that answers the asking clause, naming no one of the scene, matches; the
+    names it holds are still read (``mentions``, the name count)."""
+    origin = Origin("test", "test", datetime(2026, 12, 5, tzinfo=UTC))
+    rota = "Shift swaps are set up in PagerDuty under Schedules, Overrides."
+    item = Item("it1", "ws", "note", "note", rota, rota, "k", True, "org", origin)
+    asked = "I'm swapping my on-call shift with Tom next week, where do I set that up?"
+    [e] = hit_evidence(asked, query_terms(asked), [item], {"it1": 0.68})
+    assert e.names and not e.mentions and e.names_asked == 1
+    assert membership([e], PLANS["tuned-z"].gate or Gate())[0]
+    # The same words with Tom in the asking clause: the hit must name him.
+    about_tom = "Where does Tom set up his on-call shift swaps?"
+    [f] = hit_evidence(about_tom, query_terms(about_tom), [item], {"it1": 0.68})
+    assert not f.names and not membership([f], PLANS["tuned-z"].gate or Gate())[0]
 
 
 def test_deep_limits_keep_enough_candidates() -> None:

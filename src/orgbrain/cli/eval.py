@@ -395,10 +395,21 @@ def sensitive(
 )
 @click.option("--heldout", is_flag=True, help="The held-out set shipped with orgbrain.")
 @click.option("--misses", is_flag=True, help="List the cases that failed, and how.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Each belief change's search as a JSONL row with the gate's view of its first "
+    "hits (for bench/verdict_curve.py).",
+)
 @json_flag
 @click.pass_context
 def living(
-    ctx: click.Context, file: Path | None, heldout: bool, misses: bool, as_json: bool
+    ctx: click.Context,
+    file: Path | None,
+    heldout: bool,
+    misses: bool,
+    out: Path | None,
+    as_json: bool,
 ) -> None:
     """The living test: dated notes in which a belief changes (and controls where none
     does), each set in a fresh brain; report how often the top hit is the current belief,
@@ -419,6 +430,11 @@ def living(
     source = str(file) if file else f"{HELDOUT_SET if heldout else DEV_SET} (shipped)"
     _progress(f"{len(cases)} cases; loading the embedder")
     report = run_living(cases, embedder_factory(_settings(ctx)), source=source)
+    if out is not None:
+        out.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report.rows),
+            encoding="utf-8",
+        )
     _emit_scored(
         _wants_json(ctx, as_json),
         living_json(report),

@@ -14,6 +14,11 @@ search. Three numbers:
   hit ``replaces`` it, or its own hit is ``replaced_by`` it: a note that says two things,
   one of them replaced, stays current as an item); the item-level figure alone is
   reported beside it (**knows replaced, items only**);
+  every belief change's search also leaves a row (``LivingReport.rows``, written by
+  ``orgbrain eval living --out``): the question, whether it was silent, and the gate's
+  view of its first hits (``report.gate_view``), every one ``answerable`` (the current
+  note holds the answer), so that ``bench/verdict_curve.py`` replays the verdict on
+  organisation questions beside the ranking sets;
 - **false supersession**: controls in which any note, or any statement of a note, was
   marked superseded by another of the case's notes.
 """
@@ -33,6 +38,7 @@ from ..errors import InvalidInput
 from ..model import Hit
 from ..ports import Embedder
 from .records import data_lines
+from .report import EVIDENCE_DEPTH, gate_view
 
 __all__ = [
     "DEV_SET",
@@ -82,6 +88,7 @@ class LivingReport:
     false_supersession: int = 0
     seconds: float = 0.0
     misses: list[dict[str, object]] = field(default_factory=list)
+    rows: list[dict[str, object]] = field(default_factory=list)
 
 
 def load_cases(path: Path | None = None, *, heldout: bool = False) -> list[Case]:
@@ -137,7 +144,19 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
     assert case.current is not None and case.replaced is not None
     report.changes += 1
     current, old = ids[case.current], ids[case.replaced]
-    hits = brain.search(case.question).hits
+    result, trace = brain.search_traced(case.question, evidence_depth=EVIDENCE_DEPTH)
+    hits = result.hits
+    report.rows.append(
+        {
+            "case": case.id,
+            "question": case.question,
+            "answerable": True,
+            "plan": brain.settings.plan,
+            "silent": not hits,
+            "reason": result.reason,
+            "gate": gate_view(trace, result.reason),
+        }
+    )
     top = hits[0].item.id if hits else None
     miss: dict[str, object] = {}
     if top == current:

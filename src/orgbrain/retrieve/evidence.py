@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from ..model import Item, ItemSketch
 from .terms import (
+    asked_names,
     content_terms,
     coverage,
     holds_any,
@@ -179,10 +180,13 @@ def hit_evidence(
     if not items:
         return []
     names = query_names(query)
+    # The names a hit must name: not those of a clause that only sets the question's
+    # scene (``asked_names``); ``mentions`` and the name count read them all.
+    required = asked_names(query, names)
     content = content_terms(terms, names)
     said = set(query_terms(window.phrase)) if window is not None else set()
     untimed = [t for t in content if t not in said]
-    want_names = "names" in reads and bool(names)
+    want_names = "names" in reads and bool(required)
     want_mentions = "mentions" in reads and bool(names)
     want_coverage = "coverage" in reads and bool(content)
     # A query of names alone ("Who is Anthony?") asks nothing else: no other term to miss.
@@ -200,13 +204,14 @@ def hit_evidence(
         held = coverage(names, stems) if want_names or want_mentions else 0.0
         named = True
         if want_names:
-            # It names every one of the names (``held``) and speaks of at least one of
+            # It names every one of the names it must (``whole``) and speaks of at least one of
             # them: for a turn, other than by addressing them (a reply that thanks Caroline
             # names her, but says nothing about what she did; a line that Caroline says
             # about her listener, "That race sounds great, Mel! You must be proud", is
             # about Mel). What a turn says of someone is read only when it names them all.
-            named = held == 1.0 and holds_any(
-                names, _spoken_stems(item.body, text) if conversational else stems
+            whole = held if required is names else coverage(required, stems)
+            named = whole == 1.0 and holds_any(
+                required, _spoken_stems(item.body, text) if conversational else stems
             )
         out.append(
             # By position: a frozen dataclass's keywords cost a third more (55 a search).

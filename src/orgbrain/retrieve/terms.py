@@ -8,6 +8,7 @@ from functools import lru_cache
 
 __all__ = [
     "STOPWORDS",
+    "asked_names",
     "content_terms",
     "coverage",
     "holds_any",
@@ -98,6 +99,33 @@ def query_names(query: str, *, max_names: int = 8) -> list[str]:
         if len(seen) >= max_names:
             break
     return list(seen)
+
+
+_ASKING = re.compile(
+    r"[,;]\s+(?=(?:what|which|who|whom|whose|where|when|why|how|am|is|are|was|were|do|does|"
+    r"did|can|could|should|would|will|may|must|shall|have|has)\b[^,;]*\?\s*$)",
+    re.IGNORECASE,
+)
+"""Where the asking clause begins in a question that first sets its scene: a comma (or
+semicolon), then a question word or auxiliary that runs, with no other comma, to the
+closing question mark ("I'm swapping my on-call shift with Tom next week, where do I set
+that up?")."""
+
+
+def asked_names(query: str, names: list[str] | None = None) -> list[str]:
+    """The proper names of ``query`` (``names``, default ``query_names(query)``) that a
+    hit must name: those of its asking clause. A question that sets its scene in a clause
+    of its own before asking ("flying Berlin to San Francisco next month, am I allowed to
+    book business?", "our Figma subscription renews next month, who do I send the quote
+    to?") asks the clause after the comma; the names before it say whose case it is, and
+    the note that answers (the travel policy, who owns vendor contracts) need not name
+    them. A question without such a clause needs all of its names."""
+    names = query_names(query) if names is None else names
+    starts = [m.end() for m in _ASKING.finditer(query)] if names else []
+    if not starts:
+        return names
+    asked = set(query_names(query[starts[-1] :]))
+    return [n for n in names if n in asked]
 
 
 def content_terms(terms: list[str], names: list[str]) -> list[str]:
