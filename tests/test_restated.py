@@ -423,6 +423,18 @@ def test_what_is_not_a_restatement(brain: Brain, older: str, newer: str) -> None
             "Staff handbook - Leave: annual leave requests must be submitted in ESS at least "
             "15 working days before the first day of leave, so rosters can be covered.",
         ),
+        # a card's line about what its title names ("GA target" of "Billing v3")
+        (
+            "Billing v3 - project brief\nGoal: usage-based invoicing\nGA target: October 15",
+            "standup notes\n- amara: billing v3 GA slips to Nov 12, the tax engine is late",
+        ),
+        # an FAQ's answer, about what its question asks
+        (
+            "Lab FAQ\nQ: Who do I contact about custody forms for samples?\nA: Tom Hale, Lab "
+            "Coordinator, ext 4471.",
+            "Today is my last day. From Monday send custody forms for samples to Mercy Adebayo "
+            "(ext 4478).",
+        ),
         # a line under a heading that states the change (without it, two settings)
         (
             "Travel rules\nHotels can be booked up to €150 a night in every city.",

@@ -176,8 +176,11 @@ def _said(item: Item) -> list[_Said]:
     about = _stems(title, values_in(title))
     # a document titled as a change states one on every line below its title
     update = "\n" in item.body.strip() and (titled_change(title) or revised_title(item.body)[1])
+    asked: frozenset[str] = frozenset()
     for start, end in _clauses(item.body):
         text = item.body[start:end]
+        if _ANSWER.match(text) is None:
+            asked = _stems(text, ()) if _ASKED.match(text) else frozenset()
         found = sorted(values_in(text) + statuses_in(text), key=lambda v: v.start)
         names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
@@ -186,7 +189,7 @@ def _said(item: Item) -> list[_Said]:
             continue
         stems = _stems(text, found)
         below = start >= len(title)
-        titled = stems | about if below else stems
+        titled = (stems | about if below else stems) | (asked if _ANSWER.match(text) else set())
         qualified = qualifiers(f"{title}\n{text}" if below else text)
         cue = change_cue(text, heading=below and update)
         out.append(
@@ -195,6 +198,11 @@ def _said(item: Item) -> list[_Said]:
     return out
 
 
+_ASKED = re.compile(r"\W*Q\s*[:.)]\s", re.IGNORECASE)
+_ANSWER = re.compile(r"\W*A\s*[:.)]\s", re.IGNORECASE)
+"""An FAQ's question and answer lines ("Q: Who do I contact about custody forms?", "A:
+Tom Hale, ext 4471"): what an answer is about is said in its question, which counts
+as its title."""
 _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+|\s+--?\s+|\s+[\u2014\u2013]\s+")
 """Where a sentence joins clauses that may each state a value ("self-assessments are now
 due Nov 21, and manager reviews move to Dec 5"); not at a semicolon, which often joins
@@ -238,8 +246,17 @@ def _stems(text: str, values: Sequence[Value]) -> frozenset[str]:
     """The unit's content words, stemmed, without its values and its change words."""
     for v in reversed(values):
         text = text[: v.start] + " " * (v.end - v.start) + text[v.end :]
-    text = CUE.sub(" ", text)
+    text = CUE.sub(_unspoken, text)
     return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+
+
+def _unspoken(m: re.Match[str]) -> str:
+    """A change's words, blanked; of a span "from X to", only its two ends ("From
+    Monday send custody forms to Mercy": the forms are what it is about)."""
+    said = m.group(0)
+    if said[:4].lower() == "from" and said[-2:].lower() == "to":
+        return f"     {said[4:-2]}  "
+    return " "
 
 
 def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[Item]:
@@ -267,7 +284,7 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
 def _restated(old: _Said, new: _Said) -> list[_Pair]:
     if not (new.cue or _reissued(old, new)):
         return []
-    shared = old.stems & new.stems
+    shared = old.titled & new.stems
     pairs: list[_Pair] = []
     for before in old.values:
         if before.kind == STATUS:
