@@ -75,8 +75,10 @@ def test_links_addresses_and_phone_numbers_are_values() -> None:
         ("phone", "", "18005550147", "1800 555 0147")
     ]
     assert _read("ring +44 20 7946 0958") == [("phone", "", "442079460958", "+44 20 7946 0958")]
-    # digits in a row without a word that dials them are no phone
-    assert _read("rooms 101 102 103 104") == []
+    # digits in groups that nothing dials are numbers; a long number is one number
+    assert [r[2] for r in _read("rooms 101 102 103 104")] == ["101", "102", "103", "104"]
+    assert _read("Budget raised to 25000") == [("number", "", "25000", "25000")]
+    assert _read("rose to 12000 USD") == [("money", "", "12000", "12000 USD")]
 
 
 def test_an_amount_after_its_currency_code_is_money_and_the_code_no_name() -> None:
@@ -99,8 +101,11 @@ def test_a_things_state_by_its_kind() -> None:
     assert read("offline mode is live for all customers") == [("live", "live")]
     assert read("Weekly status: Heron: 🟢 on track") == [("on track", "🟢")]
     assert read("Status: Done") == [("live", "Done")]
-    # colours, "done" and "live" only as states
+    # colours, "done" and "live" only as states; a state's words describing a noun
     assert read("we live in Lisbon; press the red button when done") == []
+    assert read("people who now live in Porto") == []
+    assert read("Heron offsite cancelled; customers at risk of churn; the beta testers") == []
+    assert read("leadership has put Heron on hold") == [("on hold", "on hold")]
 
 
 def test_codes_versions_years_and_phrases_are_not_values() -> None:
@@ -153,10 +158,26 @@ def test_words_that_only_look_like_a_change(text: str) -> None:
     assert not change_cue(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please double-check the config.",
+        "I got feedback from the team we depend on.",
+        "Approvals fall to the finance lead.",
+        "Open a merge request for it.",
+    ],
+)
+def test_idioms_that_only_look_like_a_change(text: str) -> None:
+    assert not change_cue(text)
+
+
 def test_a_heading_that_states_a_change_cues_the_lines_below_it() -> None:
     assert titled_change("Updated travel rules (effective 1 May)")
     assert titled_change("Parking policy v2 - revised")
     assert not titled_change("Launch notes: new Starter plan")
+    assert not titled_change("Merge request guidelines")
+    assert not titled_change("Handover notes")
+    assert not titled_change("Weekly update")
     assert not titled_change("Travel rules")
     assert change_cue("| over €2,000 | your manager |", heading=True)
     assert not change_cue("| over €2,000 | your manager |")
@@ -497,8 +518,24 @@ def test_an_ended_state_gives_the_graph_no_vote_for_now(brain: Brain) -> None:
             "Project Heron update\nStatus: on track for the June launch.",
             "Project Osprey update\nStatus: at risk, the vendor is late.",
         ),
-        # a state denied
+        # a state denied, on a condition, for a while, or of an event
         ("Heron status: on track.", "To be clear, Heron is not on hold."),
+        ("Project Heron kickoff\nStatus: green", "If the vendor slips again, Heron goes on hold."),
+        (
+            "Project Heron kickoff\nStatus: green",
+            "The Heron demo is paused while we fix the projector.",
+        ),
+        ("Project Heron kickoff\nStatus: green", "Heron offsite cancelled."),
+        # one rule each for two groups, in the same words
+        (
+            "all contractors must complete 2 safety modules before site access.",
+            "all visitors must complete 1 safety module before site access.",
+        ),
+        # a title of a thing, not of a revision
+        (
+            "Merge request guidelines\nReviews need 2 approvals",
+            "Merge request guidelines\nReviews for the docs repo need 1 approval",
+        ),
         ("Heron status: on track.", "Next quarter we plan to put Heron on hold."),
     ],
 )

@@ -56,6 +56,7 @@ from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
 from ..extraction.values import (
     CUE,
+    STATUS,
     Value,
     apart,
     change_cue,
@@ -67,6 +68,7 @@ from ..extraction.values import (
     qualifiers,
     same_slot,
     statuses_in,
+    temporary,
     titled_change,
     toward,
     values_in,
@@ -80,7 +82,6 @@ from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
 
 PREDICATE = "value"
-STATUS = "status"
 NEIGHBOURS = 8
 """Items read per stream (vector and keyword, notes and sections) for a derived item."""
 KEY_TERMS = 12
@@ -172,15 +173,17 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
 
 def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
-    title = item.body.split("\n", 1)[0]
+    title = _title(item)
     about = _stems(title, values_in(title))
     # a document titled as a change states one on every line below its title
     update = "\n" in item.body.strip() and (titled_change(title) or revised_title(item.body)[1])
-    asked: frozenset[str] = frozenset()
+    asked: frozenset[str] = frozenset()  # the words of the FAQ question last asked
     for start, end in _clauses(item.body):
         text = item.body[start:end]
-        if _ANSWER.match(text) is None:
-            asked = _stems(text, ()) if _ASKED.match(text) else frozenset()
+        line = _line(item.body, start)
+        if _ASKED.match(line):
+            asked = _stems(line, ())
+        answers = _ANSWER.match(line) is not None
         found = sorted(values_in(text) + statuses_in(text), key=lambda v: v.start)
         names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
@@ -189,7 +192,7 @@ def _said(item: Item) -> list[_Said]:
             continue
         stems = _stems(text, found)
         below = start >= len(title)
-        titled = (stems | about if below else stems) | (asked if _ANSWER.match(text) else set())
+        titled = (stems | about if below else stems) | (asked if answers else frozenset())
         qualified = qualifiers(f"{title}\n{text}" if below else text)
         cue = change_cue(text, heading=below and update)
         out.append(
@@ -198,11 +201,24 @@ def _said(item: Item) -> list[_Said]:
     return out
 
 
-_ASKED = re.compile(r"\W*Q\s*[:.)]\s", re.IGNORECASE)
-_ANSWER = re.compile(r"\W*A\s*[:.)]\s", re.IGNORECASE)
+_ASKED = re.compile(r"[^\w\n]*Q:\s")
+_ANSWER = re.compile(r"[^\w\n]*A:\s")
 """An FAQ's question and answer lines ("Q: Who do I contact about custody forms?", "A:
 Tom Hale, ext 4471"): what an answer is about is said in its question, which counts
 as its title."""
+
+
+def _title(item: Item) -> str:
+    """An item's first line: a document's title, when lines follow it."""
+    return item.body.split("\n", 1)[0]
+
+
+def _line(body: str, at: int) -> str:
+    """The line of ``body`` that holds offset ``at``."""
+    end = body.find("\n", at)
+    return body[body.rfind("\n", 0, at) + 1 : end if end >= 0 else len(body)]
+
+
 _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+|\s+--?\s+|\s+[\u2014\u2013]\s+")
 """Where a sentence joins clauses that may each state a value ("self-assessments are now
 due Nov 21, and manager reviews move to Dec 5"); not at a semicolon, which often joins
@@ -313,26 +329,31 @@ def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
     the latest, so no change word is needed. Each unit gives one kind of state
     (``statuses_in``), they share ``MIN_SHARED`` words counting titles, and they do not
     each name a thing the other does not (Atlas on track, Borealis at risk: two
-    projects). A negated or planned unit ("Atlas is not on hold", "we plan to put Atlas
-    on hold") changes nothing."""
+    projects). A negated, planned, conditional or temporary unit ("Atlas is not on
+    hold", "we plan to put Atlas on hold", "if the vendor slips, Atlas goes on hold",
+    "the demo is paused while we fix the projector") changes nothing."""
     was = {v.key: v for v in old.values if v.kind == STATUS}
     now = {v.key: v for v in new.values if v.kind == STATUS}
     if len(was) != 1 or len(now) != 1 or was.keys() == now.keys():
         return []
-    if NEGATION.search(new.text) or planned(new.text):
+    if NEGATION.search(new.text) or planned(new.text) or temporary(new.text):
         return []
+    if _IF.search(new.text):
+        return []  # "if the vendor slips again, Atlas goes on hold"
     shared = old.titled & new.titled
     named_old, named_new = _named(old), _named(new)
     if len(shared) < MIN_SHARED and not (named_old & named_new) - _NOT_A_THING:
         return []  # neither many words nor the thing's own name in common
     if named_old - new.titled and named_new - old.titled:
         return []
-    title = old.item.body.split("\n", 1)[0]
+    title = _title(old.item)
     label = _shared_words(f"{title}\n{old.text}", shared)
     (before,), (after,) = was.values(), now.values()
     return [_Pair(old, new, before, after, label)]
 
 
+_IF = re.compile(r"\b(?:if|unless|while|in\s+case)\b", re.IGNORECASE)
+"""A state said on a condition, or while something lasts."""
 _NOT_A_THING = frozenset(stem(w) for w in "project team service weekly status update".split())
 """Words of a name that do not tell one thing from another ("Project Atlas", "Project
 Borealis")."""
@@ -342,7 +363,7 @@ def _named(said: _Said) -> frozenset[str]:
     """The stems of the words of the names ``said`` holds, and its title's when it lies
     below it: not a channel, a handle or a code ("#announcements", "KR3"), nor a state
     written in capitals ("PAUSED")."""
-    title = said.item.body.split("\n", 1)[0]
+    title = _title(said.item)
     below = said.start >= len(title)
     text = f"{title}\n{said.text}" if below else said.text
     at = len(title) + 1 if below else 0
@@ -356,33 +377,27 @@ def _named(said: _Said) -> frozenset[str]:
     )
 
 
-REISSUED = 0.7
-"""The share of the shorter unit's words a later unit must repeat to restate it without
-a change word."""
+REISSUED = 0.5
+"""The least share of its own words a later unit must give to repeating an older one's to
+restate it without a change word."""
 
 
 def _reissued(old: _Said, new: _Said) -> bool:
     """Whether ``new`` is ``old`` issued again, in its words but for a value ("requests
     must be submitted at least 10 working days before", then "at least 20 working days
-    before ..., so rosters can be covered"): it repeats at least ``REISSUED`` of the
-    shorter unit's words, four or more, and the two do not each write with a capital a
-    word the other does not (two plants' operating notes)."""
+    before ..., so rosters can be covered"): it repeats every word of the older unit, four
+    or more, and not only as a few of its own (``REISSUED``). A word the older unit has
+    and the newer lacks is another thing ("all contractors must complete 2 modules",
+    "all visitors must complete 1 module"; "Kellaway WTP", "Brennan WTP")."""
     shared = len(old.stems & new.stems)
-    if shared < 4 or shared < REISSUED * min(len(old.stems), len(new.stems)):
+    if old.stems - new.stems or shared < 4 or shared < REISSUED * len(new.stems):
         return False
-    if NEGATION.search(new.text) or planned(new.text) or states_nothing(new.text):
-        return False
-    a, b = _capitals(old), _capitals(new)
-    return not (a - b and b - a)
-
-
-_CAPITAL = re.compile(r"(?<![\w-])[A-Z][\w-]*")
-
-
-def _capitals(said: _Said) -> frozenset[str]:
-    """The words ``said`` writes with a capital, a sentence's first too ("Kellaway WTP
-    operating note", "Brennan WTP operating note": two plants)."""
-    return frozenset(w.casefold() for w in _CAPITAL.findall(said.text))
+    return not (
+        NEGATION.search(new.text)
+        or planned(new.text)
+        or temporary(new.text)
+        or states_nothing(new.text)
+    )
 
 
 def _nouns(a: Value, b: Value) -> int:
@@ -456,7 +471,7 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     shared = old.titled & new.titled
     if len(fresh) != 1 or len(shared) < MIN_SHARED:
         return []
-    title = old.item.body.split("\n", 1)[0]
+    title = _title(old.item)
     label = _shared_words(f"{title}\n{old.text}", shared) or (was.key,)
     return [_Pair(old, new, was, next(iter(fresh.values())), label, pointed=True)]
 
@@ -467,8 +482,7 @@ def _holders(said: _Said) -> list[Value]:
     has no title), not a label ("SLA:
     5 business days"), not one in brackets ("Lena Fischer (GRC)"), not a chat line's
     channel ("[#eng-announce] reminder: all builds run on CircleCI")."""
-    body = said.item.body.strip()
-    title = len(body.split("\n", 1)[0]) - said.start if "\n" in body else 0
+    title = len(_title(said.item)) - said.start if "\n" in said.item.body.rstrip() else 0
     text = said.text
     return [
         n

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from .quiet import states_nothing
 
 __all__ = [
+    "STATUS",
     "Value",
     "a_state",
     "apart",
@@ -35,6 +36,7 @@ __all__ = [
     "qualifiers",
     "same_slot",
     "statuses_in",
+    "temporary",
     "titled_change",
     "told_apart",
     "toward",
@@ -80,8 +82,6 @@ _VALUE = re.compile(
     r"|(?:[a-z0-9-]+\.)+(?:com|io|net|org|dev|app|local|internal|example)"
     r"(?:/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"])?)(?![\w@-]))"
     r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
-    r"|(?P<phone>(?<![\w.,/:+-])(?:\+\d{1,3}[ -]?)?(?:\(?\d{2,5}\)?[ -]?){1,4}\d{3,5}"
-    r"(?![\w-]|[.,]\d|[ -]?\d))"
     rf"|(?P<date>{_ALONE}(?:(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
     rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon2>{_MONTH})"
     rf"|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})){_AFTER})"
@@ -94,12 +94,6 @@ _VALUE = re.compile(
     rf"|(?P<num>{_ALONE}(?:{_NUM}|(?:{'|'.join(_WORDS)})\b){_AFTER})",
     re.IGNORECASE,
 )
-_DIALLED = re.compile(
-    r"\b(?:call|ring|phone|tel|telephone|hotline|number|dial|mobile|cell|fax|line|text|sms|"
-    r"whatsapp|contact)\b",
-    re.IGNORECASE,
-)
-"""A word before a long group of digits that makes it a phone number."""
 _UNIT = re.compile(r"[ \t]*([a-z][a-z-]{1,20})\b", re.IGNORECASE)
 """What a count counts: the word after it and the one after that ("600 requests", "14
 days", "4 business hours", "two approving reviews"), up to a function word ("45 by the
@@ -112,10 +106,36 @@ _NOT_UNITS = frozenset(
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+_PHONE = re.compile(
+    r"(?<![\w.,/:+-])(?P<lead>\+|\(|0)?\d{1,4}\)?(?:[ -]\(?\d{2,5}\)?){1,4}[ -]\d{3,5}"
+    r"(?![\w-]|[.,]\d|[ -]?\d)"
+)
+"""Digits in groups ("1800 555 0147", "+44 20 7946 0958", "020-7946-0958")."""
+_DIALLED = re.compile(
+    r"\b(?:call|ring|phone|tel|telephone|hotline|dial|mobile|cell|fax|sms|whatsapp)\b\W*"
+    r"(?:\w+\W+){0,4}$",
+    re.IGNORECASE,
+)
+"""A word a few words before digits in groups that dials them."""
+
+
+def _phones(text: str) -> list[Value]:
+    """Phone numbers: digits in groups that start with +, ( or 0, or follow a word that
+    dials them ("call the hotline on 1800 555 0147"); other digits in groups are numbers."""
+    return [
+        Value("phone", "", re.sub(r"\D", "", m.group(0)), m.start(), m.end())
+        for m in _PHONE.finditer(text)
+        if m.group("lead") or _DIALLED.search(text[max(0, m.start() - 40) : m.start()])
+    ]
+
+
 def values_in(text: str) -> list[Value]:
     """The values ``text`` states, in order."""
+    phones = _phones(text)
     found: list[Value] = []
     for m in _VALUE.finditer(text):
+        if any(p.start <= m.start() < p.end for p in phones):
+            continue  # a group of a phone number
         kind = m.lastgroup if m.lastgroup != "num" else "number"
         raw = m.group(0)
         if m.group("date"):
@@ -129,10 +149,7 @@ def values_in(text: str) -> list[Value]:
             key = re.sub(r"^https?://(?:www\.)?", "", raw.lower()).rstrip("/")
         elif kind == "email":
             key = raw.lower()
-        elif kind == "phone":
-            if not (raw[0] in "+0(" or _DIALLED.search(text[max(0, m.start() - 30) : m.start()])):
-                continue  # "rooms 101 102 103": numbers, not a phone
-            key = re.sub(r"\D", "", raw)
+
         elif kind in ("money", "percent"):
             key = _number_key(raw)
         else:
@@ -153,7 +170,8 @@ def values_in(text: str) -> list[Value]:
                     unit, end = f"{unit} {_singular(second.group(1).lower())}", second.end(1)
         found.append(Value(str(kind), unit, key, m.start(), end))
     dates = [v for v in found if v.kind == "date"]
-    return [v for v in found if v.kind != "weekday" or not any(_beside(v, d) for d in dates)]
+    found = [v for v in found if v.kind != "weekday" or not any(_beside(v, d) for d in dates)]
+    return sorted(found + phones, key=lambda v: v.start)
 
 
 def _beside(a: Value, b: Value) -> bool:
@@ -161,6 +179,8 @@ def _beside(a: Value, b: Value) -> bool:
     return -3 <= b.start - a.end <= 2 or -3 <= a.start - b.end <= 2
 
 
+STATUS = "status"
+"""The kind of a ``Value`` that is a thing's state."""
 _STATUSES: dict[str, str] = {
     "on track": r"on track|green|🟢",
     "at risk": r"at risk|amber|yellow|🟡",
@@ -187,9 +207,18 @@ _SAID_STATUS = re.compile(
     r"(?<![\w-])(?P<s>on hold|paused|on track|at risk|off track|cancell?ed|canceled|shelved|"
     r"(?:internal |private |public |closed )?beta|generally available|available to all(?: \w+)?|"
     r"in progress|out of service|back in service|back online|suspended|🟢|🟡|🔴)(?![\w-])"
-    r"|\b(?:is|are|went|goes|go|now|gone)\s+(?P<live>live)\b",
+    r"|\b(?:is|are|went|goes|go|now|gone)\s+(?P<live>live)\b(?!\s+(?:in|at|with|near|on)\b)",
     re.IGNORECASE,
 )
+_HELD_BY = re.compile(
+    r"(?:\b(?:is|are|was|were|goes|go|went|gone|now|been|be|remains|stays|put|placed|"
+    r"moved|officially|still)\s+(?:\w+\s+){0,3}|:\s*|[🟢🟡🔴]\s*)$",
+    re.IGNORECASE,
+)
+"""What a state said in words follows: a verb that gives it to a thing ("Atlas is on
+hold", "put Atlas on hold", "Dark mode now available"), a label's colon ("KR3 Atlas:
+PAUSED"), or a coloured dot; not a noun it describes ("customers at risk of churn",
+"the beta testers channel", "Atlas offsite cancelled")."""
 
 
 def statuses_in(text: str) -> list[Value]:
@@ -203,6 +232,9 @@ def statuses_in(text: str) -> list[Value]:
         found[m.start("s")] = _status(m, "s")
     for m in _SAID_STATUS.finditer(text):
         group = "s" if m.group("s") else "live"
+        if group == "s" and m.group("s")[0].isalpha():
+            if not _HELD_BY.search(text[max(0, m.start() - 40) : m.start()]):
+                continue
         if not any(v.start <= m.start(group) < v.end for v in found.values()):
             found[m.start(group)] = _status(m, group)
     kinds: dict[str, Value] = {}
@@ -214,7 +246,7 @@ def statuses_in(text: str) -> list[Value]:
 def _status(m: re.Match[str], group: str) -> Value:
     written = " ".join(m.group(group).split())
     kind = next(k for rx, k in _STATUS_KIND if rx.fullmatch(written))
-    return Value("status", "", kind, m.start(group), m.end(group))
+    return Value(STATUS, "", kind, m.start(group), m.end(group))
 
 
 def same_slot(a: Value, b: Value) -> bool:
@@ -269,17 +301,18 @@ CUE = re.compile(
     r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
     r"back\s+to|was|were|previously|formerly|used\s+to|new|"
     # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
-    r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)\s+(?:to|from|by)|"
+    r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)"
+    r"\s+(?:to|from|by)\s+(?=[$€£]?\d)|"
     r"slip(?:s|ped|ping)?\s+(?:to|by|into)|"
     # not a purpose ("to shorten runs in the south")
     r"(?<!to\s)(?:trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
     r"tighten(?:s|ed|ing)?|loosen(?:s|ed|ing)?|relax(?:es|ed|ing)?|halv(?:e|ed|es|ing)|"
-    r"doubl(?:e|ed|es|ing)|tripl(?:e|ed|es|ing))|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
+    r"doubl(?:ed|es|ing)|tripl(?:ed|es|ing))|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
     # a thing taken up, handed on or put away ("takes over the renewals", "is retired")
     r"tak(?:e|es|ing)\s+over|took\s+over|hand(?:s|ed|ing)?\s+over|handover|"
-    r"transferr?(?:s|ed|ing)?|reassign(?:s|ed|ing)?|adopt(?:s|ed|ing)?|introduc(?:e|ed|es|ing)|"
+    r"transferr?(?:s|ed|ing)?|reassign(?:s|ed|ing)?|adopt(?:s|ed|ing)?|"
     r"roll(?:s|ed|ing)?\s+out|go(?:es)?\s+live|went\s+live|fold(?:s|ed|ing)?\s+into|"
-    r"merg(?:e|ed|es|ing)|consolidat(?:e|ed|es|ing)|retir(?:e|ed|es|ing)|deprecat(?:e|ed|es|ing)|"
+    r"merg(?:ed|es|ing)|merge\s+into|consolidat(?:e|ed|es|ing)|retir(?:e|ed|es|ing)|deprecat(?:e|ed|es|ing)|"
     r"sunset(?:s|ted|ting)?|discontinu(?:e|ed|es|ing)|phas(?:e|ed|es|ing)\s+out|lift(?:s|ed|ing)|"
     # when it takes effect ("from Monday", "from 1 Oct", "from the August board pack on")
     r"with\s+effect\s+from|beginning\s+(?:with|on|in|next)|"
@@ -288,7 +321,10 @@ CUE = re.compile(
     r"from\s+(?:today|tomorrow)|"
     r"from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
     r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|"
-    r"from\s+(?:the\s+)?[^.;:,]{1,40}?\son(?=\s*[,.;:]|\s*$))\b",
+    r"from\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:"
+    + _MONTH_WORD
+    + r"|week|sprint|cycle|run|release|quarter|year|period|pack|edition|version)\s+on"
+    r"(?=\s*[,.;:]|\s*$))\b",
     re.IGNORECASE,
 )
 """Words that state a value as a change: a change word, a verb that sets a size or a
@@ -319,6 +355,12 @@ _PLANNED = re.compile(
 )
 
 
+def temporary(text: str) -> bool:
+    """Whether ``text`` states an exception for a while ("this week only", "for the
+    pilot"); "until further notice" is not one when a state is said with it."""
+    return any(m.group(0).lower() != "until further" for m in _TEMPORARY.finditer(text))
+
+
 def planned(text: str) -> bool:
     """Whether ``text`` only plans or weighs a change ("from 1 January we plan to move
     the pension to Swiss Life"): nothing has changed yet."""
@@ -338,11 +380,18 @@ def change_cue(text: str, *, heading: bool = False) -> bool:
     )
 
 
+_TITLED_CHANGE = re.compile(
+    r"\b(?:updated|revised|revision|amended|effective|supersed(?:es|ed|ing)|changes\s+to)\b",
+    re.IGNORECASE,
+)
+
+
 def titled_change(title: str) -> bool:
     """Whether a document's first line states a change for every line below it
     ("Updated spending approvals (effective 1 September)", "Support SLAs v3 (effective 1
-    Oct)"); "new" alone does not ("Launch notes: new Team plan" adds one)."""
-    return change_cue(title) and any(m.group(0).lower() != "new" for m in CUE.finditer(title))
+    Oct)"): a word of revision, not any change word ("Merge request guidelines",
+    "Handover notes", "Launch notes: new Team plan" are titles of things)."""
+    return bool(_TITLED_CHANGE.search(title)) and not states_nothing(title)
 
 
 def marked_old(text: str, value: Value) -> bool:

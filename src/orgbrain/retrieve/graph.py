@@ -75,6 +75,10 @@ class TimeFrame:
         """Whether ``item`` had happened (or been written) by the frame's date."""
         return self.mode != "as_of" or self.at is None or item.when <= self.at
 
+    def holds(self, s: Statement) -> bool:
+        """Whether statement ``s`` held at the frame's time (``current``: now)."""
+        return s.holds_at(self.at) if self.mode == "as_of" and self.at else s.current
+
     def supersedes(self, successor: Item | ItemSketch | None) -> bool:
         """Whether a successor counts as superseding in this frame."""
         if successor is None or self.mode == "history":
@@ -145,16 +149,13 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
     rest = _unnamed_terms(query, entities)
 
     def rank(s: Statement) -> tuple[bool, bool, bool, float]:
-        held = s.holds_at(frame.at) if frame.mode == "as_of" and frame.at else s.current
         asked_of = _asked_about(s, rest, asked)
-        return (not asked_of, s.type != asked, not held, -s.valid_from.timestamp())
+        return (not asked_of, s.type != asked, not frame.holds(s), -s.valid_from.timestamp())
 
     ranked: dict[str, None] = {}
     support: dict[str, str] = {}
     for s in sorted(statements, key=rank):
-        if frame.mode != "history" and not (
-            s.holds_at(frame.at) if frame.mode == "as_of" and frame.at else s.current
-        ):
+        if frame.mode != "history" and not frame.holds(s):
             continue  # a belief ended before the frame's time is no answer in it
         if s.item_id not in support and _asked_about(s, rest, asked):
             support[s.item_id] = f"states {s.subject} {s.predicate.replace('_', ' ')}"
