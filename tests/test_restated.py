@@ -9,14 +9,13 @@ from datetime import UTC, datetime
 import pytest
 
 from orgbrain import Brain
+from orgbrain.extraction.cues import change_cue, titled_change
+from orgbrain.extraction.states import statuses_in
 from orgbrain.extraction.values import (
-    change_cue,
     gone_name,
     marked_old,
     names_in,
     qualifiers,
-    statuses_in,
-    titled_change,
     toward,
     values_in,
 )

@@ -50,26 +50,21 @@ from datetime import datetime
 
 from ..context import BrainContext
 from ..extraction import Claim, Found
+from ..extraction.cues import CUE, change_cue, planned, temporary, titled_change
 from ..extraction.documents import settled
 from ..extraction.predicates import ADDITIVE
 from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
+from ..extraction.states import STATUS, statuses_in
 from ..extraction.values import (
-    CUE,
-    STATUS,
     Value,
     apart,
-    change_cue,
     gone_name,
     marked_old,
     names_in,
     other_records,
-    planned,
     qualifiers,
     same_slot,
-    statuses_in,
-    temporary,
-    titled_change,
     toward,
     values_in,
     where_gone,

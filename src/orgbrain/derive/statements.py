@@ -51,7 +51,8 @@ from ..extraction.predicates import (
     LEFT_THE_ORG,
     REPLACEABLE,
 )
-from ..extraction.values import a_state, other_records, told_apart
+from ..extraction.states import a_state
+from ..extraction.values import other_records, told_apart
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement

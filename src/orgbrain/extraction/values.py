@@ -9,9 +9,9 @@ so that two sentences can be compared slot by slot (``derive/restated.py``). It 
 numbers, not meaning: codes and versions ("ADR-014", "v5.8", "Q4", "KR1") and years on
 their own are not values.
 
-``change_cue`` says whether a unit states its value as a change ("is now", "raised
-from 600 to 1,200", "(was 14)", "revise the target to 38"); ``marked_old`` which of its
-values it names as the one before ("from 600", "was 14", "rather than 3").
+``marked_old`` says which of a unit's values it names as the one before ("from 600",
+"was 14", "rather than 3"); whether the unit states a change at all is ``cues.py``'s,
+and a thing's state (on hold, live) ``states.py``'s.
 """
 
 from __future__ import annotations
@@ -20,24 +20,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .quiet import states_nothing
-
 __all__ = [
-    "STATUS",
     "Value",
-    "a_state",
     "apart",
-    "change_cue",
     "gone_name",
     "marked_old",
     "names_in",
     "other_records",
-    "planned",
     "qualifiers",
     "same_slot",
-    "statuses_in",
-    "temporary",
-    "titled_change",
     "told_apart",
     "toward",
     "values_in",
@@ -179,76 +170,6 @@ def _beside(a: Value, b: Value) -> bool:
     return -3 <= b.start - a.end <= 2 or -3 <= a.start - b.end <= 2
 
 
-STATUS = "status"
-"""The kind of a ``Value`` that is a thing's state."""
-_STATUSES: dict[str, str] = {
-    "on track": r"on track|green|🟢",
-    "at risk": r"at risk|amber|yellow|🟡",
-    "off track": r"off track|red|blocked|🔴",
-    "on hold": r"on hold|paused|parked",
-    "cancelled": r"cancell?ed|canceled|shelved|abandoned",
-    "in progress": r"in progress|underway|in development",
-    "beta": r"(?:internal |private |public |closed |open )?beta|alpha|early access",
-    "live": r"live|generally available|ga|available to all(?: \w+)?|rolled out to all(?: \w+)?"
-    r"|shipped|launched|released|done|complete|completed",
-    "out of service": r"out of service|out of action|offline",
-    "in service": r"back in service|in service|back online",
-    "suspended": r"suspended",
-}
-"""A thing's state, by kind: every way of writing one kind is one key."""
-_STATUS_KIND = [(re.compile(words, re.IGNORECASE), kind) for kind, words in _STATUSES.items()]
-_LABELLED_STATUS = re.compile(
-    r"\b(?:status|state|health|rag)\s*:\s*(?:[^\w\n]{0,3}\s*)(?P<s>"
-    + "|".join(f"(?:{words})" for words in _STATUSES.values())
-    + r")(?![\w-])",
-    re.IGNORECASE,
-)
-_SAID_STATUS = re.compile(
-    r"(?<![\w-])(?P<s>on hold|paused|on track|at risk|off track|cancell?ed|canceled|shelved|"
-    r"(?:internal |private |public |closed )?beta|generally available|available to all(?: \w+)?|"
-    r"in progress|out of service|back in service|back online|suspended|🟢|🟡|🔴)(?![\w-])"
-    r"|\b(?:is|are|went|goes|go|now|gone)\s+(?P<live>live)\b(?!\s+(?:in|at|with|near|on)\b)",
-    re.IGNORECASE,
-)
-_HELD_BY = re.compile(
-    r"(?:\b(?:is|are|was|were|goes|go|went|gone|now|been|be|remains|stays|put|placed|"
-    r"moved|officially|still)\s+(?:\w+\s+){0,3}|:\s*|[🟢🟡🔴]\s*)$",
-    re.IGNORECASE,
-)
-"""What a state said in words follows: a verb that gives it to a thing ("Atlas is on
-hold", "put Atlas on hold", "Dark mode now available"), a label's colon ("KR3 Atlas:
-PAUSED"), or a coloured dot; not a noun it describes ("customers at risk of churn",
-"the beta testers channel", "Atlas offsite cancelled")."""
-
-
-def statuses_in(text: str) -> list[Value]:
-    """The states ``text`` gives a thing, as ``status`` values keyed by their kind ("on
-    hold" and "paused" are one): after a label ("Status: In progress", "state: Beta",
-    "RAG: amber"), or in words that say nothing else ("Atlas is on hold", "dark mode is
-    live for all customers", "🟢 on track"). A colour, "done" or "shipped" counts only
-    after a label."""
-    found: dict[int, Value] = {}
-    for m in _LABELLED_STATUS.finditer(text):
-        found[m.start("s")] = _status(m, "s")
-    for m in _SAID_STATUS.finditer(text):
-        group = "s" if m.group("s") else "live"
-        if group == "s" and m.group("s")[0].isalpha():
-            if not _HELD_BY.search(text[max(0, m.start() - 40) : m.start()]):
-                continue
-        if not any(v.start <= m.start(group) < v.end for v in found.values()):
-            found[m.start(group)] = _status(m, group)
-    kinds: dict[str, Value] = {}
-    for at in sorted(found):  # "🟢 on track" states one
-        kinds.setdefault(found[at].key, found[at])
-    return list(kinds.values())
-
-
-def _status(m: re.Match[str], group: str) -> Value:
-    written = " ".join(m.group(group).split())
-    kind = next(k for rx, k in _STATUS_KIND if rx.fullmatch(written))
-    return Value(STATUS, "", kind, m.start(group), m.end(group))
-
-
 def same_slot(a: Value, b: Value) -> bool:
     """Whether two values could be one setting's: the same kind and, for counts, a noun
     in common ("4 business hours" and "1 hour"; not "600 requests" and "50 connections")."""
@@ -289,47 +210,6 @@ def _singular(word: str) -> str:
     return word
 
 
-_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-CUE = re.compile(
-    r"\b(?:now|no\s+longer|any\s?more|rais(?:e|ed|es|ing)|lower(?:ed|ing|s)?|"
-    r"increas(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|reduc(?:e|ed|es|ing)|cut\s+(?:to|from|by)|bump(?:ed|ing)?|"
-    r"going\s+(?:up|down)|goes\s+(?:up|down)|mov(?:e|ed|es|ing)|push(?:ed|ing)|"
-    r"pull(?:ed|ing)|postpon(?:e|ed|ing)|delay(?:ed)?|brought\s+forward|earlier|later|"
-    r"renam(?:e|ed)|chang(?:e|ed|es|ing)|updat(?:e|ed)|revis(?:e|ed|es|ing)|re-?baselined|"
-    r"instead|rather\s+than|switch(?:ed|ing)?|replac(?:e|ed|es|ing)|supersed(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|dropp(?:ed|ing)|"
-    r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+(?:now|then)\s+on|"
-    r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
-    r"back\s+to|was|were|previously|formerly|used\s+to|new|"
-    # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
-    r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)"
-    r"\s+(?:to|from|by)\s+(?=[$€£]?\d)|"
-    r"slip(?:s|ped|ping)?\s+(?:to|by|into)|"
-    # not a purpose ("to shorten runs in the south")
-    r"(?<!to\s)(?:trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
-    r"tighten(?:s|ed|ing)?|loosen(?:s|ed|ing)?|relax(?:es|ed|ing)?|halv(?:e|ed|es|ing)|"
-    r"doubl(?:ed|es|ing)|tripl(?:ed|es|ing))|capp?(?:s|ed)?\s+at|(?:up|down)grad(?:e|ed|es|ing)|"
-    # a thing taken up, handed on or put away ("takes over the renewals", "is retired")
-    r"tak(?:e|es|ing)\s+over|took\s+over|hand(?:s|ed|ing)?\s+over|handover|"
-    r"transferr?(?:s|ed|ing)?|reassign(?:s|ed|ing)?|adopt(?:s|ed|ing)?|"
-    r"roll(?:s|ed|ing)?\s+out|go(?:es)?\s+live|went\s+live|fold(?:s|ed|ing)?\s+into|"
-    r"merg(?:ed|es|ing)|merge\s+into|consolidat(?:e|ed|es|ing)|retir(?:e|ed|es|ing)|deprecat(?:e|ed|es|ing)|"
-    r"sunset(?:s|ted|ting)?|discontinu(?:e|ed|es|ing)|phas(?:e|ed|es|ing)\s+out|lift(?:s|ed|ing)|"
-    # when it takes effect ("from Monday", "from 1 Oct", "from the August board pack on")
-    r"with\s+effect\s+from|beginning\s+(?:with|on|in|next)|"
-    r"from\s+(?:(?:next|this)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
-    r"from\s+(?:next|this|the\s+next)\s+(?:week|month|quarter|year|sprint|cycle|release)|"
-    r"from\s+(?:today|tomorrow)|"
-    r"from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
-    r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|"
-    r"from\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:"
-    + _MONTH_WORD
-    + r"|week|sprint|cycle|run|release|quarter|year|period|pack|edition|version)\s+on"
-    r"(?=\s*[,.;:]|\s*$))\b",
-    re.IGNORECASE,
-)
-"""Words that state a value as a change: a change word, a verb that sets a size or a
-length anew, one that hands a thing on or puts it away, or when the change takes
-effect."""
 _OLD = re.compile(
     r"\b(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
     r"wrongly\s+(?:said|stated|listed)|not)\s+((?:[^\s.;:]+\s+){0,4})$",
@@ -339,59 +219,6 @@ _OLD = re.compile(
 at most four words before it, none of them the way to the new one ("from 600 to 1,200":
 1,200 is not the old)."""
 _TOWARDS = re.compile(r"\b(?:to|now|into|becomes?|then)\b|→|->", re.IGNORECASE)
-_TEMPORARY = re.compile(
-    r"\b(?:this\s+(?:week|sprint|month|time)\s+only|only\s+(?:this|for\s+this)\s+"
-    r"(?:week|sprint|month|time)|temporar(?:y|ily)|for\s+(?:one|this)\s+(?:week|day|release)|"
-    r"exception|except|pilot|trial|until\s+further)\b",
-    re.IGNORECASE,
-)
-
-
-_PLANNED = re.compile(
-    r"\b(?:(?:we|they|i|you|team|he|she)(?:\s+are|'re|\s+am|'m|\s+is|'s)?\s+plan(?:s|ning)?\s+to|"
-    r"intend(?:s|ing)?\s+to|aim(?:s|ing)?\s+to|would\s+like\s+to|"
-    r"(?:are|is|am)\s+(?:considering|exploring|thinking\s+(?:about|of)))\b",
-    re.IGNORECASE,
-)
-
-
-def temporary(text: str) -> bool:
-    """Whether ``text`` states an exception for a while ("this week only", "for the
-    pilot"); "until further notice" is not one when a state is said with it."""
-    return any(m.group(0).lower() != "until further" for m in _TEMPORARY.finditer(text))
-
-
-def planned(text: str) -> bool:
-    """Whether ``text`` only plans or weighs a change ("from 1 January we plan to move
-    the pension to Swiss Life"): nothing has changed yet."""
-    return bool(_PLANNED.search(text))
-
-
-def change_cue(text: str, *, heading: bool = False) -> bool:
-    """Whether ``text`` states a change: a change word, or a ``heading`` above it that
-    states one ("Updated spending approvals (effective 1 September)" over a table's
-    rows), and no question, hedge, plan, proposal or temporary exception ("this week
-    only")."""
-    return (
-        (heading or bool(CUE.search(text)))
-        and not states_nothing(text)
-        and not _TEMPORARY.search(text)
-        and not planned(text)
-    )
-
-
-_TITLED_CHANGE = re.compile(
-    r"\b(?:updated|revised|revision|amended|effective|supersed(?:es|ed|ing)|changes\s+to)\b",
-    re.IGNORECASE,
-)
-
-
-def titled_change(title: str) -> bool:
-    """Whether a document's first line states a change for every line below it
-    ("Updated spending approvals (effective 1 September)", "Support SLAs v3 (effective 1
-    Oct)"): a word of revision, not any change word ("Merge request guidelines",
-    "Handover notes", "Launch notes: new Team plan" are titles of things)."""
-    return bool(_TITLED_CHANGE.search(title)) and not states_nothing(title)
 
 
 def marked_old(text: str, value: Value) -> bool:
@@ -546,12 +373,6 @@ def apart(
     """Whether two texts' ``qualifiers`` name different members of one family; for two
     ``states`` of one thing, of a family other than whom it is rolled out to."""
     return any(not (x[f] & y[f]) for f in x.keys() & y.keys() if not (states and f in _ROLLOUT))
-
-
-def a_state(text: str) -> bool:
-    """Whether ``text`` is a state as ``statuses_in`` reads one ("Beta", "on hold")."""
-    written = " ".join(text.split())
-    return any(rx.fullmatch(written) for rx, _ in _STATUS_KIND)
 
 
 _RECORD = re.compile(r"[ \t]*\**([A-Za-z][\w ]{0,30}?)\**:[ \t]+(\S[^\n]*)")

@@ -1,0 +1,87 @@
+"""A thing's state, read from text: on track, at risk, on hold, beta, live, out of
+service ... (``statuses_in``). A state is only ever the latest, so a later sentence giving
+another kind of state to the same thing replaces it without a change word
+(``derive/restated.py``)."""
+
+from __future__ import annotations
+
+import re
+
+from .values import Value
+
+__all__ = ["STATUS", "a_state", "statuses_in"]
+
+STATUS = "status"
+"""The kind of a ``Value`` that is a thing's state."""
+_STATUSES: dict[str, str] = {
+    "on track": r"on track|green|🟢",
+    "at risk": r"at risk|amber|yellow|🟡",
+    "off track": r"off track|red|blocked|🔴",
+    "on hold": r"on hold|paused|parked",
+    "cancelled": r"cancell?ed|canceled|shelved|abandoned",
+    "in progress": r"in progress|underway|in development",
+    "beta": r"(?:internal |private |public |closed |open )?beta|alpha|early access",
+    "live": r"live|generally available|ga|available to all(?: \w+)?|rolled out to all(?: \w+)?"
+    r"|shipped|launched|released|done|complete|completed",
+    "out of service": r"out of service|out of action|offline",
+    "in service": r"back in service|in service|back online",
+    "suspended": r"suspended",
+}
+"""A thing's state, by kind: every way of writing one kind is one key."""
+_STATUS_KIND = [(re.compile(words, re.IGNORECASE), kind) for kind, words in _STATUSES.items()]
+_LABELLED_STATUS = re.compile(
+    r"\b(?:status|state|health|rag)\s*:\s*(?:[^\w\n]{0,3}\s*)(?P<s>"
+    + "|".join(f"(?:{words})" for words in _STATUSES.values())
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_SAID_STATUS = re.compile(
+    r"(?<![\w-])(?P<s>on hold|paused|on track|at risk|off track|cancell?ed|canceled|shelved|"
+    r"(?:internal |private |public |closed )?beta|generally available|available to all(?: \w+)?|"
+    r"in progress|out of service|back in service|back online|suspended|🟢|🟡|🔴)(?![\w-])"
+    r"|\b(?:is|are|went|goes|go|now|gone)\s+(?P<live>live)\b(?!\s+(?:in|at|with|near|on)\b)",
+    re.IGNORECASE,
+)
+_HELD_BY = re.compile(
+    r"(?:\b(?:is|are|was|were|goes|go|went|gone|now|been|be|remains|stays|put|placed|"
+    r"moved|officially|still)\s+(?:\w+\s+){0,3}|:\s*|[🟢🟡🔴]\s*)$",
+    re.IGNORECASE,
+)
+"""What a state said in words follows: a verb that gives it to a thing ("Atlas is on
+hold", "put Atlas on hold", "Dark mode now available"), a label's colon ("KR3 Atlas:
+PAUSED"), or a coloured dot; not a noun it describes ("customers at risk of churn",
+"the beta testers channel", "Atlas offsite cancelled")."""
+
+
+def statuses_in(text: str) -> list[Value]:
+    """The states ``text`` gives a thing, as ``status`` values keyed by their kind ("on
+    hold" and "paused" are one): after a label ("Status: In progress", "state: Beta",
+    "RAG: amber"), or in words that say nothing else ("Atlas is on hold", "dark mode is
+    live for all customers", "🟢 on track"). A colour, "done" or "shipped" counts only
+    after a label."""
+    found: dict[int, Value] = {}
+    for m in _LABELLED_STATUS.finditer(text):
+        found[m.start("s")] = _status(m, "s")
+    for m in _SAID_STATUS.finditer(text):
+        group = "s" if m.group("s") else "live"
+        if group == "s" and m.group("s")[0].isalpha():
+            if not _HELD_BY.search(text[max(0, m.start() - 40) : m.start()]):
+                continue
+        if not any(v.start <= m.start(group) < v.end for v in found.values()):
+            found[m.start(group)] = _status(m, group)
+    kinds: dict[str, Value] = {}
+    for at in sorted(found):  # "🟢 on track" states one
+        kinds.setdefault(found[at].key, found[at])
+    return list(kinds.values())
+
+
+def _status(m: re.Match[str], group: str) -> Value:
+    written = " ".join(m.group(group).split())
+    kind = next(k for rx, k in _STATUS_KIND if rx.fullmatch(written))
+    return Value(STATUS, "", kind, m.start(group), m.end(group))
+
+
+def a_state(text: str) -> bool:
+    """Whether ``text`` is a state as ``statuses_in`` reads one ("Beta", "on hold")."""
+    written = " ".join(text.split())
+    return any(rx.fullmatch(written) for rx, _ in _STATUS_KIND)
