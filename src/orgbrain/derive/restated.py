@@ -331,9 +331,7 @@ def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
     now = {v.key: v for v in new.values if v.kind == STATUS}
     if len(was) != 1 or len(now) != 1 or was.keys() == now.keys():
         return []
-    if NEGATION.search(new.text) or planned(new.text) or temporary(new.text):
-        return []
-    if _IF.search(new.text):
+    if _held_back(new.text) or _IF.search(new.text):
         return []  # "if the vendor slips again, Atlas goes on hold"
     shared = old.titled & new.titled
     named_old, named_new = _named(old), _named(new)
@@ -387,12 +385,14 @@ def _reissued(old: _Said, new: _Said) -> bool:
     shared = len(old.stems & new.stems)
     if old.stems - new.stems or shared < 4 or shared < REISSUED * len(new.stems):
         return False
-    return not (
-        NEGATION.search(new.text)
-        or planned(new.text)
-        or temporary(new.text)
-        or states_nothing(new.text)
-    )
+    return not (_held_back(new.text) or states_nothing(new.text))
+
+
+def _held_back(text: str) -> bool:
+    """Whether ``text`` denies, only plans, or makes a passing exception of what it says
+    ("Atlas is not on hold", "we plan to ...", "this week only"): no change word makes it
+    a change."""
+    return bool(NEGATION.search(text)) or planned(text) or temporary(text)
 
 
 def _nouns(a: Value, b: Value) -> int:
@@ -453,7 +453,7 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     if len(held) != 1:
         return []
     (was,) = held.values()
-    if re.search(rf"(?<![\w#@-]){re.escape(was.key)}(?![\w-])", new.text, re.IGNORECASE):
+    if _said_as_word(new, was):
         return []  # still said
     before = old.text.casefold()
     fresh = {
@@ -474,9 +474,9 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
 def _holders(said: _Said) -> list[Value]:
     """The names a unit states something of: not its title's when the unit runs on from
     it ("Engineering handbook > Observability / We use Sentry ..."; a note of one line
-    has no title), not a label ("SLA:
-    5 business days"), not one in brackets ("Lena Fischer (GRC)"), not a chat line's
-    channel ("[#eng-announce] reminder: all builds run on CircleCI")."""
+    has no title), not a label ("SLA: 5 business days"), not one in brackets ("Lena
+    Fischer (GRC)"), not a chat line's channel ("[#eng-announce] reminder: all builds run
+    on CircleCI")."""
     title = len(_title(said.item)) - said.start if "\n" in said.item.body.rstrip() else 0
     text = said.text
     return [

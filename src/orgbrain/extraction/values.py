@@ -140,7 +140,6 @@ def values_in(text: str) -> list[Value]:
             key = re.sub(r"^https?://(?:www\.)?", "", raw.lower()).rstrip("/")
         elif kind == "email":
             key = raw.lower()
-
         elif kind in ("money", "percent"):
             key = _number_key(raw)
         else:
