@@ -350,6 +350,12 @@ def test_questions_hedges_negations_and_empty_text_state_nothing(text: str) -> N
     assert EX.extract(text).claims == ()
 
 
+def test_an_exception_is_no_hedge() -> None:
+    # "unless" bounds a rule; it does not doubt it (a hedge would state nothing).
+    owner = one("The on-call owner is Priya Raman unless she is on leave.")
+    assert (owner.predicate, owner.object) == ("owner", "Priya Raman")
+
+
 def test_patterns_are_fast_and_deterministic() -> None:
     text = "\n".join(r.text for r in load_statements()) * 2
     first = EX.extract(text)

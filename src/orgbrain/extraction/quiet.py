@@ -19,7 +19,7 @@ HEDGE = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|probably|should we|could we|shall we|what if|"
     r"considering|consider|considered|evaluating|evaluated|propose|proposed|proposal|not sure|"
     r"unclear|TBD|tbc|wondering|thinking about|thought about|"
-    r"hypothetically|if we|unless|whether|discussed|discussing|talked about|no decision)\b",
+    r"hypothetically|if we|whether|discussed|discussing|talked about|no decision)\b",
     re.IGNORECASE,
 )
 NEGATION = re.compile(r"(?<!,\s)\b(?:not|never|no one|nobody)\b|n't\b", re.IGNORECASE)
