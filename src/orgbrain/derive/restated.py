@@ -56,6 +56,7 @@ from ..extraction.predicates import ADDITIVE
 from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
 from ..extraction.states import STATUS, statuses_in
+from ..extraction.subjects import subjects
 from ..extraction.values import (
     Value,
     apart,
@@ -160,7 +161,8 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 pairs += _renamed(old, new, beside) or _replaced(old, new)
     superseded: list[str] = []
     recorded = 0
-    for pair in _best(ctx, [p for p in pairs if not _typed(ctx, p)]):
+    kept = [p for p in pairs if not _two_things(p) and not _typed(ctx, p)]
+    for pair in _best(ctx, kept):
         superseded += _record(ctx, pair)
         recorded += 1
     return {"pairs": recorded, "superseded": superseded}
@@ -504,6 +506,31 @@ def _beside(units: list[_Said], said: _Said) -> list[_Said]:
     """The units of the same item just before and after ``said``."""
     at = units.index(said)
     return units[at + 1 : at + 2] + units[max(0, at - 1) : at]
+
+
+def _two_things(p: _Pair) -> bool:
+    """Whether the two units are about two things: each is about a thing its subject's
+    modifiers tell apart ("Medicines Safety Committee", "Drugs & Therapeutics
+    Committee"; "WMS/scanner logins", "Email (Outlook) passwords":
+    ``extraction/subjects.py``), and neither unit's line or title says any word of the
+    other's modifiers. A unit whose subject has no modifiers ("Retention: 14 days",
+    "logins expire ...") or none read is about whatever the other is about."""
+    old, new = _modifiers(p.old, p.was), _modifiers(p.new, p.now)
+    return bool(old and new) and not old & _words(p.new) and not new & _words(p.old)
+
+
+def _modifiers(said: _Said, value: Value) -> frozenset[str]:
+    """The modifiers of the subjects of ``said``, read up to its values and ``value``."""
+    stops = [(said.start + v.start, said.start + v.end) for v in (*said.values, value)]
+    return frozenset(
+        w for s in subjects(said.item.body, said.start, said.end, stops) for w in s.modifiers
+    )
+
+
+def _words(said: _Said) -> frozenset[str]:
+    """The stems of every word of the line ``said`` lies in, and its ``titled``."""
+    line = _line(said.item.body, said.start)
+    return said.titled | {stem(w) for w in _WORD.findall(line.lower())}
 
 
 def _shared_words(text: str, shared: frozenset[str]) -> tuple[str, ...]:

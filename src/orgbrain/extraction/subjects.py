@@ -1,0 +1,141 @@
+"""What a unit of text is about: the noun phrases whose attribute it states.
+
+"Medicines Safety Committee: chair Dr Priya Raman" is about the Medicines Safety
+Committee; "IT policy: WMS/scanner logins expire every 90 days" about WMS/scanner logins
+(under the IT policy); "Drugs & Therapeutics Committee – welcome to Dr Ellen Marsh, our
+new chair" about the Drugs & Therapeutics Committee, said before the dash. A unit's
+subjects are the left-hand sides of the labels its line opens with ("X:", "X –") and the
+noun phrase its clause opens with, each read up to a function word, a change word, a
+value or a punctuation mark (words in brackets belong to it: "Email (Outlook)
+passwords"). The last word outside brackets is the phrase's head ("committee",
+"passwords"); the words before it (and in brackets) are its modifiers, which tell one
+thing of a kind from another.
+
+No tagger reads the words, so a phrase may run on into its verb ("WMS/scanner logins
+expire"); the verb is then its head, and what it modifies is the noun before it. The
+reading is used one way only: two units whose subjects' modifiers each say nothing the
+other unit says are about two things (``derive/restated.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..retrieve.terms import STOPWORDS, stem
+from .cues import CUE
+
+__all__ = ["Phrase", "subjects"]
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """A noun phrase a unit is about: its ``head``'s stem and its ``modifiers``'."""
+
+    head: str
+    modifiers: frozenset[str]
+
+
+_MAX_WORDS = 6
+"""The most words a subject phrase holds: a longer run is a clause, not a name."""
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_TOKEN = re.compile(r"[^\W_](?:[\w'\u2019.-]*[^\W_])?|\S")
+_JOINS = frozenset("&+/")
+"""Marks inside a name ("Drugs & Therapeutics", "WMS/scanner", "orange + yellow")."""
+_LEADING = frozenset(
+    "the a an our your their its this these that those all any each every my his her".split()
+)
+"""Words a phrase may open with that are not part of it."""
+_ARTICLES = frozenset("the a an our your their my".split())
+"""Words that open a noun phrase: one after a run of words opens the subject, and the run
+is an opener ("quick reminder the hotel cap is now $320")."""
+_FUNCTION = frozenset("every per via within across".split())
+"""Function words the shared stopword list leaves out: they end a phrase."""
+_LABEL = re.compile(
+    r"[ \t]*(?:[-*+•>][ \t]+)?\**([^:\n\u2013\u2014|]{1,60}?)\**(?::|[ \t][\u2013\u2014-])[ \t]+"
+)
+"""A line's label: a short left-hand side before a colon or a spaced dash."""
+_CHAT = re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*(?:[\w.-]+:[ \t]+)?|@\w+[ \t:]+)")
+"""A chat line's channel and speaker ("[#finance] rosa.m: ", "@here ")."""
+_HEADERS = frozenset("subject re fwd fw from to cc bcc date sent".split())
+"""A message's header labels: what follows them is the subject line, not a value."""
+
+
+def subjects(
+    text: str, start: int, end: int, stops: Sequence[tuple[int, int]] = ()
+) -> list[Phrase]:
+    """The phrases ``text[start:end]`` (one unit of ``text``) is about: the labels its
+    line opens with, up to where the unit starts, and the phrase the unit opens with
+    (after its own labels). ``stops`` are spans no phrase reads into (the values the
+    caller compares: "chair Dr Priya Raman" is about a chair, not Dr Priya Raman)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    stops = [*stops, *(m.span() for m in CUE.finditer(text, line_start, end))]
+    chat = _CHAT.match(text, line_start, end)
+    found: list[Phrase] = []
+    at = _labels(text, chat.end() if chat else line_start, end, stops, found)
+    if text[at:start].strip():  # the line's labels head another sentence: not this one's
+        found = []
+        at = _labels(text, start, end, stops, found)
+    opening = _phrase(text, at, end, stops)
+    if opening is not None:
+        found.append(opening)
+    return found
+
+
+def _labels(
+    text: str, at: int, end: int, stops: Sequence[tuple[int, int]], found: list[Phrase]
+) -> int:
+    """Read the labels from ``at`` on into ``found``; where they end."""
+    while (label := _LABEL.match(text, at, end)) is not None:
+        if len(label.group(1).split()) > _MAX_WORDS:
+            break
+        if label.group(1).strip().casefold() not in _HEADERS:
+            phrase = _phrase(text, label.start(1), label.end(1), stops)
+            if phrase is not None:
+                found.append(phrase)
+        at = label.end()
+    return at
+
+
+def _phrase(text: str, start: int, end: int, stops: Sequence[tuple[int, int]]) -> Phrase | None:
+    """The noun phrase ``text[start:end]`` opens with, or None."""
+    words: list[tuple[str, bool]] = []  # stem, in brackets
+    depth = 0
+    for m in _TOKEN.finditer(text, start, end):
+        token = m.group(0)
+        if any(a <= m.start() < b for a, b in stops):
+            break
+        if token == "(":
+            depth += 1
+            continue
+        if token == ")":
+            if not depth:
+                break
+            depth -= 1
+            continue
+        if token in _JOINS:
+            continue
+        if not token[0].isalnum():
+            if depth:
+                continue
+            if token == ",":
+                return None  # an opener or an address ("bad news ppl, GA slips ..."),
+            break  # or a list: not what the unit is about
+        if any(c.isdigit() for c in token):
+            continue  # a code ("KR3", "FP-3"): the values that end a phrase are ``stops``
+        word = token.lower()
+        base = re.split(r"['\u2019]", word)[0]  # "we're", "that's": a pronoun's
+        if base in STOPWORDS or base in _FUNCTION or base in _LEADING:
+            if depth or (not words and word in _LEADING):
+                continue
+            if word in _ARTICLES:
+                return None  # an opener ("quick reminder the hotel cap ..."), not a subject
+            break
+        words += [(stem(w), depth > 0) for w in _WORD.findall(word)]
+        if len(words) > _MAX_WORDS:
+            return None
+    heads = [w for w, bracketed in words if not bracketed]
+    if not heads:
+        return None
+    return Phrase(heads[-1], frozenset(w for w, _ in words) - {heads[-1]})
