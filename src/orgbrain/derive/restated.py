@@ -56,7 +56,7 @@ from ..extraction.predicates import ADDITIVE
 from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
 from ..extraction.states import STATUS, statuses_in
-from ..extraction.subjects import subjects
+from ..extraction.subjects import Phrase, subjects
 from ..extraction.values import (
     Value,
     apart,
@@ -509,22 +509,33 @@ def _beside(units: list[_Said], said: _Said) -> list[_Said]:
 
 
 def _two_things(p: _Pair) -> bool:
-    """Whether the two units are about two things: each is about a thing its subject's
-    modifiers tell apart ("Medicines Safety Committee", "Drugs & Therapeutics
-    Committee"; "WMS/scanner logins", "Email (Outlook) passwords":
-    ``extraction/subjects.py``), and neither unit's line or title says any word of the
-    other's modifiers. A unit whose subject has no modifiers ("Retention: 14 days",
-    "logins expire ...") or none read is about whatever the other is about."""
-    old, new = _modifiers(p.old, p.was), _modifiers(p.new, p.now)
-    return bool(old and new) and not old & _words(p.new) and not new & _words(p.old)
+    """Whether the two units are about two things (``extraction/subjects.py``): their
+    subjects' modifiers ("VPN tokens", "Jira (cloud) tokens") are some on each side and
+    none of them a word of the other unit's line or title; or two of their subjects have
+    one head and so differ ("Leeds depot", "Bristol depot": "night shift" is said of
+    both). Where one's phrase holds the other's head before its own last word, it ran on
+    into its verb and ends there ("VPN tokens expire"). A unit whose subject has no
+    modifiers ("Retention: 14 days", "Tokens expire ...") or none read is about whatever
+    the other is about."""
+    olds, news = _subjects(p.old, p.was), _subjects(p.new, p.now)
+    old_words, new_words = _words(p.old), _words(p.new)
+
+    def apart(a: frozenset[str], b: frozenset[str]) -> bool:
+        return bool(a and b) and not a & new_words and not b & old_words
+
+    old_heads, new_heads = {x.head for x in olds}, {y.head for y in news}
+    olds = [x.ending_at(new_heads) for x in olds]
+    news = [y.ending_at(old_heads) for y in news]
+    return apart(
+        frozenset(w for x in olds for w in x.modifiers),
+        frozenset(w for y in news for w in y.modifiers),
+    ) or any(x.head == y.head and apart(x.modifiers, y.modifiers) for x in olds for y in news)
 
 
-def _modifiers(said: _Said, value: Value) -> frozenset[str]:
-    """The modifiers of the subjects of ``said``, read up to its values and ``value``."""
+def _subjects(said: _Said, value: Value) -> list[Phrase]:
+    """The subjects of ``said``, read up to its values and ``value``."""
     stops = [(said.start + v.start, said.start + v.end) for v in (*said.values, value)]
-    return frozenset(
-        w for s in subjects(said.item.body, said.start, said.end, stops) for w in s.modifiers
-    )
+    return subjects(said.item.body, said.start, said.end, stops)
 
 
 def _words(said: _Said) -> frozenset[str]:

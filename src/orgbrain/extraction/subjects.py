@@ -1,26 +1,27 @@
 """What a unit of text is about: the noun phrases whose attribute it states.
 
-"Medicines Safety Committee: chair Dr Priya Raman" is about the Medicines Safety
-Committee; "IT policy: WMS/scanner logins expire every 90 days" about WMS/scanner logins
-(under the IT policy); "Drugs & Therapeutics Committee – welcome to Dr Ellen Marsh, our
-new chair" about the Drugs & Therapeutics Committee, said before the dash. A unit's
-subjects are the left-hand sides of the labels its line opens with ("X:", "X –") and the
-noun phrase its clause opens with, each read up to a function word, a change word, a
-value or a punctuation mark (words in brackets belong to it: "Email (Outlook)
-passwords"). The last word outside brackets is the phrase's head ("committee",
-"passwords"); the words before it (and in brackets) are its modifiers, which tell one
-thing of a kind from another.
+"Audit Committee: chair Maria Lopez" is about the Audit Committee; "Security policy: VPN
+tokens expire every 30 days" about VPN tokens (the policy is where it is said); "Risk
+Committee - please welcome Tom Reyes, our new chair" about the Risk Committee, named
+before the dash. A unit's subjects are the left-hand sides of the labels that head it
+("X:", "X - " at the start of its line, when the unit follows them) and the noun phrase
+the unit opens with, each read up to a function word, a change word, a value or a
+punctuation mark; words in brackets belong to it ("Jira (cloud) tokens"). The last word
+outside brackets is the phrase's head ("committee", "tokens"); the words before it and in
+brackets are its modifiers, which tell one thing of a kind from another.
 
-No tagger reads the words, so a phrase may run on into its verb ("WMS/scanner logins
-expire"); the verb is then its head, and what it modifies is the noun before it. The
-reading is used one way only: two units whose subjects' modifiers each say nothing the
-other unit says are about two things (``derive/restated.py``).
+No tagger reads the words, so a phrase may run on into its verb ("VPN tokens expire"):
+the verb is then its head and the noun before it a modifier. A phrase followed by a
+comma or by an article is an opener or an address ("bad news all, GA slips", "quick
+reminder the hotel cap is"), not a subject, and reads as none. The reading is used one
+way only, where a missing subject costs nothing: two units whose subjects' modifiers
+each say nothing the other unit says are about two things (``derive/restated.py``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..retrieve.terms import STOPWORDS, stem
@@ -31,10 +32,25 @@ __all__ = ["Phrase", "subjects"]
 
 @dataclass(frozen=True, slots=True)
 class Phrase:
-    """A noun phrase a unit is about: its ``head``'s stem and its ``modifiers``'."""
+    """A noun phrase a unit is about: the stems of its ``words`` in order (those in
+    brackets too) and of its ``head``, the last word outside brackets."""
 
+    words: tuple[str, ...]
     head: str
-    modifiers: frozenset[str]
+
+    @property
+    def modifiers(self) -> frozenset[str]:
+        """The words that tell this thing from others of its kind."""
+        return frozenset(self.words) - {self.head}
+
+    def ending_at(self, heads: Collection[str]) -> Phrase:
+        """The phrase cut after the first of ``heads`` another word follows: a head
+        another unit's phrase reads ("Jira tokens") shows this one ran on into its verb
+        ("VPN tokens expire")."""
+        for at, word in enumerate(self.words[:-1]):
+            if word in heads:
+                return Phrase(self.words[: at + 1], word)
+        return self
 
 
 _MAX_WORDS = 6
@@ -42,7 +58,7 @@ _MAX_WORDS = 6
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _TOKEN = re.compile(r"[^\W_](?:[\w'\u2019.-]*[^\W_])?|\S")
 _JOINS = frozenset("&+/")
-"""Marks inside a name ("Drugs & Therapeutics", "WMS/scanner", "orange + yellow")."""
+"""Marks inside a name ("Audit & Risk", "WMS/scanner", "orange + yellow")."""
 _LEADING = frozenset(
     "the a an our your their its this these that those all any each every my his her".split()
 )
@@ -52,6 +68,14 @@ _ARTICLES = frozenset("the a an our your their my".split())
 is an opener ("quick reminder the hotel cap is now $320")."""
 _FUNCTION = frozenset("every per via within across".split())
 """Function words the shared stopword list leaves out: they end a phrase."""
+_SAID_IN = frozenset(
+    stem(w)
+    for w in """update notice note memo minutes agenda recap summary digest newsletter news
+    bulletin announcement reminder report brief briefing changelog policy rules guide
+    guidelines handbook manual procedure standard faq wiki doc document decision proposal""".split()
+)
+"""Kinds of document or message: a phrase headed by one ("Facilities update:", "IT
+policy:", "Yard rules:") says where a unit is said, not what it is about."""
 _LABEL = re.compile(
     r"[ \t]*(?:[-*+•>][ \t]+)?\**([^:\n\u2013\u2014|]{1,60}?)\**(?::|[ \t][\u2013\u2014-])[ \t]+"
 )
@@ -136,6 +160,6 @@ def _phrase(text: str, start: int, end: int, stops: Sequence[tuple[int, int]]) -
         if len(words) > _MAX_WORDS:
             return None
     heads = [w for w, bracketed in words if not bracketed]
-    if not heads:
+    if not heads or heads[-1] in _SAID_IN:
         return None
-    return Phrase(heads[-1], frozenset(w for w, _ in words) - {heads[-1]})
+    return Phrase(tuple(w for w, _ in words), heads[-1])
