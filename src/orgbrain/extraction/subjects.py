@@ -129,6 +129,8 @@ def _phrase(text: str, start: int, end: int, stops: Sequence[tuple[int, int]]) -
     for m in _TOKEN.finditer(text, start, end):
         token = m.group(0)
         if any(a <= m.start() < b for a, b in stops):
+            if stem(token.lower()) in _SAID_IN:
+                return None  # "Facilities update": a change word, here a kind of message
             break
         if token == "(":
             depth += 1
