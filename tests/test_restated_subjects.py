@@ -72,6 +72,8 @@ def test_a_phrase_that_ran_on_ends_at_the_other_head() -> None:
     assert ran_on.ending_at({"token"}) == Phrase(("vpn", "token"), "token")
     assert ran_on.ending_at({"expir"}) == ran_on  # already its head
     assert ran_on.ending_at({"password"}) == ran_on
+    bracketed = Phrase(("clinic", "northsid"), "clinic")  # "Clinic (Northside)"
+    assert bracketed.ending_at({"clinic"}) == bracketed
 
 
 # -- on a brain ------------------------------------------------------------------------------

@@ -44,10 +44,11 @@ class Phrase:
         return frozenset(self.words) - {self.head}
 
     def ending_at(self, heads: Collection[str]) -> Phrase:
-        """The phrase cut after the first of ``heads`` another word follows: a head
-        another unit's phrase reads ("Jira tokens") shows this one ran on into its verb
-        ("VPN tokens expire")."""
-        for at, word in enumerate(self.words[:-1]):
+        """The phrase cut after the first of ``heads`` before its own head: a head another
+        unit's phrase reads ("Jira tokens") shows this one ran on into its verb ("VPN
+        tokens expire"); words in brackets after the head stay ("Clinic (Northside)")."""
+        last = len(self.words) - 1 - self.words[::-1].index(self.head)
+        for at, word in enumerate(self.words[:last]):
             if word in heads:
                 return Phrase(self.words[: at + 1], word)
         return self
