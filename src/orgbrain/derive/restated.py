@@ -21,7 +21,10 @@ pair is a restatement when:
 - they do not name two members of one family of qualifiers (production and staging, EU
   and US, free and enterprise: ``qualifiers``), in the unit or its item's first line;
 - they share at least ``MIN_SHARED`` words besides the values and the change's words
-  (the noun of a count is one: "Retention: 14 days", "retention raised to 35 days").
+  (the noun of a count is one: "Retention: 14 days", "retention raised to 35 days");
+- they are not about two things of a kind (``_two_things``: "Leeds depot" and "Bristol
+  depot", "VPN tokens" and "Jira tokens"), read from each unit's subjects
+  (``extraction/subjects.py``); a subject unsaid on one side blocks nothing.
 
 A name is restated the same way when the newer sentence says it is gone ("rather than
 Ana", "moved down from Organization", "#help-it has been renamed to #it-desk", "Okta gets
