@@ -12,13 +12,20 @@ from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
 from .evidence import EVIDENCE, TIME_SLACK, hit_evidence
-from .freshness import age_days, freshness
+from .freshness import NEWER, age_days, by_topic, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
-from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
-from .terms import query_terms
+from .replacements import (
+    NO_MARKS,
+    Marks,
+    StatementLink,
+    marks_for,
+    replaced_pairs,
+    statement_links,
+)
+from .terms import query_terms, topic_words
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
 
@@ -30,6 +37,12 @@ at a time and the statement-level marks see the first ``HELD``)."""
 
 NEIGHBOURS = 16
 """The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
+
+SAME_TOPIC = 3
+"""Two candidates whose texts share this many words that carry meaning
+(``terms.topic_words``) are on one topic for freshness (``freshness.by_topic``): one
+shared word is as often chance ("day", a first name), and two often are ("first day",
+"new"); long texts share three on any topic, and are then compared as before."""
 
 
 def citation_for(item: Item) -> Citation:
@@ -314,8 +327,44 @@ class Searcher:
             heir.fresh = self._freshness(heir.item, now, plan)  # type: ignore[arg-type]
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
+        self._by_topic(scored)
         scored.sort(key=lambda c: -c.score)
         return scored if frame.mode == "history" else _below_successors(scored)
+
+    def _by_topic(self, scored: list[Candidate]) -> None:
+        """Each candidate's freshness against its own topic (``freshness.by_topic``), its
+        score with it. Two candidates share a topic when their texts share
+        ``SAME_TOPIC`` words that carry meaning, or when the derivation linked them (one
+        replaced the other, or a statement of it: two ways of saying one thing, read
+        from the store once, when the words do not tell)."""
+        items = [c.item for c in scored if c.item is not None]
+        if len(items) < len(scored) or not items:
+            return
+        written = [item.when for item in items]
+        if max(written) - min(written) < NEWER:
+            return
+        topics = [topic_words(item.body) for item in items]
+        linked: set[frozenset[str]] | None = None
+
+        def related(i: int, j: int) -> bool:
+            nonlocal linked
+            if len(topics[i] & topics[j]) >= SAME_TOPIC:
+                return True
+            if linked is None:
+                linked = replaced_pairs(self.ctx, [item.id for item in items])
+                linked.update(
+                    frozenset((item.id, other))
+                    for item in items
+                    for other in (item.superseded_by, item.supersedes)
+                    if other is not None
+                )
+            return frozenset((items[i].id, items[j].id)) in linked
+
+        fresh = by_topic([c.fresh for c in scored], written, related)
+        for c, f in zip(scored, fresh, strict=True):
+            if f != c.fresh and c.fresh > 0:
+                c.score *= f / c.fresh
+                c.fresh = f
 
     def _decide(
         self,

@@ -17,6 +17,7 @@ __all__ = [
     "query_terms",
     "stem",
     "text_stems",
+    "topic_words",
     "words",
 ]
 
@@ -171,6 +172,19 @@ def text_stems(text: str) -> frozenset[str]:
     ranker read the same items' text over and over (a store's hits repeat across
     searches; 8k texts of a few kB at most)."""
     return frozenset(map(stem, words(text)))
+
+
+@lru_cache(maxsize=1 << 13)
+def topic_words(text: str) -> frozenset[str]:
+    """The stems of the words of ``text`` that say what it is about: three letters or
+    more and no stopword ("the", "we", "use"; dropped before stemming, so that "notes",
+    whose stem is "not", stays). Two texts share a topic when they share several
+    (``retrieve.search``'s ``SAME_TOPIC``)."""
+    return frozenset(
+        stem(w)
+        for w in words(text.lower())
+        if len(w) > 2 and w.replace("\u2019", "'") not in STOPWORDS
+    )
 
 
 def words(text: str) -> list[str]:
