@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from operator import itemgetter
@@ -25,7 +26,7 @@ from .replacements import (
     replaced_pairs,
     statement_links,
 )
-from .terms import query_terms, topic_words
+from .terms import holds_any, query_names, query_terms, text_stems, topic_words
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
 
@@ -170,7 +171,7 @@ class Searcher:
         plan = found.plan
         t = time.perf_counter()
         candidates = self._candidates(found, plan)
-        scored = self._score(candidates, plan, kind, frame)
+        scored = self._score(candidates, plan, kind, frame, query_names(query))
         timings["fuse"] = _ms(t)
         if self.ctx.reranker is not None and scored:
             t = time.perf_counter()
@@ -302,10 +303,16 @@ class Searcher:
         ]
 
     def _score(
-        self, candidates: list[Candidate], plan: SearchPlan, kind: str | None, frame: TimeFrame
+        self,
+        candidates: list[Candidate],
+        plan: SearchPlan,
+        kind: str | None,
+        frame: TimeFrame,
+        names: Sequence[str] = (),
     ) -> list[Candidate]:
         """Fresher is better: each visible, answerable candidate's vote times its
-        freshness, best first; in the frame's time, a superseded item below its successor."""
+        freshness against its own topic (``_by_topic``; ``names``: the query's proper
+        names), best first; in the frame's time, a superseded item below its successor."""
         now = self._now(frame)
 
         successors = self.ctx.get_sketches(
@@ -327,16 +334,18 @@ class Searcher:
             heir.fresh = self._freshness(heir.item, now, plan)  # type: ignore[arg-type]
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
-        self._by_topic(scored)
+        self._by_topic(scored, names)
         scored.sort(key=lambda c: -c.score)
         return scored if frame.mode == "history" else _below_successors(scored)
 
-    def _by_topic(self, scored: list[Candidate]) -> None:
+    def _by_topic(self, scored: list[Candidate], names: Sequence[str]) -> None:
         """Each candidate's freshness against its own topic (``freshness.by_topic``), its
         score with it. Two candidates share a topic when their texts share
-        ``SAME_TOPIC`` words that carry meaning, or when the derivation linked them (one
-        replaced the other, or a statement of it: two ways of saying one thing, read
-        from the store once, when the words do not tell)."""
+        ``SAME_TOPIC`` words that carry meaning, when both name one of ``names`` (the
+        query's proper names: "Kestrel" in an old project card and in a status line of a
+        quarterly update), or when the derivation linked them (one replaced the other,
+        or a statement of it: two ways of saying one thing, read from the store once,
+        when neither the words nor the names tell)."""
         items = [c.item for c in scored if c.item is not None]
         if len(items) < len(scored) or not items:
             return
@@ -344,11 +353,14 @@ class Searcher:
         if max(written) - min(written) < NEWER:
             return
         topics = [topic_words(item.body) for item in items]
+        named = [
+            frozenset(n for n in names if holds_any([n], text_stems(item.body))) for item in items
+        ]
         linked: set[frozenset[str]] | None = None
 
         def related(i: int, j: int) -> bool:
             nonlocal linked
-            if len(topics[i] & topics[j]) >= SAME_TOPIC:
+            if len(topics[i] & topics[j]) >= SAME_TOPIC or named[i] & named[j]:
                 return True
             if linked is None:
                 linked = replaced_pairs(self.ctx, [item.id for item in items])
