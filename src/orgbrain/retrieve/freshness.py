@@ -39,7 +39,8 @@ def by_topic(
     (the newer note answers what it answered), but not below a note about something
     else that merely happens to be newer: the newest word on each topic stands as fresh
     as the freshest candidate. When every candidate shares one topic (or one date) this
-    is plain freshness. ``related`` is asked only about pairs that could change a figure,
+    is plain freshness; a candidate written less than ``NEWER`` before another is not
+    older than it. ``related`` is asked only about pairs that could change a figure,
     freshest candidate first, so its cost is paid where dates differ."""
     if not fresh:
         return []
