@@ -352,15 +352,27 @@ class Searcher:
         written = [item.when for item in items]
         if max(written) - min(written) < NEWER:
             return
-        topics = [topic_words(item.body) for item in items]
-        named = [
-            frozenset(n for n in names if holds_any([n], text_stems(item.body))) for item in items
-        ]
+        topics: dict[int, frozenset[str]] = {}
+        named: dict[int, frozenset[str]] = {}
         linked: set[frozenset[str]] | None = None
+
+        def words_of(i: int) -> frozenset[str]:
+            # Read only for the candidates compared: a list's long texts cost its stems.
+            if i not in topics:
+                topics[i] = topic_words(items[i].body)
+            return topics[i]
+
+        def names_of(i: int) -> frozenset[str]:
+            if i not in named:
+                stems = text_stems(items[i].body)
+                named[i] = frozenset(n for n in names if holds_any([n], stems))
+            return named[i]
 
         def related(i: int, j: int) -> bool:
             nonlocal linked
-            if len(topics[i] & topics[j]) >= SAME_TOPIC or named[i] & named[j]:
+            if len(words_of(i) & words_of(j)) >= SAME_TOPIC or (
+                names and names_of(i) & names_of(j)
+            ):
                 return True
             if linked is None:
                 linked = replaced_pairs(self.ctx, [item.id for item in items])
