@@ -22,6 +22,7 @@ from orgbrain.cli.app import cli
 from orgbrain.keys import MemoryKeyStore, issue_key
 from orgbrain.ports import Embedder
 from orgbrain.retrieve import get_plan, membership
+from orgbrain.retrieve.replacements import replaced_pairs
 from orgbrain.server import BackgroundServer, create_app
 from orgbrain.settings import Settings
 
@@ -343,11 +344,14 @@ def test_the_statement_marks_are_read_once_for_all_hits(
         want = [] if ids is others else [(old, new)]
         assert [(s.old.item_id, s.new.item_id) for s in links] == want
         assert len(reads) == (1 if held else 0), reads
-    # A whole search reads the hits' statements once, for the conflict check and the marks.
+    # A whole search reads the hits' statements once, for the conflict check and the marks
+    # (and freshness by topic, at most once, the candidates' replaced ones: current=False).
     reads.clear()
     result = Searcher(ctx).search(DEPLOYS, get_plan(ctx.settings.plan))
     assert {old, new} <= {h.item.id for h in result.hits}
-    assert sum("item_ids" in r for r in reads) == 1 and sum("linked_to" in r for r in reads) == 1
+    held = [r for r in reads if "item_ids" in r and r.get("current") is not False]
+    assert len(held) == 1 and sum("linked_to" in r for r in reads) == 1
+    assert sum(r.get("current") is False for r in reads) <= 1
 
 
 def test_every_transport_carries_the_statement_marks(
@@ -576,3 +580,77 @@ def test_a_relevant_note_months_old_outranks_unrelated_news(
     hits = brain.search("where do our CI pipelines run now?").hits
     assert hits and hits[0].item.id == ci.id
     brain.close()
+
+
+NEWS = (*OTHER, "New hires get their laptop on the first day.")
+
+
+def _asked(
+    tmp_path: Path, embedder: Embedder, question: str, old: str, new: str
+) -> tuple[list[str], str, str, set[frozenset[str]]]:
+    """The hits' ids for ``question`` in a brain holding ``NEWS`` written today, ``old``
+    written 200 days ago and ``new`` 100 days ago (derived); the two notes' ids, and the
+    pairs of them the derivation linked (``replaced_pairs``)."""
+    brain = Brain.open(tmp_path / "brain", embedder=embedder)
+    for body in NEWS:
+        brain.add_note(body)
+    now = datetime.now(UTC)
+    older = brain.add_note(old, occurred_at=now - timedelta(days=200), wait="derived")
+    newer = brain.add_note(new, occurred_at=now - timedelta(days=100), wait="derived")
+    hits = [h.item.id for h in brain.search(question).hits]
+    linked = replaced_pairs(brain._ctx, [older.id, newer.id])
+    brain.close()
+    return hits, older.id, newer.id, linked
+
+
+def test_a_note_sinks_below_a_newer_one_on_its_topic_not_below_unrelated_news(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Freshness against each note's own topic: the note that replaced an older one
+    answers first, though a note about laptops written today ties it in the fused vote
+    (it did, by plain freshness, before freshness was read by topic); the older note
+    still ranks below the newer one."""
+    hits, older, newer, _ = _asked(
+        tmp_path,
+        embedder,
+        "who approves a new vendor contract?",
+        "Procurement handbook: every vendor contract is approved by Dana Whitlock in Legal"
+        " before signing.",
+        "Dana has moved teams; vendor contracts are now approved by Ravi Menon. Send him the"
+        " draft and the quote.",
+    )
+    assert hits[0] == newer
+    assert older not in hits or hits.index(older) > hits.index(newer)
+
+
+def test_the_querys_names_put_an_old_card_and_a_newer_line_on_one_topic(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """An old project card and a quarterly update share only the project's name; the
+    query names it, so the card sinks below the update as plain freshness sinks it."""
+    hits, _, newer, _ = _asked(
+        tmp_path,
+        embedder,
+        "what's the status of Project Kestrel?",
+        "Project Kestrel (billing rewrite)\nStatus: In progress\nLead: Omar",
+        "Q3 update - Platform\nKestrel: PAUSED until January, budget freeze.",
+    )
+    assert hits[0] == newer
+
+
+def test_a_replaced_statement_puts_two_notes_on_one_topic(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """An RFC and the thread that withdrew it share one word the topic reads ("rfc");
+    the derivation linked their statuses, and that link is what sinks the RFC."""
+    hits, older, newer, linked = _asked(
+        tmp_path,
+        embedder,
+        "are we building our own feature flag system or buying one?",
+        "RFC-31 In-house feature flag service\nStatus: accepted\nWe'll build our own flag"
+        " service on top of Redis. Owner: Platform.",
+        "[#architecture] update on RFC-31: we are reversing it and buy LaunchDarkly instead."
+        " RFC-31 marked Withdrawn.",
+    )
+    assert linked == {frozenset((older, newer))}
+    assert hits[0] == newer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -23,6 +23,7 @@ from orgbrain.retrieve import (
     rrf,
 )
 from orgbrain.retrieve.evidence import hit_evidence, only_asks, spoken_to, without_vocatives
+from orgbrain.retrieve.freshness import NEWER, by_topic
 from orgbrain.retrieve.fuse import convex
 from orgbrain.retrieve.terms import (
     asked_names,
@@ -33,6 +34,7 @@ from orgbrain.retrieve.terms import (
     query_names,
     stem,
     text_stems,
+    topic_words,
 )
 
 
@@ -80,6 +82,56 @@ def test_freshness_half_life_and_floor() -> None:
 def test_freshness_monotone(a: float, b: float) -> None:
     lo, hi = sorted((a, b))
     assert 0.25 <= freshness(hi) <= freshness(lo) <= 1.0
+
+
+NOW = datetime(2026, 12, 6, tzinfo=UTC)
+
+
+def test_by_topic_sinks_a_candidate_only_below_newer_ones_on_its_topic() -> None:
+    # today's note, and two older notes on one topic (1 and 2) that it is not about
+    fresh = [1.0, 0.8, 0.6]
+    written = [NOW, NOW - timedelta(days=80), NOW - timedelta(days=200)]
+    pairs = {frozenset((1, 2))}
+    out = by_topic(fresh, written, lambda i, j: frozenset((i, j)) in pairs)
+    assert out[0] == 1.0 and out[1] == 1.0  # the newest on each topic stands as fresh
+    assert math.isclose(out[2], 0.6 / 0.8)  # below its topic's newest, as plain freshness
+    # one topic for all: plain freshness
+    assert by_topic(fresh, written, lambda i, j: True) == fresh
+
+
+def test_by_topic_compares_nothing_written_within_a_day() -> None:
+    def never(i: int, j: int) -> bool:
+        raise AssertionError("compared")
+
+    # half a day older is not older: as fresh as the freshest
+    assert by_topic([1.0, 0.999], [NOW, NOW - NEWER / 2], never) == [1.0, 1.0]
+    assert by_topic([0.25, 0.25], [NOW, NOW - timedelta(days=900)], never) == [0.25, 0.25]
+    assert by_topic([], [], never) == []
+
+
+@given(
+    st.lists(st.tuples(st.integers(min_value=0, max_value=2000), st.integers(0, 3)), max_size=12)
+)
+def test_by_topic_lifts_within_plain_freshness_bounds(rows: list[tuple[int, int]]) -> None:
+    fresh = [freshness(age, half_life_days=365) for age, _ in rows]
+    written = [NOW - timedelta(days=age) for age, _ in rows]
+    out = by_topic(fresh, written, lambda i, j: rows[i][1] == rows[j][1])
+    top = max(fresh, default=1.0)
+    assert all(f - 1e-12 <= o <= top + 1e-12 for f, o in zip(fresh, out, strict=True))
+    for i, j in ((i, j) for i in range(len(rows)) for j in range(len(rows))):
+        if rows[i][1] == rows[j][1] and fresh[i] >= fresh[j]:
+            assert out[i] >= out[j] - 1e-12  # on one topic, the order is plain freshness'
+
+
+def test_topic_words_are_the_stems_that_carry_meaning() -> None:
+    assert topic_words("Release notes are written by the PM of each team.") == {
+        "releas",
+        "not",
+        "written",
+        "team",
+    }
+    assert topic_words("We use it for them.") == frozenset()
+    assert topic_words("not the notes") == {"not"}  # "not" goes as a word, "notes" stays
 
 
 def test_floors_absolute_and_relative() -> None:

@@ -18,7 +18,14 @@ from ..context import BrainContext
 from ..model import Citation, Item, Replacement, Statement
 from .graph import TimeFrame
 
-__all__ = ["NO_MARKS", "Marks", "StatementLink", "marks_for", "statement_links"]
+__all__ = [
+    "NO_MARKS",
+    "Marks",
+    "StatementLink",
+    "marks_for",
+    "replaced_pairs",
+    "statement_links",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +91,22 @@ def marks_for(
         i: Marks(tuple(replaces.get(i, ())), tuple(replaced_by.get(i, ())))
         for i in replaces.keys() | replaced_by.keys()
     }
+
+
+def replaced_pairs(ctx: BrainContext, item_ids: Sequence[str]) -> set[frozenset[str]]:
+    """The pairs of ``item_ids`` of which one replaced a statement of the other (the
+    whole item or one statement of it), as the derivation linked them: two items on one
+    topic, whatever words each says it in. Two store reads."""
+    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    wanted = set(item_ids)
+    ended = store.statements(ws, vis, item_ids=sorted(wanted), current=False)
+    later = sorted({s.superseded_by for s in ended if s.superseded_by})
+    if not later:
+        return set()
+    holder = {s.id: s.item_id for s in store.statements(ws, vis, ids=later, current=None)}
+    pairs: set[frozenset[str]] = set()
+    for s in ended:
+        other = holder.get(s.superseded_by or "")
+        if other is not None and other != s.item_id and {s.item_id, other} <= wanted:
+            pairs.add(frozenset((s.item_id, other)))
+    return pairs

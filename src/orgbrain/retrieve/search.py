@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from operator import itemgetter
@@ -12,13 +13,20 @@ from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
 from .evidence import EVIDENCE, TIME_SLACK, hit_evidence
-from .freshness import age_days, freshness
+from .freshness import NEWER, age_days, by_topic, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
 from .plan import SearchPlan, Stream
-from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
-from .terms import query_terms
+from .replacements import (
+    NO_MARKS,
+    Marks,
+    StatementLink,
+    marks_for,
+    replaced_pairs,
+    statement_links,
+)
+from .terms import holds_any, query_names, query_terms, text_stems, topic_words
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
 
@@ -30,6 +38,12 @@ at a time and the statement-level marks see the first ``HELD``)."""
 
 NEIGHBOURS = 16
 """The most ``neighbour_edge`` edges read per candidate (a turn has two)."""
+
+SAME_TOPIC = 3
+"""Two candidates whose texts share this many words that carry meaning
+(``terms.topic_words``) are on one topic for freshness (``freshness.by_topic``): one
+shared word is as often chance ("day", a first name), and two often are ("first day",
+"new"); long texts share three on any topic, and are then compared as before."""
 
 
 def citation_for(item: Item) -> Citation:
@@ -157,7 +171,7 @@ class Searcher:
         plan = found.plan
         t = time.perf_counter()
         candidates = self._candidates(found, plan)
-        scored = self._score(candidates, plan, kind, frame)
+        scored = self._score(candidates, plan, kind, frame, query_names(query))
         timings["fuse"] = _ms(t)
         if self.ctx.reranker is not None and scored:
             t = time.perf_counter()
@@ -289,10 +303,16 @@ class Searcher:
         ]
 
     def _score(
-        self, candidates: list[Candidate], plan: SearchPlan, kind: str | None, frame: TimeFrame
+        self,
+        candidates: list[Candidate],
+        plan: SearchPlan,
+        kind: str | None,
+        frame: TimeFrame,
+        names: Sequence[str] = (),
     ) -> list[Candidate]:
         """Fresher is better: each visible, answerable candidate's vote times its
-        freshness, best first; in the frame's time, a superseded item below its successor."""
+        freshness against its own topic (``_by_topic``; ``names``: the query's proper
+        names), best first; in the frame's time, a superseded item below its successor."""
         now = self._now(frame)
 
         successors = self.ctx.get_sketches(
@@ -314,8 +334,61 @@ class Searcher:
             heir.fresh = self._freshness(heir.item, now, plan)  # type: ignore[arg-type]
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
+        self._by_topic(scored, names)
         scored.sort(key=lambda c: -c.score)
         return scored if frame.mode == "history" else _below_successors(scored)
+
+    def _by_topic(self, scored: list[Candidate], names: Sequence[str]) -> None:
+        """Each candidate's freshness against its own topic (``freshness.by_topic``), its
+        score with it. Two candidates share a topic when their texts share
+        ``SAME_TOPIC`` words that carry meaning, when both name one of ``names`` (the
+        query's proper names: "Kestrel" in an old project card and in a status line of a
+        quarterly update), or when the derivation linked them (one replaced the other,
+        or a statement of it: two ways of saying one thing, read from the store once,
+        when neither the words nor the names tell)."""
+        items = [c.item for c in scored if c.item is not None]
+        if len(items) < len(scored) or not items:
+            return
+        written = [item.when for item in items]
+        if max(written) - min(written) < NEWER:
+            return
+        topics: dict[int, frozenset[str]] = {}
+        named: dict[int, frozenset[str]] = {}
+        linked: set[frozenset[str]] | None = None
+
+        def words_of(i: int) -> frozenset[str]:
+            # Read only for the candidates compared: a list's long texts cost its stems.
+            if i not in topics:
+                topics[i] = topic_words(items[i].body)
+            return topics[i]
+
+        def names_of(i: int) -> frozenset[str]:
+            if i not in named:
+                stems = text_stems(items[i].body)
+                named[i] = frozenset(n for n in names if holds_any([n], stems))
+            return named[i]
+
+        def related(i: int, j: int) -> bool:
+            nonlocal linked
+            if len(words_of(i) & words_of(j)) >= SAME_TOPIC or (
+                names and names_of(i) & names_of(j)
+            ):
+                return True
+            if linked is None:
+                linked = replaced_pairs(self.ctx, [item.id for item in items])
+                linked.update(
+                    frozenset((item.id, other))
+                    for item in items
+                    for other in (item.superseded_by, item.supersedes)
+                    if other is not None
+                )
+            return frozenset((items[i].id, items[j].id)) in linked
+
+        fresh = by_topic([c.fresh for c in scored], written, related)
+        for c, f in zip(scored, fresh, strict=True):
+            if f != c.fresh and c.fresh > 0:
+                c.score *= f / c.fresh
+                c.fresh = f
 
     def _decide(
         self,

@@ -17,6 +17,7 @@ __all__ = [
     "query_terms",
     "stem",
     "text_stems",
+    "topic_words",
     "words",
 ]
 
@@ -165,12 +166,34 @@ def stem(word: str) -> str:
     return w[:-1] if w.endswith("e") and len(w) > 3 else w
 
 
-@lru_cache(maxsize=1 << 13)
 def text_stems(text: str) -> frozenset[str]:
     """The stems of every word of ``text``. Cached by text: the gate and the learned
     ranker read the same items' text over and over (a store's hits repeat across
     searches; 8k texts of a few kB at most)."""
-    return frozenset(map(stem, words(text)))
+    return _read(text)[0]
+
+
+def topic_words(text: str) -> frozenset[str]:
+    """The stems of the words of ``text`` that say what it is about: three letters or
+    more and no stopword ("the", "we", "use"; dropped before stemming, so that "notes",
+    whose stem is "not", stays). Two texts share a topic when they share several
+    (``retrieve.search``'s ``SAME_TOPIC``)."""
+    return _read(text)[1]
+
+
+@lru_cache(maxsize=1 << 13)
+def _read(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``text_stems`` and ``topic_words`` in one pass over the words: a search reads
+    both of its first candidates (freshness the topics, the gate and the ranker the
+    stems)."""
+    every: set[str] = set()
+    topic: set[str] = set()
+    for word in words(text):
+        s = stem(word)
+        every.add(s)
+        if len(word) > 2 and word.lower().replace("\u2019", "'") not in STOPWORDS:
+            topic.add(s)
+    return frozenset(every), frozenset(topic)
 
 
 def words(text: str) -> list[str]:
