@@ -4,16 +4,20 @@ reader's lens as its jobs are."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from orgbrain import Brain, Client
+from orgbrain.adapters.jobs_memory import MemoryJobQueue
 from orgbrain.cli import app, cli
 from orgbrain.errors import InvalidInput
+from orgbrain.jobs.lag import job_lag
 from orgbrain.ports import JobBacklog, JobTiming
 from orgbrain.scopes import Principal
 from orgbrain.stats import JobLag, kind_lags
@@ -188,3 +192,29 @@ def test_orgbrain_stats_shows_the_lag_and_jobs_alone(
     assert "searches" not in alone
     bad = runner.invoke(cli, ["--brain", str(folder), "stats", "--jobs", "--sample", "0"])
     assert bad.exit_code == 2
+
+
+class _FinishingQueue(MemoryJobQueue):
+    """A real in-memory queue beside whose reads a worker finishes its running job once,
+    between the lag's read of the backlog and its read of the done jobs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.job = self.enqueue("default", "derive", "k", {}, actor="human:local")
+        [claimed] = self.claim("w1", ["derive"])
+        assert claimed.state == "running"
+        self.reads = 0
+
+    def finished(self, workspace: str, **kw: Any) -> list[JobTiming]:
+        self.reads += 1
+        if self.reads == 1:
+            assert self.complete(self.job.id, "w1")
+        return super().finished(workspace, **kw)
+
+
+def test_a_job_finished_between_the_reads_is_counted_once(brain: Brain) -> None:
+    queue = _FinishingQueue()
+    ctx = dataclasses.replace(brain._ctx, jobs=queue)
+    [derive] = job_lag(ctx, at=datetime.now(UTC)).kinds
+    assert (derive.running, derive.done) == (0, 1)  # not running and done at once
+    assert queue.reads == 2  # the queue moved under the first reading: read again
