@@ -76,6 +76,7 @@ from ..extraction.values import (
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
 from .documents import back_dated, revised_title
+from .handover import handed_to, hands_over
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
@@ -255,6 +256,7 @@ def _changes(said: _Said) -> bool:
         (said.cue and bool(said.values or said.names))
         or any(v.kind == STATUS for v in said.values)
         or any(gone_name(said.text, n) for n in said.names)
+        or hands_over(said.text, said.names)
     )
 
 
@@ -449,22 +451,24 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
 def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     """A new name the newer unit points at as a change ("Migrate error tracking to
     Rollbar") where the older unit, about the same thing, held one other name ("We use
-    Sentry for error tracking") that the newer one no longer says. An addition ("also"),
-    a negation, a name marked as the one before ("used to be built with WordPress"), or
-    an older unit holding two names (which one went?) replaces nothing."""
-    if not new.cue or NEGATION.search(new.text) or ADDITIVE.search(new.text):
+    Sentry for error tracking") that the newer one no longer says; a name both say
+    ("HR Business Partner: Sarah Kwan", "Daniel Reyes will be your HR Business Partner")
+    names the role, not its holder. An addition ("also"), a negation, a name marked as
+    the one before ("used to be built with WordPress"), or an older unit holding two
+    names the newer does not say (which one went?) replaces nothing."""
+    handed = hands_over(new.text, new.names)
+    if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
-    held = {n.key: n for n in _holders(old)}
+    # a name both say is what the thing is, not who holds it ("HR Business Partner")
+    held = {n.key: n for n in _holders(old) if not _said_as_word(new, n)}
     if len(held) != 1:
-        return []
+        return []  # none gone, or two: which one went?
     (was,) = held.values()
-    if _said_as_word(new, was):
-        return []  # still said
     before = old.text.casefold()
     fresh = {
         v.key: v
         for v in new.names
-        if toward(new.text, v)
+        if (toward(new.text, v) or (handed and handed_to(new.text, v)))
         and not (gone_name(new.text, v) or marked_old(new.text, v))
         and v.key not in before
     }
