@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 
 from ..extraction.cues import change_cue
+from ..extraction.entities import looks_like_person
 from ..extraction.quiet import NEGATION
 from ..extraction.values import Value
 
-__all__ = ["handed_to", "hands_over"]
+__all__ = ["a_person", "handed_to", "hands_over", "people_for"]
 
 _TAKES_UP = re.compile(
     r"(?:\s+\([^)]{0,40}\))?,?\s+(?:(?:now|also)\s+)?(?:"
@@ -44,3 +45,28 @@ def hands_over(text: str, names: tuple[Value, ...]) -> bool:
     if NEGATION.search(text) or not any(handed_to(text, n) for n in names):
         return False
     return change_cue(text, heading=True)
+
+
+_TITLES = frozenset("dr prof professor mr mrs ms mx sir dame".split())
+
+
+def a_person(name: str) -> bool:
+    """Whether a name as written is a person's: its first word, past a title ("Dr Helen
+    Marsh"), is a first name."""
+    words = [w for w in name.split() if w.casefold().rstrip(".") not in _TITLES]
+    return bool(words) and looks_like_person(words[0])
+
+
+def people_for(holders: list[Value], text: str, now: str) -> list[Value]:
+    """Of an older unit's ``holders`` (written in ``text``), the ones a person ``now``
+    can have replaced: a person is handed a person's thing ("may only be released by
+    the Technical Manager, Helen Marsh" under "QA hold" and "D365"); one name inside
+    another is one person ("Helen Marsh", "Helen"). Any other new name keeps them all."""
+    if not a_person(now):
+        return holders
+    people = [h for h in holders if a_person(text[h.start : h.end])]
+    return [
+        h
+        for h in people
+        if not any(h is not o and set(h.key.split()) < set(o.key.split()) for o in people)
+    ]

@@ -76,7 +76,7 @@ from ..extraction.values import (
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
 from .documents import back_dated, revised_title
-from .handover import handed_to, hands_over
+from .handover import handed_to, hands_over, people_for
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
@@ -459,25 +459,29 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     handed = hands_over(new.text, new.names)
     if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
-    # a name both say is what the thing is, not who holds it ("HR Business Partner")
-    held = {n.key: n for n in _holders(old) if not _said_as_word(new, n)}
-    if len(held) != 1:
-        return []  # none gone, or two: which one went?
-    (was,) = held.values()
     before = old.text.casefold()
     fresh = {
         v.key: v
         for v in new.names
-        if (toward(new.text, v) or (handed and handed_to(new.text, v)))
-        and not (gone_name(new.text, v) or marked_old(new.text, v))
+        if (taker := handed and handed_to(new.text, v)) or toward(new.text, v)
+        # the verb after a name outweighs a "from" before it ("From Monday Priya Lal
+        # picks up release sign-off")
+        if not (gone_name(new.text, v) or (marked_old(new.text, v) and not taker))
         and v.key not in before
     }
     shared = old.titled & new.titled
     if len(fresh) != 1 or len(shared) < MIN_SHARED:
         return []
+    (now,) = fresh.values()
+    # a name both say is what the thing is, not who holds it ("HR Business Partner")
+    holders = [n for n in _holders(old) if not _said_as_word(new, n)]
+    held = {n.key: n for n in people_for(holders, old.text, new.text[now.start : now.end])}
+    if len(held) != 1:
+        return []  # none gone, or two: which one went?
+    (was,) = held.values()
     title = _title(old.item)
     label = _shared_words(f"{title}\n{old.text}", shared) or (was.key,)
-    return [_Pair(old, new, was, next(iter(fresh.values())), label, pointed=True)]
+    return [_Pair(old, new, was, now, label, pointed=True)]
 
 
 def _holders(said: _Said) -> list[Value]:
