@@ -63,6 +63,11 @@ def _brain(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
             "From Monday Priya Lal picks up release sign-off for stock on QA hold.",
             "Helen Marsh",
         ),
+        (  # the new holder's first name starts the sentence
+            "Support queues\nRefunds queue owner: Ana Silva, Billing Ops.",
+            "Ben Carter is looking after the refunds queue from today.",
+            "Ana Silva",
+        ),
     ],
 )
 def test_a_holder_replaced_by_one_a_thing_is_handed_to(

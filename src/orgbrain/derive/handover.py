@@ -24,7 +24,8 @@ _TAKES_UP = re.compile(
     r"(?:picks?|picked|is\s+picking|are\s+picking|will\s+pick|'s\s+picking)\s+up|"
     r"(?:will|'ll)\s+(?:now\s+)?(?:be\s+(?:your|our|the)|lead|head\s+up|chair|own|run|"
     r"sign\s+off|handle|look\s+after|take\s+on)|"
-    r"(?:is|are)\s+(?:now\s+)?(?:leading|heading\s+up|chairing|doing|handling|running)|"
+    r"(?:is|are)\s+(?:now\s+)?(?:leading|heading\s+up|chairing|doing|handling|running|"
+    r"looking\s+after)|"
     r"(?:takes?|took|is\s+taking)\s+on|steps?\s+in\s+as|stepping\s+in\s+as|"
     r"(?:has\s+been|is|was)\s+appointed|joins\s+as)\b",
     re.IGNORECASE,

@@ -76,7 +76,7 @@ from ..extraction.values import (
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
 from .documents import back_dated, revised_title
-from .handover import handed_to, hands_over, people_for
+from .handover import a_person, handed_to, hands_over, people_for
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
@@ -475,13 +475,21 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     (now,) = fresh.values()
     # a name both say is what the thing is, not who holds it ("HR Business Partner")
     holders = [n for n in _holders(old) if not _said_as_word(new, n)]
-    held = {n.key: n for n in people_for(holders, old.text, new.text[now.start : now.end])}
+    held = {n.key: n for n in people_for(holders, old.text, _written(new, now))}
     if len(held) != 1:
         return []  # none gone, or two: which one went?
     (was,) = held.values()
     title = _title(old.item)
     label = _shared_words(f"{title}\n{old.text}", shared) or (was.key,)
     return [_Pair(old, new, was, now, label, pointed=True)]
+
+
+def _written(said: _Said, name: Value) -> str:
+    """``name`` as written, with the word before it when that is a person's first name
+    ("Tom Okafor is picking up ...": ``names_in`` leaves a sentence's first word out)."""
+    before = said.text[: name.start].split()
+    first = before[-1] if before and a_person(before[-1]) else ""
+    return f"{first} {said.text[name.start : name.end]}".strip()
 
 
 def _holders(said: _Said) -> list[Value]:
