@@ -68,6 +68,11 @@ def _brain(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
             "Ben Carter is looking after the refunds queue from today.",
             "Ana Silva",
         ),
+        (  # the typed subject "Permit approver" is said by its verb ("approved by")
+            "Isolation permits\nPermit approver: Declan Moy, Senior Network Controller.",
+            "Isolation permits are now approved by Priya Nandakumar (Operations Lead).",
+            "Declan Moy",
+        ),
     ],
 )
 def test_a_holder_replaced_by_one_a_thing_is_handed_to(

@@ -597,12 +597,20 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
-            subject = {stem(w) for w in _WORD.findall(s.subject.lower())}
-            if not s.current or not subject <= said:
+            subject = _WORD.findall(s.subject.lower())
+            if not s.current or not all(_agent(w) & said for w in subject):
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:
             return True
     return False
+
+
+def _agent(word: str) -> frozenset[str]:
+    """``word``'s stem, and for a noun of who does a thing ("approver", "owner") its
+    verb's: "Permit approver" is said by "permits are now approved by"."""
+    if len(word) > 4 and word.endswith(("er", "or")):
+        return frozenset({stem(word), stem(word[:-1]), stem(word[:-2])})
+    return frozenset({stem(word)})
 
 
 def _both_typed(ctx: BrainContext, p: _Pair) -> bool:
