@@ -76,6 +76,7 @@ from ..extraction.values import (
 from ..model import Item, Statement
 from ..retrieve.terms import STOPWORDS, query_terms, stem
 from .documents import back_dated, revised_title
+from .handover import a_person, handed_to, hands_over, people_for
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
@@ -255,6 +256,7 @@ def _changes(said: _Said) -> bool:
         (said.cue and bool(said.values or said.names))
         or any(v.kind == STATUS for v in said.values)
         or any(gone_name(said.text, n) for n in said.names)
+        or hands_over(said.text, said.names)
     )
 
 
@@ -449,31 +451,45 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
 def _replaced(old: _Said, new: _Said) -> list[_Pair]:
     """A new name the newer unit points at as a change ("Migrate error tracking to
     Rollbar") where the older unit, about the same thing, held one other name ("We use
-    Sentry for error tracking") that the newer one no longer says. An addition ("also"),
-    a negation, a name marked as the one before ("used to be built with WordPress"), or
-    an older unit holding two names (which one went?) replaces nothing."""
-    if not new.cue or NEGATION.search(new.text) or ADDITIVE.search(new.text):
+    Sentry for error tracking") that the newer one no longer says; a name both say
+    ("HR Business Partner: Sarah Kwan", "Daniel Reyes will be your HR Business Partner")
+    names the role, not its holder. An addition ("also"), a negation, a name marked as
+    the one before ("used to be built with WordPress"), or an older unit holding two
+    names the newer does not say (which one went?) replaces nothing."""
+    handed = hands_over(new.text, new.names)
+    if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
-    held = {n.key: n for n in _holders(old)}
-    if len(held) != 1:
-        return []
-    (was,) = held.values()
-    if _said_as_word(new, was):
-        return []  # still said
     before = old.text.casefold()
     fresh = {
         v.key: v
         for v in new.names
-        if toward(new.text, v)
-        and not (gone_name(new.text, v) or marked_old(new.text, v))
+        if (taker := handed and handed_to(new.text, v)) or toward(new.text, v)
+        # the verb after a name outweighs a "from" before it ("From Monday Priya Lal
+        # picks up release sign-off")
+        if not (gone_name(new.text, v) or (marked_old(new.text, v) and not taker))
         and v.key not in before
     }
     shared = old.titled & new.titled
     if len(fresh) != 1 or len(shared) < MIN_SHARED:
         return []
+    (now,) = fresh.values()
+    # a name both say is what the thing is, not who holds it ("HR Business Partner")
+    holders = [n for n in _holders(old) if not _said_as_word(new, n)]
+    held = {n.key: n for n in people_for(holders, old.text, _written(new, now))}
+    if len(held) != 1:
+        return []  # none gone, or two: which one went?
+    (was,) = held.values()
     title = _title(old.item)
     label = _shared_words(f"{title}\n{old.text}", shared) or (was.key,)
-    return [_Pair(old, new, was, next(iter(fresh.values())), label, pointed=True)]
+    return [_Pair(old, new, was, now, label, pointed=True)]
+
+
+def _written(said: _Said, name: Value) -> str:
+    """``name`` as written, with the word before it when that is a person's first name
+    ("Tom Okafor is picking up ...": ``names_in`` leaves a sentence's first word out)."""
+    before = said.text[: name.start].split()
+    first = before[-1] if before and a_person(before[-1]) else ""
+    return f"{first} {said.text[name.start : name.end]}".strip()
 
 
 def _holders(said: _Said) -> list[Value]:
@@ -581,12 +597,20 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
-            subject = {stem(w) for w in _WORD.findall(s.subject.lower())}
-            if not s.current or not subject <= said:
+            subject = _WORD.findall(s.subject.lower())
+            if not s.current or not all(_agent(w) & said for w in subject):
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:
             return True
     return False
+
+
+def _agent(word: str) -> frozenset[str]:
+    """``word``'s stem, and for a noun of who does a thing ("approver", "owner") its
+    verb's: "Permit approver" is said by "permits are now approved by"."""
+    if len(word) > 4 and word.endswith(("er", "or")):
+        return frozenset({stem(word), stem(word[:-1]), stem(word[:-2])})
+    return frozenset({stem(word)})
 
 
 def _both_typed(ctx: BrainContext, p: _Pair) -> bool:

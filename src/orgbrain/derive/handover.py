@@ -1,0 +1,73 @@
+"""A thing handed on to a named holder: "From Monday Priya Lal picks up release sign-off",
+"Tom Okafor is picking up UG extension requests", "Daniel Reyes will be your HR Business
+Partner", "Kwame will lead it", "J&E Hall are doing spiral freezer PPMs".
+
+Organisations write a new owner, approver, chair or contractor as a person or firm doing a
+verb of taking something on, not only as "X takes over" or "report to X". A name followed
+by one of those verbs is the new holder (``handed_to``); a sentence with one states a
+change on its own (``hands_over``), unless it is a passing cover ("this week only"), a
+plan, a question or a denial (``change_cue``'s own guards, and a negation)."""
+
+from __future__ import annotations
+
+import re
+
+from ..extraction.cues import change_cue
+from ..extraction.entities import looks_like_person
+from ..extraction.quiet import NEGATION
+from ..extraction.values import Value
+
+__all__ = ["a_person", "handed_to", "hands_over", "people_for"]
+
+_TAKES_UP = re.compile(
+    r"(?:\s+\([^)]{0,40}\))?,?\s+(?:(?:now|also)\s+)?(?:"
+    r"(?:picks?|picked|is\s+picking|are\s+picking|will\s+pick|'s\s+picking)\s+up|"
+    r"(?:will|'ll)\s+(?:now\s+)?(?:be\s+(?:your|our|the)|lead|head\s+up|chair|own|run|"
+    r"sign\s+off|handle|look\s+after|take\s+on)|"
+    r"(?:is|are)\s+(?:now\s+)?(?:leading|heading\s+up|chairing|doing|handling|running|"
+    r"looking\s+after)|"
+    r"(?:takes?|took|is\s+taking)\s+on|steps?\s+in\s+as|stepping\s+in\s+as|"
+    r"(?:has\s+been|is|was)\s+appointed|joins\s+as)\b",
+    re.IGNORECASE,
+)
+"""After a name: a verb of taking a thing on."""
+
+
+def handed_to(text: str, name: Value) -> bool:
+    """Whether ``name`` in ``text`` is followed by a verb of taking a thing on ("Priya
+    Lal picks up release sign-off", "Kwame will lead it")."""
+    return _TAKES_UP.match(text, name.end) is not None
+
+
+def hands_over(text: str, names: tuple[Value, ...]) -> bool:
+    """Whether ``text`` hands a thing on to one of ``names``: a change in itself, unless
+    negated ("Dana is not picking up expenses") or held back as ``change_cue`` holds
+    back a change (a plan, a passing cover, a question, a hedge)."""
+    if NEGATION.search(text) or not any(handed_to(text, n) for n in names):
+        return False
+    return change_cue(text, heading=True)
+
+
+_TITLES = frozenset("dr prof professor mr mrs ms mx sir dame".split())
+
+
+def a_person(name: str) -> bool:
+    """Whether a name as written is a person's: its first word, past a title ("Dr Helen
+    Marsh"), is a first name."""
+    words = [w for w in name.split() if w.casefold().rstrip(".") not in _TITLES]
+    return bool(words) and looks_like_person(words[0])
+
+
+def people_for(holders: list[Value], text: str, now: str) -> list[Value]:
+    """Of an older unit's ``holders`` (written in ``text``), the ones a person ``now``
+    can have replaced: a person is handed a person's thing ("may only be released by
+    the Technical Manager, Helen Marsh" under "QA hold" and "D365"); one name inside
+    another is one person ("Helen Marsh", "Helen"). Any other new name keeps them all."""
+    if not a_person(now):
+        return holders
+    people = [h for h in holders if a_person(text[h.start : h.end])]
+    return [
+        h
+        for h in people
+        if not any(h is not o and set(h.key.split()) < set(o.key.split()) for o in people)
+    ]
