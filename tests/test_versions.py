@@ -32,6 +32,16 @@ AUDIT_RE = (
     "Subject: RE: Derby audit - dates confirmed\n"
     "The auditor pulled out so we have a different one. Trace packs due 5 May. Jo"
 )
+POLICY = (
+    "IT Security Policy v2.4 - extract\n"
+    "4.2 Passwords: minimum 10 characters, complexity required. The last 12 cannot be reused."
+)
+POLICY_NEXT = (
+    "IT Security Policy v3.0 - extract\n"
+    "4.2 Passwords: minimum 14 characters (a passphrase is recommended).\n"
+    "4.3 MFA is required for all remote access."
+)
+OTHER_POLICY = POLICY_NEXT.replace("IT Security", "Contractor Access")
 NOT_A_REPLY = AUDIT_RE.replace("RE: Derby", "Wrexham")
 
 
@@ -55,6 +65,7 @@ def _replaced(brain: Brain, old: str, new: str) -> list[tuple[str, str]]:
     [
         (SOP_V6, SOP_V7, ("150 RLU", "100 RLU")),  # the same code, no change word
         (AUDIT, AUDIT_RE, ("7 April", "5 May")),  # a reply to the same subject
+        (POLICY, POLICY_NEXT, ("10 characters", "14 characters")),  # another version mark
     ],
 )
 def test_a_later_version_of_a_document_restates_its_value(
@@ -70,6 +81,7 @@ def test_a_later_version_of_a_document_restates_its_value(
     [
         (SOP_V6, SIBLING),  # another document's code: its own limit
         (AUDIT, NOT_A_REPLY),  # another subject, not a reply
+        (POLICY, OTHER_POLICY),  # another title, though versioned
     ],
 )
 def test_another_document_restates_nothing(brain: Brain, older: str, newer: str) -> None:

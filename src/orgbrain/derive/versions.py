@@ -25,6 +25,8 @@ __all__ = ["one_document", "versioned"]
 
 _CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9-]*\d)[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![\w-])")
 """A document code: capitals and digits joined by hyphens, with a digit ("WXM-HP-03")."""
+_VERSION = re.compile(r"\b(?:v|ver\.?\s?|version\s|rev\.?\s?|revision\s)\d+(?:\.\d+)*\b", re.I)
+"""A version mark ("v2.4", "version 3", "rev 2")."""
 _SUBJECT = re.compile(r"[ \t]*subject:[ \t]*(.+)", re.IGNORECASE)
 _REPLY = re.compile(r"^(?:(?:re|fw|fwd|aw)\s*:\s*)+", re.IGNORECASE)
 
@@ -35,6 +37,15 @@ def _first_line(item: Item) -> str:
 
 def _codes(item: Item) -> frozenset[str]:
     return frozenset(_CODE.findall(_first_line(item)))
+
+
+def _unversioned(item: Item) -> str | None:
+    """The first line's words less its version mark, when it has one."""
+    line = _first_line(item)
+    if not _VERSION.search(line):
+        return None
+    words = re.findall(r"[^\W_]+", _VERSION.sub(" ", line).casefold())
+    return " ".join(words) if len(words) >= 2 else None
 
 
 def _subject(item: Item) -> tuple[str, bool] | None:
@@ -51,13 +62,19 @@ def versioned(item: Item) -> bool:
     """Whether ``item`` may be a later version of a document: its first line holds a
     code, or it is a reply."""
     subject = _subject(item)
-    return bool(_codes(item)) or (subject is not None and subject[1])
+    return (
+        bool(_codes(item)) or (subject is not None and subject[1]) or _unversioned(item) is not None
+    )
 
 
 def one_document(old: Item, new: Item) -> bool:
     """Whether ``new`` is a later version of ``old``'s document: a code of its first line
-    is one of the older's, or it replies to the older's subject."""
+    is one of the older's, its first line is the older's but for the version mark, or it
+    replies to the older's subject."""
     if _codes(old) & _codes(new):
+        return True
+    title = _unversioned(new)
+    if title is not None and title == _unversioned(old):
         return True
     was, now = _subject(old), _subject(new)
     return was is not None and now is not None and now[1] and now[0] == was[0]
