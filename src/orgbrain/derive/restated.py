@@ -78,6 +78,7 @@ from ..retrieve.terms import STOPWORDS, query_terms, stem
 from .documents import back_dated, revised_title
 from .handover import a_person, handed_to, hands_over, people_for
 from .statements import CONFLICT_WINDOW, record_claim, supersede_item
+from .versions import one_document, versioned
 
 __all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
 
@@ -141,10 +142,10 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
     mine = _said(item)
     changes = [s for s in mine if _changes(s)]
     backdated = back_dated(item, CONFLICT_WINDOW)
-    if not changes and not backdated:
+    if not changes and not backdated and not versioned(item):
         return {"pairs": 0}  # it restates nothing, and nothing newer came before it
     pairs: list[_Pair] = []
-    for other in _neighbours(ctx, item, mine if backdated else changes):
+    for other in _neighbours(ctx, item, changes if changes and not backdated else mine):
         if other_records(item.body, other.body):
             continue  # cards of two records ("Service: a", "Service: b"): two settings
         newer = item if item.when > other.when else other
@@ -300,7 +301,7 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
 
 
 def _restated(old: _Said, new: _Said) -> list[_Pair]:
-    if not (new.cue or _reissued(old, new)):
+    if not (new.cue or _reissued(old, new) or _new_version(old, new)):
         return []
     shared = old.titled & new.stems
     pairs: list[_Pair] = []
@@ -393,6 +394,18 @@ def _reissued(old: _Said, new: _Said) -> bool:
     if old.stems - new.stems or shared < 4 or shared < REISSUED * len(new.stems):
         return False
     return not (_held_back(new.text) or states_nothing(new.text))
+
+
+def _new_version(old: _Said, new: _Said) -> bool:
+    """Whether ``new`` is a line of a later version of ``old``'s document
+    (``versions.py``: "WXM-HP-03 rev F" after "HACCP plan WXM-HP-03", a reply to its
+    subject) that states something, not a question, a hedge, a plan or an exception; read
+    after its label ("What's different: a pass reads 100 RLU" is no question)."""
+    said = _LABEL.sub("", new.text, count=1)
+    return one_document(old.item, new.item) and change_cue(said, heading=True)
+
+
+_LABEL = re.compile(r"\W*[^\W\d][^:\n?]{0,30}:\s")
 
 
 def _held_back(text: str) -> bool:
