@@ -16,9 +16,10 @@ about NA reps; a line posted in "#launch-atlas" about Atlas's launch. A unit inh
 Two contexts are of two things of one kind (``apart_in_kind``) when a phrase of each
 shares a word with the other (the kind: "office", "launch") and each has a name the other
 side never says ("Leeds", "Lisbon"; "Atlas", "Beacon"); a name is a word written with a
-capital in its item, not a change word ("Revised"). Or when they name two members of one
-family of qualifiers (``extraction/values.py``: NA and EMEA). The newer side naming the
-older's name too ("Leeds and Lisbon offices: ...") makes them one.
+capital in its item, not a change word ("Revised") nor a time's ("January"). Or when
+they name two members of one family of qualifiers (``extraction/values.py``: NA and
+EMEA). The newer side naming the older's name too ("Leeds and Lisbon offices: ...")
+makes them one.
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+(.+?)|\*\*([^*\n]+?)\*\*:?|([^:\n]{
 """A line that heads what follows: "## Leeds office", "**Leeds office**", "Leeds office:"."""
 _CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_CALENDAR = frozenset(
+    stem(w)
+    for w in """january february march april may june july august september october november
+    december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue wed thu fri sat sun spring summer autumn fall
+    winter""".split()
+)
+"""Words written with a capital that name a time, not a thing: "Procedure v4.2 (January
+2026)" and "v4.3 (April 2026)" are one procedure's two versions."""
 
 
 def context(text: str, start: int) -> Context:
@@ -86,10 +96,13 @@ def context(text: str, start: int) -> Context:
         found = labels(line)
         phrases += found[1:] if chat and found else found  # a chat line's speaker first
     read.append(text[line_start:start])
-    names = frozenset(
-        stem(m.group(0).lower())
-        for m in _CAPITAL.finditer(text)
-        if not CUE.fullmatch(m.group(0)) and m.group(0).lower() not in STOPWORDS
+    names = (
+        frozenset(
+            stem(m.group(0).lower())
+            for m in _CAPITAL.finditer(text)
+            if not CUE.fullmatch(m.group(0)) and m.group(0).lower() not in STOPWORDS
+        )
+        - _CALENDAR
     )
     return Context(tuple(phrases), "\n".join(read), names)
 
