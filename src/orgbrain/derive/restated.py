@@ -53,6 +53,7 @@ from datetime import datetime
 
 from ..context import BrainContext
 from ..extraction import Claim, Found
+from ..extraction.context import apart_in_kind, context, words_of
 from ..extraction.cues import CUE, change_cue, planned, temporary, titled_change
 from ..extraction.documents import settled
 from ..extraction.predicates import ADDITIVE
@@ -548,7 +549,17 @@ def _two_things(p: _Pair) -> bool:
     both). Where one's phrase holds the other's head before its own last word, it ran on
     into its verb and ends there ("VPN tokens expire"). A unit whose subject has no
     modifiers ("Retention: 14 days", "Tokens expire ...") or none read is about whatever
-    the other is about."""
+    the other is about.
+
+    What each unit inherits from its context counts too (``extraction/context.py``): two
+    notes' titles, headings, line labels or channels naming two things of one kind
+    ("Leeds office guide", "Lisbon office guide"; "#launch-atlas", "#launch-beacon"; "NA
+    reps —", "for EMEA"), unless the newer unit names the older's too. And a newer unit
+    whose new name is what the older unit's context is about says the same thing from
+    the other side ("Pricing Committee — ... Owns list price changes", then "List price
+    changes go to Pricing Committee"): no change of it."""
+    if _apart_in_context(p):
+        return True
     olds, news = _subjects(p.old, p.was), _subjects(p.new, p.now)
     old_words, new_words = _words(p.old), _words(p.new)
 
@@ -562,6 +573,17 @@ def _two_things(p: _Pair) -> bool:
         frozenset(w for x in olds for w in x.modifiers),
         frozenset(w for y in news for w in y.modifiers),
     ) or any(x.head == y.head and apart(x.modifiers, y.modifiers) for x in olds for y in news)
+
+
+def _apart_in_context(p: _Pair) -> bool:
+    """Whether the pair's contexts are two things of one kind, or the newer's new name is
+    what the older's context is about (``_two_things``)."""
+    old, new = context(p.old.item.body, p.old.start), context(p.new.item.body, p.new.start)
+    states = p.was.kind == STATUS and p.now.kind == STATUS
+    if apart_in_kind(old, new, p.old.text, p.new.text, states=states):
+        return True
+    now = words_of(p.now.key) if p.now.kind == "name" else frozenset()
+    return any(x.words and set(x.words) <= now for x in old.phrases)
 
 
 def _subjects(said: _Said, value: Value) -> list[Phrase]:

@@ -44,6 +44,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..context import BrainContext
 from ..extraction import Claim
+from ..extraction.context import apart_in_kind, context_of
 from ..extraction.documents import LINKS
 from ..extraction.predicates import (
     GONE_WORDS,
@@ -283,7 +284,10 @@ def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
     name different qualifiers of one family ("Travel policy (US)", "Travel policy
     (UK)"; of two states, not whom each is rolled out to: "Beta (staff only)", then
     "live for all customers"), or the items are cards of two records ("Service:
-    payments-gateway", "Service: payments-ledger"; ``extraction/values.py``)."""
+    payments-gateway", "Service: payments-ledger"; ``extraction/values.py``), or what
+    each sentence inherits from its item names two things of one kind ("Leeds office
+    guide", "Lisbon office guide"; "#launch-atlas", "#launch-beacon":
+    ``extraction/context.py``)."""
     if old.item_id == new.item_id:
         return False
     found = ctx.get_many([old.item_id, new.item_id])
@@ -292,9 +296,17 @@ def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
         return False
     first = a.body.split("\n", 1)[0], b.body.split("\n", 1)[0]
     states = a_state(old.object) and a_state(new.object)
-    return told_apart(
-        f"{first[0]}\n{old.text}", f"{first[1]}\n{new.text}", states=states
-    ) or other_records(a.body, b.body)
+    return (
+        told_apart(f"{first[0]}\n{old.text}", f"{first[1]}\n{new.text}", states=states)
+        or other_records(a.body, b.body)
+        or apart_in_kind(
+            context_of(a.body, old.text),
+            context_of(b.body, new.text),
+            old.text,
+            new.text,
+            states=states,
+        )
+    )
 
 
 RETIRED = frozenset(GONE_WORDS)

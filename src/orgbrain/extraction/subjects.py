@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..retrieve.terms import STOPWORDS, stem
 from .cues import CUE
 
-__all__ = ["Phrase", "subjects"]
+__all__ = ["Phrase", "labels", "subjects", "titled"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,29 +108,53 @@ def subjects(
     return found
 
 
+def labels(line: str) -> list[Phrase]:
+    """The labels ``line`` opens with ("priya.n: NA reps — ...": priya.n, NA reps), each
+    less the kind of document it names ("Leeds office guide:": Leeds office)."""
+    found: list[Phrase] = []
+    _labels(line, 0, len(line), [m.span() for m in CUE.finditer(line)], found, place=True)
+    return found
+
+
+def titled(line: str) -> Phrase | None:
+    """The phrase a title opens with, less the kind of document it names ("Leeds office
+    guide": Leeds office; "Facilities update": Facilities)."""
+    return _phrase(line, 0, len(line), [m.span() for m in CUE.finditer(line)], place=True)
+
+
 def _labels(
-    text: str, at: int, end: int, stops: Sequence[tuple[int, int]], found: list[Phrase]
+    text: str,
+    at: int,
+    end: int,
+    stops: Sequence[tuple[int, int]],
+    found: list[Phrase],
+    *,
+    place: bool = False,
 ) -> int:
     """Read the labels from ``at`` on into ``found``; where they end."""
     while (label := _LABEL.match(text, at, end)) is not None:
         if len(label.group(1).split()) > _MAX_WORDS:
             break
         if label.group(1).strip().casefold() not in _HEADERS:
-            phrase = _phrase(text, label.start(1), label.end(1), stops)
+            phrase = _phrase(text, label.start(1), label.end(1), stops, place=place)
             if phrase is not None:
                 found.append(phrase)
         at = label.end()
     return at
 
 
-def _phrase(text: str, start: int, end: int, stops: Sequence[tuple[int, int]]) -> Phrase | None:
-    """The noun phrase ``text[start:end]`` opens with, or None."""
+def _phrase(
+    text: str, start: int, end: int, stops: Sequence[tuple[int, int]], *, place: bool = False
+) -> Phrase | None:
+    """The noun phrase ``text[start:end]`` opens with, or None. One headed by a kind of
+    document or message is where a unit is said, not what it is about: None, or, as a
+    ``place``, the phrase without those words ("Leeds office guide": Leeds office)."""
     words: list[tuple[str, bool]] = []  # stem, in brackets
     depth = 0
     for m in _TOKEN.finditer(text, start, end):
         token = m.group(0)
         if any(a <= m.start() < b for a, b in stops):
-            if stem(token.lower()) in _SAID_IN:
+            if stem(token.lower()) in _SAID_IN and not place:
                 return None  # "Facilities update": a change word, here a kind of message
             break
         if token == "(":
@@ -162,6 +186,10 @@ def _phrase(text: str, start: int, end: int, stops: Sequence[tuple[int, int]]) -
         words += [(stem(w), depth > 0) for w in _WORD.findall(word)]
         if len(words) > _MAX_WORDS:
             return None
+    if place:  # "Leeds office guide (rev 2)": Leeds office (rev)
+        kept = [i for i, (w, bracketed) in enumerate(words) if not bracketed and w not in _SAID_IN]
+        last = kept[-1] if kept else -1
+        words = [(w, b) for i, (w, b) in enumerate(words) if i <= last or b or w not in _SAID_IN]
     heads = [w for w, bracketed in words if not bracketed]
     if not heads or heads[-1] in _SAID_IN:
         return None

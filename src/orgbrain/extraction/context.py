@@ -1,0 +1,163 @@
+"""What a unit of text inherits from around it: the things its note, its section, its line
+and its chat channel say it is about, when the unit itself does not.
+
+"IT desk: 2nd floor, by the kitchen." under "Leeds office guide" is about the Leeds
+office's IT desk; "AE self-approve in SFDC is capped at 10%" after "priya.n: NA reps —"
+about NA reps; a line posted in "#launch-atlas" about Atlas's launch. A unit inherits:
+
+- its item's title (its first line, when lines follow and the unit lies below it), less
+  the kind of document it names ("Leeds office guide": the Leeds office); a title that is
+  a chat channel ("#launch-atlas") gives the channel's words;
+- the nearest heading above it in its item (a Markdown heading, or a line that is only a
+  label: "Leeds office:");
+- the labels its line opens with ("NA reps —", "Pricing Committee —"), a chat line's
+  channel ("[#emea-sales] ...") but not its speaker ("priya.n:", "greg (RVP):").
+
+Two contexts are of two things of one kind (``apart_in_kind``) when a phrase of each
+shares a word with the other (the kind: "office", "launch") and each has a name the other
+side never says ("Leeds", "Lisbon"; "Atlas", "Beacon"); a name is a word written with a
+capital in its item, not a change word ("Revised") nor a time's ("January"). Or when
+they name two members of one family of qualifiers (``extraction/values.py``: NA and
+EMEA). The newer side naming the older's name too ("Leeds and Lisbon offices: ...")
+makes them one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..retrieve.terms import STOPWORDS, stem
+from .cues import CUE
+from .subjects import Phrase, labels, titled
+from .values import apart, qualifiers
+
+__all__ = ["Context", "apart_in_kind", "context", "context_of", "words_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a unit inherits: the ``phrases`` its context names, the ``text`` they are read
+    from (for qualifiers and for the words the other side must not say) and the stems of
+    the words its item writes with a capital (``names``)."""
+
+    phrases: tuple[Phrase, ...]
+    text: str
+    names: frozenset[str]
+
+
+_CHANNEL = re.compile(r"[ \t]*\[?#([\w][\w.-]*)\]?[ \t]*$")
+"""A line that is only a chat channel ("#launch-atlas", "[#emea-sales]")."""
+_CHAT_LINE = re.compile(r"[ \t]*\[#([\w][\w.-]*)\][ \t]*")
+"""A chat line's channel before its message ("[#finance] rosa.m: ...")."""
+_HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+(.+?)|\*\*([^*\n]+?)\*\*:?|([^:\n]{1,60}):)[ \t]*$")
+"""A line that heads what follows: "## Leeds office", "**Leeds office**", "Leeds office:"."""
+_CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_CALENDAR = frozenset(
+    stem(w)
+    for w in """january february march april may june july august september october november
+    december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue wed thu fri sat sun spring summer autumn fall
+    winter""".split()
+)
+"""Words written with a capital that name a time, not a thing: "Procedure v4.2 (January
+2026)" and "v4.3 (April 2026)" are one procedure's two versions."""
+
+
+def context(text: str, start: int) -> Context:
+    """What the unit of ``text`` starting at ``start`` inherits from around it."""
+    phrases: list[Phrase] = []
+    read: list[str] = []
+    first = text.find("\n")
+    chat = False
+    if 0 < first < start and text[first:].strip():
+        title = text[:first]
+        channel = _CHANNEL.match(title)
+        chat = channel is not None
+        if channel is not None:
+            phrases += _channel(channel.group(1))
+        else:
+            phrases += labels(title) or _opening(title)
+        read.append(title)
+        heading = _heading(text, first + 1, start)
+        if heading:
+            phrases += _opening(heading)
+            read.append(heading)
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    posted = _CHAT_LINE.match(line)
+    if posted is not None:
+        phrases += _channel(posted.group(1))
+        chat = True
+        line = line[posted.end() :]
+    if line_start < start or not phrases:
+        found = labels(line)
+        phrases += found[1:] if chat and found else found  # a chat line's speaker first
+    read.append(text[line_start:start])
+    names = (
+        frozenset(
+            stem(m.group(0).lower())
+            for m in _CAPITAL.finditer(text)
+            if not CUE.fullmatch(m.group(0)) and m.group(0).lower() not in STOPWORDS
+        )
+        - _CALENDAR
+    )
+    return Context(tuple(phrases), "\n".join(read), names)
+
+
+def context_of(text: str, said: str) -> Context:
+    """What ``said``, a sentence of ``text``, inherits; where it is not found as written,
+    what a line just below the title inherits."""
+    at = text.find(said) if said else -1
+    return context(text, at if at >= 0 else text.find("\n") + 1)
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words."""
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()))
+
+
+def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: bool) -> bool:
+    """Whether two units (``a_said``, ``b_said``) with their contexts are two things of
+    one kind: a phrase of each context shares a word with the other, and each has a name
+    that the other unit and its context never say; or the units with their contexts name
+    two members of one family of qualifiers (of two ``states``, not whom each is rolled
+    out to: ``extraction/values.py``)."""
+    a_text, b_text = f"{a.text}\n{a_said}", f"{b.text}\n{b_said}"
+    if apart(qualifiers(a_text), qualifiers(b_text), states=states):
+        return True
+    a_says, b_says = words_of(a_text), words_of(b_text)
+    for x in a.phrases:
+        for y in b.phrases:
+            mine, theirs = set(x.words), set(y.words)
+            if mine & theirs and (mine - theirs) & a.names - b_says:
+                if (theirs - mine) & b.names - a_says:
+                    return True
+    return False
+
+
+def _channel(name: str) -> list[Phrase]:
+    """A channel's words as one phrase, less the kind of message it carries
+    ("#sales-announcements": sales)."""
+    found = titled(name.replace("-", " ").replace("_", " ").replace(".", " "))
+    return [] if found is None else [found]
+
+
+def _opening(line: str) -> list[Phrase]:
+    found = titled(line)
+    return [] if found is None else [found]
+
+
+def _heading(text: str, after: int, start: int) -> str:
+    """The nearest heading line between ``after`` and the unit at ``start``, or ""."""
+    at = text.rfind("\n", after, start)
+    while at >= after:
+        back = text.rfind("\n", after - 1, at)
+        line = text[back + 1 : at]
+        m = _HEADING.fullmatch(line)
+        if m is not None:
+            return next(g for g in m.groups() if g)
+        at = back
+    return ""
