@@ -111,7 +111,8 @@ def test_by_topic_compares_nothing_written_within_a_day() -> None:
 
 def test_by_topic_gives_the_topics_newest_exactly_the_freshest() -> None:
     """Two candidates alone on their topics are exactly as fresh (``0.1 * 0.7 / 0.1`` is
-    not 0.7): equal votes then tie, and the newer ranks first, not the float noise."""
+    not 0.7): equal votes then tie, and keep the fused order (``rrf``: first seen), not
+    an order of float noise that changed from run to run."""
     written = [NOW, NOW - timedelta(days=30), NOW - timedelta(days=300)]
     out = by_topic([0.7, 0.1, 0.1], written, lambda i, j: False)
     assert out == [0.7, 0.7, 0.7]

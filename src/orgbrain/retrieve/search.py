@@ -337,8 +337,7 @@ class Searcher:
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
         self._by_topic(scored, names)
-        # Of equal scores, the newer first: it is the belief now, as freshness says.
-        scored.sort(key=lambda c: (-c.score, -c.item.when.timestamp() if c.item else 0.0))
+        scored.sort(key=lambda c: -c.score)  # stable: equal scores keep the fused order
         return scored if frame.mode == "history" else _below_successors(scored)
 
     def _by_topic(self, scored: list[Candidate], names: Sequence[str]) -> None:
