@@ -268,6 +268,11 @@ def test_a_scene_setting_clause_names_no_one_a_hit_must_name() -> None:
     assert query_names(flight) == ["berlin", "san", "francisco"] and asked_names(flight) == []
     renewal = "our Figma subscription renews next month, who do I send the quote to?"
     assert asked_names(renewal) == []
+    # A dash between spaces sets the scene as a comma does; a hyphen in a word does not.
+    york = "We've had a reportable incident on the York job - which safety advisor do I phone?"
+    assert query_names(york) == ["york"] and asked_names(york) == []
+    assert asked_names("I'm at Wrexham \u2014 can I get a hot meal at 1am?") == []
+    assert asked_names("Is Kestrel-how we named it-still live?") == ["kestrel"]
     # A name in the asking clause stays required, and so does every name of a question
     # that has no such clause (or whose comma is not followed by the asking clause).
     assert asked_names("After the trip with Melanie, what did Caroline do?") == ["caroline"]
