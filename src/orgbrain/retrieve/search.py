@@ -91,6 +91,9 @@ class Candidate:
     superseded_by: ItemSketch | None = None
     fresh: float = 1.0
     boost: float = 0.0
+    factor: float = 1.0
+    """What the search's rules took off its vote besides freshness (a superseded item's
+    ``superseded_factor``): its score is ``fused * fresh * factor``."""
 
     def rescored(self, score: float) -> Candidate:
         """This candidate with another ``score`` (as ``dataclasses.replace`` gives it, at
@@ -104,6 +107,7 @@ class Candidate:
             self.superseded_by,
             self.fresh,
             self.boost,
+            self.factor,
         )
 
 
@@ -388,7 +392,7 @@ class Searcher:
         fresh = by_topic([c.fresh for c in scored], written, related)
         for c, f in zip(scored, fresh, strict=True):
             if f != c.fresh and c.fresh > 0:
-                c.score = c.fused * f
+                c.score = c.fused * f * c.factor  # not ``*= f / fresh``: no float noise
                 c.fresh = f
 
     def _decide(
@@ -709,7 +713,8 @@ def _superseded_yield(
         if successor is None or not frame.supersedes(successor):
             continue
         c.superseded_by = successor
-        c.score *= plan.superseded_factor
+        c.factor = plan.superseded_factor
+        c.score *= c.factor
         heir = by_id.get(successor.id)
         if heir is None:
             if not successor.indexed or (kind is not None and successor.kind != kind):
