@@ -586,13 +586,18 @@ NEWS = (*OTHER, "New hires get their laptop on the first day.")
 
 
 def _asked(
-    tmp_path: Path, embedder: Embedder, question: str, old: str, new: str
+    tmp_path: Path,
+    embedder: Embedder,
+    question: str,
+    old: str,
+    new: str,
+    news: tuple[str, ...] = NEWS,
 ) -> tuple[list[str], str, str, set[frozenset[str]]]:
-    """The hits' ids for ``question`` in a brain holding ``NEWS`` written today, ``old``
+    """The hits' ids for ``question`` in a brain holding ``news`` written today, ``old``
     written 200 days ago and ``new`` 100 days ago (derived); the two notes' ids, and the
     pairs of them the derivation linked (``replaced_pairs``)."""
     brain = Brain.open(tmp_path / "brain", embedder=embedder)
-    for body in NEWS:
+    for body in news:
         brain.add_note(body)
     now = datetime.now(UTC)
     older = brain.add_note(old, occurred_at=now - timedelta(days=200), wait="derived")
@@ -636,6 +641,23 @@ def test_the_querys_names_put_an_old_card_and_a_newer_line_on_one_topic(
         "Q3 update - Platform\nKestrel: PAUSED until January, budget freeze.",
     )
     assert hits[0] == newer
+
+
+def test_a_name_written_as_a_common_word_puts_no_notes_on_one_topic(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The query's "Planning" is a committee's name; a note on the quarterly planning
+    offsite, written today, writes the common word, not the name, and is not the minutes'
+    topic: the minutes keep their freshness against it (it ranked first before)."""
+    hits, older, newer, _ = _asked(
+        tmp_path,
+        embedder,
+        "Which councillor chairs Planning now?",
+        "Planning Committee - 10 Feb\nPresent: Cllr J. Okafor (Chair), Cllr M. Price",
+        "Annual Council minutes\nRESOLVED: Planning Committee - Chair: Cllr M. Price",
+        (*NEWS, "The quarterly planning offsite is in the spring."),
+    )
+    assert hits[0] in (older, newer)
 
 
 def test_a_replaced_statement_puts_two_notes_on_one_topic(

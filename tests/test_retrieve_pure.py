@@ -109,6 +109,15 @@ def test_by_topic_compares_nothing_written_within_a_day() -> None:
     assert by_topic([], [], never) == []
 
 
+def test_by_topic_gives_the_topics_newest_exactly_the_freshest() -> None:
+    """Two candidates alone on their topics are exactly as fresh (``0.1 * 0.7 / 0.1`` is
+    not 0.7): equal votes then tie, and keep the fused order (``rrf``: first seen), not
+    an order of float noise that changed from run to run."""
+    written = [NOW, NOW - timedelta(days=30), NOW - timedelta(days=300)]
+    out = by_topic([0.7, 0.1, 0.1], written, lambda i, j: False)
+    assert out == [0.7, 0.7, 0.7]
+
+
 @given(
     st.lists(st.tuples(st.integers(min_value=0, max_value=2000), st.integers(0, 3)), max_size=12)
 )
@@ -259,6 +268,11 @@ def test_a_scene_setting_clause_names_no_one_a_hit_must_name() -> None:
     assert query_names(flight) == ["berlin", "san", "francisco"] and asked_names(flight) == []
     renewal = "our Figma subscription renews next month, who do I send the quote to?"
     assert asked_names(renewal) == []
+    # A dash between spaces sets the scene as a comma does; a hyphen in a word does not.
+    york = "We've had a reportable incident on the York job - which safety advisor do I phone?"
+    assert query_names(york) == ["york"] and asked_names(york) == []
+    assert asked_names("I'm at Wrexham \u2014 can I get a hot meal at 1am?") == []
+    assert asked_names("Is Kestrel-how we named it-still live?") == ["kestrel"]
     # A name in the asking clause stays required, and so does every name of a question
     # that has no such clause (or whose comma is not followed by the asking clause).
     assert asked_names("After the trip with Melanie, what did Caroline do?") == ["caroline"]

@@ -15,6 +15,7 @@ from orgbrain.errors import InvalidInput
 from orgbrain.model import Item, Origin
 from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.evidence import TIME_SLACK, hit_evidence
+from orgbrain.retrieve.terms import coverage, text_stems
 from orgbrain.retrieve.when import read_time
 from orgbrain.views.search import SearchResultView
 
@@ -205,6 +206,43 @@ def test_a_hit_in_the_window_holds_the_time_as_one_term() -> None:
     ok = replace(inside, occurred_at=datetime(2026, 12, 4, 9, tzinfo=UTC))
     assert hit_evidence("yesterday?", ["yesterday"], [ok], {}, window=day)[0].coverage == 1
     assert hit_evidence("yesterday?", ["yesterday"], [inside], {}, window=day)[0].coverage == 0
+
+
+def test_a_window_ahead_sets_the_scene() -> None:
+    """ "tomorrow" says when the asker acts: the note that answers was written before, so
+    neither a hit's date holds the time nor a hit without it misses a term."""
+    asked = "can the welder work off one hot works permit tomorrow?"
+    window = read_time(asked, SAT).window
+    assert window is not None and window.ahead
+    this_week = read_time("what did we ship this week?", SAT).window
+    assert this_week is not None and not this_week.ahead
+    rule = _note("A hot works permit is valid for one shift.", datetime(2026, 2, 1, tzinfo=UTC))
+    today = replace(rule, occurred_at=SAT)  # written nearest "tomorrow"
+    terms = query_terms(asked)
+    [old, new] = hit_evidence(asked, terms, [rule, today], {}, window=window)
+    assert old.coverage == new.coverage  # a date holds nothing ahead
+    # The time words are no term: the coverage is of the other words alone.
+    content = [t for t in terms if t not in query_terms(window.phrase)]
+    assert old.coverage == pytest.approx(coverage(content, text_stems(rule.body)))
+    # A hit that says the time holds it as a term.
+    said = replace(rule, body="Tomorrow the welder needs a new hot works permit.")
+    assert hit_evidence(asked, terms, [said], {}, window=window)[0].coverage > old.coverage
+
+
+def test_a_window_ahead_boosts_no_note(brain: Brain) -> None:
+    brain.add_notes(
+        [
+            NoteInput(
+                "PTW-03 Hot Works Permit: a permit is valid for one shift only.",
+                occurred_at=datetime(2026, 2, 1, tzinfo=UTC),
+            ),
+            NoteInput("New hires get their laptop on the first day.", occurred_at=SAT),
+        ]
+    )
+    asked = "my welder is on level 3 all day tomorrow, can he use one hot works permit?"
+    result = brain.with_clock(lambda: SAT).search(asked)
+    assert result.window.startswith("tomorrow")
+    assert "Hot Works" in result.hits[0].item.body
 
 
 def test_the_window_is_a_day_wider_either_side() -> None:

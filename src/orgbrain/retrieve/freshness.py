@@ -55,5 +55,7 @@ def by_topic(
             if written[j] - written[i] >= NEWER and related(i, j):
                 newest = fresh[j]
                 break
-        out.append(f * top / newest if newest > 0 else 0.0)
+        # Exactly ``top`` when nothing newer shares the topic: two candidates of equal
+        # votes must not be ordered by the float noise of ``f * top / f``.
+        out.append(top if newest == f else f * top / newest if newest > 0 else 0.0)
     return out

@@ -26,7 +26,7 @@ from .replacements import (
     replaced_pairs,
     statement_links,
 )
-from .terms import holds_any, query_names, query_terms, text_stems, topic_words
+from .terms import query_names, query_terms, topic_words
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
 
@@ -91,6 +91,9 @@ class Candidate:
     superseded_by: ItemSketch | None = None
     fresh: float = 1.0
     boost: float = 0.0
+    factor: float = 1.0
+    """What the search's rules took off its vote besides freshness (a superseded item's
+    ``superseded_factor``): its score is ``fused * fresh * factor``."""
 
     def rescored(self, score: float) -> Candidate:
         """This candidate with another ``score`` (as ``dataclasses.replace`` gives it, at
@@ -104,6 +107,7 @@ class Candidate:
             self.superseded_by,
             self.fresh,
             self.boost,
+            self.factor,
         )
 
 
@@ -290,7 +294,9 @@ class Searcher:
         ranks = _ranks(plan, found.rows, graph, fused)
         items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
-        if plan.window_weight > 0 and found.window is not None:
+        # A window ahead of now ("tomorrow") holds no note: the notes nearest it are
+        # merely the newest.
+        if plan.window_weight > 0 and found.window is not None and not found.window.ahead:
             fused = _in_window(fused, items, found.window, plan.window_weight, plan.rrf_k)
         before = fused
         if plan.neighbour_weight > 0 and fused:
@@ -335,7 +341,7 @@ class Searcher:
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
         self._by_topic(scored, names)
-        scored.sort(key=lambda c: -c.score)
+        scored.sort(key=lambda c: -c.score)  # stable: equal scores keep the fused order
         return scored if frame.mode == "history" else _below_successors(scored)
 
     def _by_topic(self, scored: list[Candidate], names: Sequence[str]) -> None:
@@ -364,8 +370,7 @@ class Searcher:
 
         def names_of(i: int) -> frozenset[str]:
             if i not in named:
-                stems = text_stems(items[i].body)
-                named[i] = frozenset(n for n in names if holds_any([n], stems))
+                named[i] = frozenset(n for n in names if _names(items[i].body, n))
             return named[i]
 
         def related(i: int, j: int) -> bool:
@@ -387,7 +392,7 @@ class Searcher:
         fresh = by_topic([c.fresh for c in scored], written, related)
         for c, f in zip(scored, fresh, strict=True):
             if f != c.fresh and c.fresh > 0:
-                c.score *= f / c.fresh
+                c.score = c.fused * f * c.factor  # not ``*= f / fresh``: no float noise
                 c.fresh = f
 
     def _decide(
@@ -708,7 +713,8 @@ def _superseded_yield(
         if successor is None or not frame.supersedes(successor):
             continue
         c.superseded_by = successor
-        c.score *= plan.superseded_factor
+        c.factor = plan.superseded_factor
+        c.score *= c.factor
         heir = by_id.get(successor.id)
         if heir is None:
             if not successor.indexed or (kind is not None and successor.kind != kind):
@@ -734,6 +740,16 @@ def _below_successors(scored: list[Candidate]) -> list[Candidate]:
         if after > at:
             out.insert(after, out.pop(at))
     return out
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` writes ``name`` (a query's proper name, lower-cased) as a name:
+    capitalised ("the Planning Committee", not "the quarterly planning offsite"), the
+    rest in any case, perhaps longer ("Kestrel's")."""
+    return (
+        re.search(rf"(?<!\w){re.escape(name[:1].upper())}(?i:{re.escape(name[1:])})", text)
+        is not None
+    )
 
 
 def _in_window(

@@ -103,14 +103,15 @@ def query_names(query: str, *, max_names: int = 8) -> list[str]:
 
 
 _ASKING = re.compile(
-    r"[,;]\s+(?=(?:what|which|who|whom|whose|where|when|why|how|am|is|are|was|were|do|does|"
+    r"(?:[,;]|\s[-\u2013\u2014])\s+(?=(?:what|which|who|whom|whose|where|when|why|how|am|is|are|was|were|do|does|"
     r"did|can|could|should|would|will|may|must|shall|have|has)\b[^,;]*\?\s*$)",
     re.IGNORECASE,
 )
-"""Where the asking clause begins in a question that first sets its scene: a comma (or
-semicolon), then a question word or auxiliary that runs, with no other comma, to the
-closing question mark ("I'm swapping my on-call shift with Tom next week, where do I set
-that up?")."""
+"""Where the asking clause begins in a question that first sets its scene: a comma (a
+semicolon, or a dash between spaces: "We've had an incident on the York job - which
+safety advisor do I phone?"), then a question word or auxiliary that runs, with no other
+comma, to the closing question mark ("I'm swapping my on-call shift with Tom next week,
+where do I set that up?")."""
 
 
 def asked_names(query: str, names: list[str] | None = None) -> list[str]:

@@ -33,11 +33,14 @@ __all__ = ["TimeReading", "Window", "read_time"]
 @dataclass(frozen=True, slots=True)
 class Window:
     """A span of UTC days: ``start`` inclusive, ``end`` exclusive (both midnights, or the
-    reference time for a span that runs up to now); ``phrase``: the words read."""
+    reference time for a span that runs up to now); ``phrase``: the words read.
+    ``ahead``: the window starts after the reference time ("tomorrow", "next week"): it
+    says when the asker will act, and no note was written in it."""
 
     start: datetime
     end: datetime
     phrase: str
+    ahead: bool = False
 
     def holds(self, when: datetime, slack: timedelta = timedelta(0)) -> bool:
         """Whether ``when`` (naive means UTC) lies in the window widened by ``slack``
@@ -335,4 +338,5 @@ def read_time(query: str, now: datetime) -> TimeReading:
         end = max(end, _midnight(ref.date() + timedelta(days=1)))
     phrase = " ".join(query[lo : m.end()].split())
     rest = " ".join(f"{query[:lo]} {query[m.end() :]}".split())
-    return TimeReading(Window(start, end, phrase), re.sub(r"\s+([?.!,;:])", r"\1", rest))
+    window = Window(start, end, phrase, ahead=start > ref)
+    return TimeReading(window, re.sub(r"\s+([?.!,;:])", r"\1", rest))
