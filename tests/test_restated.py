@@ -118,6 +118,7 @@ def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
     assert not change_cue("Should we raise the limit to 100 MB now?")
     assert not change_cue("We might raise the limit to 100 MB now.")
     assert not change_cue("This week only, the limit is raised to 100 MB.")
+    assert not change_cue("Rounds run a day later than usual because of the bank holiday.")
 
 
 @pytest.mark.parametrize(
@@ -383,6 +384,14 @@ def test_what_is_not_a_name_replaced(brain: Brain, older: str, newer: str) -> No
             "This week only, the travel cap is raised to $800 per night.",
         ),
         ("The travel cap is $500 per night.", "We might raise the travel cap to $800 now."),
+        # a shift from the norm leaves the norm standing
+        (
+            "Waste & Recycling - collection days\nRounds run Mon-Fri, 6:30am start. Bins "
+            "out by 7am on collection day.",
+            "Staff Bulletin - Easter\nBin collections in the week of 6 April run one day "
+            "later than normal (Mon rounds on Tue ... Fri rounds on Sat 11 April) because "
+            "of Easter Monday. Normal days resume from 13 April.",
+        ),
         ("The travel cap is $500 per night.", "Should the travel cap now be $800 per night?"),
         ("The billing alerts go to PagerDuty.", "Idea: move the billing alerts to Opsgenie."),
         # a plan, though each sentence's label reads as a statement of a name

@@ -54,7 +54,9 @@ effect."""
 _TEMPORARY = re.compile(
     r"\b(?:this\s+(?:week|sprint|month|time)\s+only|only\s+(?:this|for\s+this)\s+"
     r"(?:week|sprint|month|time)|temporar(?:y|ily)|for\s+(?:one|this)\s+(?:week|day|release)|"
-    r"exception|except|pilot|trial|until\s+further)\b",
+    r"exception|except|pilot|trial|until\s+further|"
+    # a shift from the norm leaves the norm standing ("run one day later than normal")
+    r"than\s+(?:normal|usual))\b",
     re.IGNORECASE,
 )
 
@@ -69,7 +71,8 @@ _PLANNED = re.compile(
 
 def temporary(text: str) -> bool:
     """Whether ``text`` states an exception for a while ("this week only", "for the
-    pilot"); "until further notice" is not one when a state is said with it."""
+    pilot", "one day later than normal"); "until further notice" is not one when a state
+    is said with it."""
     return any(m.group(0).lower() != "until further" for m in _TEMPORARY.finditer(text))
 
 
