@@ -797,3 +797,23 @@ def test_a_revised_document_replaces_its_earlier_version(brain: Brain, newer_fir
 def test_what_is_not_a_revision(brain: Brain, older: str, newer: str) -> None:
     a, _ = _brain(brain, (older, SEP), (newer, NOV))
     assert brain.get(a).superseded_by is None
+
+
+def test_a_role_taken_over_in_one_region_leaves_the_others(brain: Brain) -> None:
+    """ "From Monday P takes over as R": the verb after the name outweighs the "From"
+    before it; a subject's stopword ("SHE") need not be said; the holder's first name is
+    a person's ("Steve"); and "North" and "South" are two regions' settings."""
+    north, south, new = _brain(
+        brain,
+        ("North Region - Key Contacts\nRegional SHE Advisor: Steve Pollard (07700 900256)", SEP),
+        ("South Region - Key Contacts\nRegional SHE Advisor: Karen Lowe (07700 900533)", SEP),
+        (
+            "Subject: Moving on\nFrom Monday Nadia Okafor takes over as Regional SHE Advisor "
+            "for the North (Leeds and York jobs).",
+            NOV,
+        ),
+    )
+    by = {s.id for s in brain.statements(item_id=new, current=None)}
+    ended = [s for s in brain.statements(item_id=north, current=None) if s.superseded_by in by]
+    assert ended and all(s.object == "Steve Pollard" for s in ended)
+    assert all(s.current for s in brain.statements(item_id=south, current=None))

@@ -638,7 +638,8 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
-            subject = _WORD.findall(s.subject.lower())
+            # a stopword is in no unit's stems ("Regional SHE Advisor")
+            subject = [w for w in _WORD.findall(s.subject.lower()) if w not in STOPWORDS]
             if not s.current or not (about or all(_agent(w) & said for w in subject)):
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:

@@ -247,6 +247,8 @@ def _family(name: str, members: str, *, case: bool = False) -> None:
 
 _family("environment", "production|prod staging|stage development|dev qa|test sandbox")
 _family("region", "EU|EMEA|Europe US|USA|NA|Americas APAC|Asia UK", case=True)
+# a firm's regions by compass point ("North Region - Key Contacts", "South Region")
+_family("compass", "North|Northern South|Southern East|Eastern West|Western", case=True)
 _family("platform", "ios android web mobile desktop")
 _family("plan", "free pro|professional business enterprise premium starter")
 _family("audience", "employees|staff contractors interns customers partners vendors")
