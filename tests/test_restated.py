@@ -222,6 +222,10 @@ def test_names_gone_and_names_pointed_at() -> None:
     text = "Inductions moved from Cabin 3 to the new Training Room. Datatank have been stood down."
     found = {text[v.start : v.end]: v for v in names_in(text)}
     assert toward(text, found["Training Room"]) and gone_name(text, found["Datatank"])
+    text = "The paper HR-07s are gone: submit hours via the Clockwise app."
+    found = {text[v.start : v.end]: v for v in names_in(text)}
+    assert found["HR-07s"].key == "hr-07" and gone_name(text, found["HR-07s"])
+    assert toward(text, found["Clockwise"])
     text = "Store it in LastPass."
     assert [text[v.start : v.end] for v in names_in(text)] == ["LastPass"]
     text = "From Monday Tomasz Wójcik takes over the gateway; Ines Duarte stays as backup."
@@ -342,6 +346,23 @@ def test_a_renamed_channel_and_a_named_successor(brain: Brain) -> None:
             "Cabin",
             "Training Room",
         ),
+        (  # the clause after the one that retires it, in the same sentence, points at it
+            "Licensed premises inspections - SOP\n1. Pull due inspections from the "
+            "Inspections Tracker (Excel, Licensing > Compliance)\n2. Risk-rate A-E",
+            "Subject: Inspections going into Uniform\n\nHi team, as of 1 April the Excel "
+            "tracker is retired - all premises inspections are scheduled and recorded in "
+            "the Uniform Licensing module (Inspections tab).",
+            "Excel",
+            "Uniform Licensing",
+        ),
+        (  # a form's code in the plural, the tool gone "through" in the clause after
+            "SOP HR-04 Timesheets - Site Staff\n1. Complete paper timesheet (form HR-07) "
+            "daily.\n2. Supervisor checks and signs Friday.",
+            "#all-sites\npayroll.jo: reminder the paper HR-07s are gone from this week - all "
+            "hours go in through the Clockwise app on your phone.",
+            "HR-07",
+            "Clockwise",
+        ),
     ],
 )
 def test_a_name_said_to_be_gone(brain: Brain, older: str, newer: str, was: str, now: str) -> None:
@@ -417,6 +438,11 @@ def test_a_holder_handed_on(brain: Brain, older: str, newer: str, was: str, now:
         (
             "The marketing site is built with Gatsby.",
             "Reminder: the marketing site used to be built with WordPress.",
+        ),
+        # a name said in another sentence, with no change word, is not the successor
+        (
+            "Inspections\nPull due inspections from the Excel tracker.",
+            "The Excel tracker is retired. Premises visits are written up in Uniform.",
         ),
         # the typed rules read two subjects ("Retros", "design retros")
         ("Retros are run in Miro.", "Going forward, design retros are run in FigJam."),

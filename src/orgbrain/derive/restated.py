@@ -454,7 +454,10 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
         for other in beside:
             named = [v for v in other.names if _new_name(other, v, taken)]
             pointed = [v for v in named if toward(other.text, v)]
-            if other.cue and not NEGATION.search(other.text) and (pointed or named[:1]):
+            # a clause of the same sentence goes on from the name gone ("the Excel tracker
+            # is retired - all inspections are recorded in Uniform"): pointing is enough
+            cue = other.cue or (bool(pointed) and _one_sentence(new, other))
+            if cue and not NEGATION.search(other.text) and (pointed or named[:1]):
                 now = (pointed or named)[0]
                 shared = _shared_words(old.text, old.stems & other.stems) or (x.key,)
                 pairs.append(_Pair(old, other, held[0], now, shared, new.stems))
@@ -531,8 +534,19 @@ def _said_as_word(said: _Said, name: Value) -> list[Value]:
     return [] if found is None else [Value("name", "", name.key, found.start(), found.end())]
 
 
+def _one_sentence(a: _Said, b: _Said) -> bool:
+    """Whether ``a`` and ``b`` are clauses of one sentence, cut at ``_CLAUSE``."""
+    first, second = (a, b) if a.start < b.start else (b, a)
+    between = first.item.body[first.end : second.start]
+    return _CLAUSE.fullmatch(between) is not None and not _held_back(second.text)
+
+
 def _new_name(said: _Said, v: Value, taken: frozenset[str]) -> bool:
-    return not gone_name(said.text, v) and not frozenset(v.key.split()) & taken
+    """Whether ``v`` is not gone and not one of the names ``taken`` already: a word of
+    its own makes it another ("the Uniform Licensing module" beside "Licensing >
+    Compliance")."""
+    words = frozenset(v.key.split())
+    return not gone_name(said.text, v) and not words <= taken
 
 
 def _beside(units: list[_Said], said: _Said) -> list[_Said]:

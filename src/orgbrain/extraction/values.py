@@ -300,7 +300,7 @@ _TAKES_OVER = re.compile(
     re.IGNORECASE,
 )
 _TOWARD = re.compile(
-    r"\b(?:to|into|in|at|on|now|with|by|is)\s+(?:the\s+|our\s+)?(?:new\s+)?$", re.I
+    r"\b(?:to|into|in|at|on|now|with|by|is|through|via)\s+(?:the\s+|our\s+)?(?:new\s+)?$", re.I
 )
 _NOT_BEFORE = re.compile(r",\s+not\s+(?:the\s+|our\s+)?$", re.IGNORECASE)
 """Before a name: ", not", which in a sentence stating a change names the one it replaced
@@ -325,8 +325,12 @@ def names_in(text: str) -> list[Value]:
             start, written = start + len(first) + 1, rest.lstrip()
         if written.casefold() in _CALENDAR:
             continue
-        found.append(Value("name", "", written.casefold(), start, start + len(written)))
+        key = _PLURAL_CODE.sub(r"\1", written.casefold())  # "HR-07s" is more than one HR-07
+        found.append(Value("name", "", key, start, start + len(written)))
     return found
+
+
+_PLURAL_CODE = re.compile(r"(\d)s$")
 
 
 def _sentence_start(text: str, at: int) -> bool:
