@@ -226,6 +226,9 @@ def test_names_gone_and_names_pointed_at() -> None:
     found = {text[v.start : v.end]: v for v in names_in(text)}
     assert found["HR-07s"].key == "hr-07" and gone_name(text, found["HR-07s"])
     assert toward(text, found["Clockwise"])
+    text = "Requests still go via the AC1 form, Mon-Fri."
+    found = {text[v.start : v.end]: v for v in names_in(text)}
+    assert set(found) == {"AC1"} and not toward(text, found["AC1"])
     text = "Store it in LastPass."
     assert [text[v.start : v.end] for v in names_in(text)] == ["LastPass"]
     text = "From Monday Tomasz Wójcik takes over the gateway; Ines Duarte stays as backup."
@@ -438,6 +441,13 @@ def test_a_holder_handed_on(brain: Brain, older: str, newer: str, was: str, now:
         (
             "The marketing site is built with Gatsby.",
             "Reminder: the marketing site used to be built with WordPress.",
+        ),
+        # a name the newer says is "still" the one, beside a verb that looks like a change
+        (
+            "Waste & Recycling - collection days\nRounds run Mon-Fri, 6:30am start.\nNo "
+            "routine collections on Saturdays.",
+            "#waste-cs\nkerry.h: assisted collection requests still via the AC1 form, crews "
+            "update the round sheet",
         ),
         # a name said in another sentence, with no change word, is not the successor
         (

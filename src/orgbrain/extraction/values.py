@@ -323,8 +323,8 @@ def names_in(text: str) -> list[Value]:
         first, _, rest = written.partition(" ")
         if rest and first.casefold() in _CALENDAR:  # "From Monday Tomasz Wójcik takes over"
             start, written = start + len(first) + 1, rest.lstrip()
-        if written.casefold() in _CALENDAR:
-            continue
+        if all(w in _CALENDAR for w in written.casefold().split("-")):
+            continue  # "Mon-Fri", "Jan-Jun": a span of time
         key = _PLURAL_CODE.sub(r"\1", written.casefold())  # "HR-07s" is more than one HR-07
         found.append(Value("name", "", key, start, start + len(written)))
     return found
@@ -368,10 +368,15 @@ def toward(text: str, name: Value) -> bool:
     """Whether ``name`` follows a word that points at a new holder or place ("report to
     Marcus Lee", "now in Porto", "on the Professional plan"), or is the new holder by
     the verb after it ("Tomasz Wójcik takes over the payments gateway")."""
+    if _STILL.search(text[max(0, name.start - 30) : name.start]):
+        return False  # "requests still go via the AC1 form": the one it always was
     return bool(
         _TOWARD.search(text[max(0, name.start - 20) : name.start])
         or _TAKES_OVER.match(text, name.end)
     )
+
+
+_STILL = re.compile(r"\bstill(?:\s+[\w'-]+){0,3}\s+$", re.IGNORECASE)
 
 
 def told_apart(a: str, b: str, *, states: bool = False) -> bool:
