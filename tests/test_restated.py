@@ -401,14 +401,14 @@ def test_a_name_replaced_by_one_pointed_at(
 @pytest.mark.parametrize(
     ("older", "newer", "was", "now"),
     [
-        (  # a person who joined as the holder (a sentence's first name is left out)
+        (  # a person who joined as the holder, written with the first name
             "Trees & Conservation - contacts\nTPO applications & tree works in conservation "
             "areas: Tom Greaves (tree officer) ext 5120",
             "Subject: Tree works apps\n\nHi all, Tom left us on Friday. Priya Sandhu joined "
             "as Arboricultural Officer this week and is picking up all TPO and conservation "
             "area tree notices, ext 5127.",
             "Tom Greaves",
-            "Sandhu",
+            "Priya Sandhu",
         ),
         (  # the older card's line has a label for a subject; its title is the newer's
             "Out of hours repairs\nCalls 5pm-8am & weekends: Kingsway Response Ltd, 0800 123 "
@@ -418,6 +418,14 @@ def test_a_name_replaced_by_one_pointed_at(
             "their coordinator desk",
             "Kingsway Response Ltd",
             "Property Services",
+        ),
+        (  # the one handed the thing, not a name the sentence points at besides
+            "Escalation path (Support)\n3. T2 escalation queue owner: Marco Bianchi (Support Ops).",
+            "Subject: Team changes - Support Ops\nHi all, Marco is moving across to CS Ops. "
+            "Aisha Raman is looking after the T2 escalation queue from today, including the "
+            "call on when to loop in Eng.",
+            "Marco Bianchi",
+            "Aisha Raman",
         ),
     ],
 )

@@ -486,6 +486,11 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
         if not (gone_name(new.text, v) or (marked_old(new.text, v) and not taker))
         and v.key not in before
     }
+    # whom a thing is handed to is its new holder, not a place the sentence points at
+    # ("Aisha Raman is looking after the T2 queue ..., including the call on when to loop
+    # in Eng")
+    takers = {k: v for k, v in fresh.items() if handed and handed_to(new.text, v)}
+    fresh = takers or fresh
     shared = old.titled & new.titled
     if len(fresh) != 1 or len(shared) < MIN_SHARED:
         return []
@@ -749,7 +754,9 @@ def _record(ctx: BrainContext, p: _Pair) -> list[str]:
     held = _held(ctx, p.old, p.was)
     label = held.subject if held is not None else " ".join(p.shared) or p.was.key
     was = p.old.text[p.was.start : p.was.end]
-    new = record_claim(ctx, p.new.item, _claim(p.new, label, p.new.text[p.now.start : p.now.end]))
+    # a new holder as written, with the first name ``names_in`` leaves out of a sentence
+    now = _written(p.new, p.now) if p.now.kind == "name" else p.new.text[p.now.start : p.now.end]
+    new = record_claim(ctx, p.new.item, _claim(p.new, label, now))
     old = record_claim(ctx, p.old.item, _claim(p.old, label, was))
     ended = list(new.superseded)
     if old.born_superseded_by:
