@@ -131,6 +131,7 @@ def test_a_change_is_stated_not_asked_hedged_or_temporary() -> None:
         "The wiki is retired; docs live in Notion.",
         "From next week the standup is at 9:30.",
         "From 1 March the mileage rate is 0.30 per km.",
+        "So from the 12th our chilled overflow is at Culina Deeside.",
         "Reviews close on Friday from the spring cycle on.",
         "The v3 launch slips to 12 May.",
         "KPI Definitions v3 (supersedes v2): notice is 72 hours.",

@@ -40,6 +40,7 @@ CUE = re.compile(
     r"from\s+(?:(?:next|this)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|quarter|year|sprint|cycle|release)|"
     r"from\s+(?:today|tomorrow)|"
+    r"from\s+the\s+\d{1,2}(?:st|nd|rd|th)\b|"
     r"from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
     r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|"
     r"from\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:"
