@@ -833,3 +833,13 @@ def test_a_date_before_the_sentence_is_not_its_subject() -> None:
         "owner",
         "Omar",
     )
+
+
+def test_a_chat_speakers_handle_is_no_label() -> None:
+    """ "sana.b: ..." is who speaks, not a thing the line describes: the message is read
+    as a sentence of its own."""
+    assert all(
+        c.subject.value.lower() != "sana.b"
+        for c in claims("#dm-officers\nsana.b: hedgerow removal notices are with Countryside")
+    )
+    assert triple(one("kev.l: Priya owns billing.")) == ("billing", "owner", "Priya")

@@ -454,7 +454,10 @@ def _renamed(old: _Said, new: _Said, beside: Sequence[_Said] = ()) -> list[_Pair
         for other in beside:
             named = [v for v in other.names if _new_name(other, v, taken)]
             pointed = [v for v in named if toward(other.text, v)]
-            if other.cue and not NEGATION.search(other.text) and (pointed or named[:1]):
+            # a clause of the same sentence goes on from the name gone ("the Excel tracker
+            # is retired - all inspections are recorded in Uniform"): pointing is enough
+            cue = other.cue or (bool(pointed) and _one_sentence(new, other))
+            if cue and not NEGATION.search(other.text) and (pointed or named[:1]):
                 now = (pointed or named)[0]
                 shared = _shared_words(old.text, old.stems & other.stems) or (x.key,)
                 pairs.append(_Pair(old, other, held[0], now, shared, new.stems))
@@ -483,6 +486,11 @@ def _replaced(old: _Said, new: _Said) -> list[_Pair]:
         if not (gone_name(new.text, v) or (marked_old(new.text, v) and not taker))
         and v.key not in before
     }
+    # whom a thing is handed to is its new holder, not a place the sentence points at
+    # ("Aisha Raman is looking after the T2 queue ..., including the call on when to loop
+    # in Eng")
+    takers = {k: v for k, v in fresh.items() if handed and handed_to(new.text, v)}
+    fresh = takers or fresh
     shared = old.titled & new.titled
     if len(fresh) != 1 or len(shared) < MIN_SHARED:
         return []
@@ -531,8 +539,19 @@ def _said_as_word(said: _Said, name: Value) -> list[Value]:
     return [] if found is None else [Value("name", "", name.key, found.start(), found.end())]
 
 
+def _one_sentence(a: _Said, b: _Said) -> bool:
+    """Whether ``a`` and ``b`` are clauses of one sentence, cut at ``_CLAUSE``."""
+    first, second = (a, b) if a.start < b.start else (b, a)
+    between = first.item.body[first.end : second.start]
+    return _CLAUSE.fullmatch(between) is not None and not _held_back(second.text)
+
+
 def _new_name(said: _Said, v: Value, taken: frozenset[str]) -> bool:
-    return not gone_name(said.text, v) and not frozenset(v.key.split()) & taken
+    """Whether ``v`` is not gone and not one of the names ``taken`` already: a word of
+    its own makes it another ("the Uniform Licensing module" beside "Licensing >
+    Compliance")."""
+    words = frozenset(v.key.split())
+    return not gone_name(said.text, v) and not words <= taken
 
 
 def _beside(units: list[_Said], said: _Said) -> list[_Said]:
@@ -622,18 +641,25 @@ def _typed(ctx: BrainContext, p: _Pair) -> bool:
     """Whether the typed statements settle this pair themselves: the older unit holds a
     typed statement of the name that another subject's move does not touch ("The ledger
     uses Postgres" after "the analytics store moves to ClickHouse instead of Postgres":
-    its subject is not said in the newer unit, ``statements.py``), or one (of the name or
-    the value) that a newer statement has already replaced."""
+    its subject is not said in the newer unit, ``statements.py``, and the newer's typed
+    subject is not what the older unit is about, ``_about``), or one (of the name or the
+    value) that a newer statement has already replaced."""
     text, written = p.old.text.strip(), p.old.text[p.was.start : p.was.end].casefold()
     said = p.new.stems | p.gone_in
     if p.pointed and _both_typed(ctx, p):
         return True
+    # the newer's subject is what the older card is about: its own label is no subject
+    held = _typed_names(ctx, p.old, p.was) if p.was.kind == "name" else []
+    about = p.was.kind == "name" and any(
+        _about(p.old, s, held) for s in _typed_names(ctx, p.new, p.now, cut=True)
+    )
     for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
-            subject = _WORD.findall(s.subject.lower())
-            if not s.current or not all(_agent(w) & said for w in subject):
+            # a stopword is in no unit's stems ("Regional SHE Advisor")
+            subject = [w for w in _WORD.findall(s.subject.lower()) if w not in STOPWORDS]
+            if not s.current or not (about or all(_agent(w) & said for w in subject)):
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:
             return True
@@ -653,20 +679,55 @@ def _both_typed(ctx: BrainContext, p: _Pair) -> bool:
     "design retros | uses | FigJam"; "The data team moves to Dagster"): the typed rules
     have read both sentences and settled them their way (two subjects, a move ahead, a
     subject of several uses). A label's whole clause is no reading of the name
-    ("Reminder to all crews | is | every claim gets filed in Expensify")."""
-    ws, vis = ctx.workspace, ctx.visibility
+    ("Reminder to all crews | is | every claim gets filed in Expensify"); nor is the
+    newer's one whose subject the older unit is about (``_about``)."""
+    new, old = _typed_names(ctx, p.new, p.now), _typed_names(ctx, p.old, p.was)
+    return bool(new and old) and not any(_about(p.old, s, old) for s in new)
 
-    def typed(said: _Said, name: Value) -> bool:
-        text = said.text.strip()
-        return any(
-            s.predicate != PREDICATE
-            and s.text == text
-            and name.key in s.object.casefold()
-            and len(s.object.split()) <= len(name.key.split()) + _NAME_SLACK
-            for s in ctx.store.statements(ws, vis, item_id=said.item.id)
-        )
 
-    return typed(p.old, p.was) and typed(p.new, p.now)
+def _typed_names(
+    ctx: BrainContext, said: _Said, name: Value, *, cut: bool = False
+) -> list[Statement]:
+    """The typed statements of ``said``'s sentence whose object is ``name``, give or take
+    a few words; with ``cut``, of the sentence ``said`` is a clause of too."""
+    text = said.text.strip()
+    return [
+        s
+        for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=said.item.id)
+        if s.predicate != PREDICATE
+        and (s.text == text or (cut and text in s.text))
+        and name.key in s.object.casefold()
+        and len(s.object.split()) <= len(name.key.split()) + _NAME_SLACK
+    ]
+
+
+def _about(said: _Said, s: Statement, held: Sequence[Statement]) -> bool:
+    """Whether the older unit, with its title, is about ``s``'s subject, which none of its
+    own typed statements ``held``, each of a label, shares a word with: it says every
+    word of it ("Out of
+    hours repairs / Calls 5pm-8am & weekends: Kingsway Response Ltd (tenant line)" and
+    "out-of-hours repairs line | owner | Apex Property Services"). Its own statement then
+    has a label for a subject, and the typed rules, reading two subjects, settled
+    nothing; where they read one ("The status page is hosted on Statuspage", "The status
+    page is moving to Instatus next quarter"), they did."""
+    words = _subject_words(s)
+    return (
+        bool(words)
+        and words <= said.titled
+        and all(_labelled(o) and not words & _subject_words(o) for o in held)
+    )
+
+
+def _labelled(s: Statement) -> bool:
+    """Whether ``s``'s subject is its sentence's label ("Calls 5pm-8am & weekends:
+    Kingsway Response Ltd"), not a subject the patterns read from a clause ("The data
+    team uses Airflow ...")."""
+    text = s.text.lstrip(" \t*-•")
+    return text.startswith(s.subject) and text[len(s.subject) :].lstrip().startswith(":")
+
+
+def _subject_words(s: Statement) -> frozenset[str]:
+    return frozenset(stem(w) for w in _WORD.findall(s.subject.lower()) if w not in STOPWORDS)
 
 
 def _current(ctx: BrainContext, p: _Pair) -> bool:
@@ -693,7 +754,9 @@ def _record(ctx: BrainContext, p: _Pair) -> list[str]:
     held = _held(ctx, p.old, p.was)
     label = held.subject if held is not None else " ".join(p.shared) or p.was.key
     was = p.old.text[p.was.start : p.was.end]
-    new = record_claim(ctx, p.new.item, _claim(p.new, label, p.new.text[p.now.start : p.now.end]))
+    # a new holder as written, with the first name ``names_in`` leaves out of a sentence
+    now = _written(p.new, p.now) if p.now.kind == "name" else p.new.text[p.now.start : p.now.end]
+    new = record_claim(ctx, p.new.item, _claim(p.new, label, now))
     old = record_claim(ctx, p.old.item, _claim(p.old, label, was))
     ended = list(new.superseded)
     if old.born_superseded_by:

@@ -59,10 +59,11 @@ _CALENDAR = frozenset(
     for w in """january february march april may june july august september october november
     december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
     thursday friday saturday sunday mon tue wed thu fri sat sun spring summer autumn fall
-    winter""".split()
+    winter weekly""".split()
 )
 """Words written with a capital that name a time, not a thing: "Procedure v4.2 (January
-2026)" and "v4.3 (April 2026)" are one procedure's two versions."""
+2026)" and "v4.3 (April 2026)" are one procedure's two versions; "Eastfield Weekly
+Bulletin" is about Eastfield, as "Eastfield Depot Inductions" is."""
 
 
 def context(text: str, start: int) -> Context:

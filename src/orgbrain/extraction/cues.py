@@ -40,6 +40,7 @@ CUE = re.compile(
     r"from\s+(?:(?:next|this)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|quarter|year|sprint|cycle|release)|"
     r"from\s+(?:today|tomorrow)|"
+    r"from\s+the\s+\d{1,2}(?:st|nd|rd|th)\b|"
     r"from\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|"
     r"from\s+" + _MONTH_WORD + r"\.?\s+\d{1,2}\b|"
     r"from\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:"
@@ -54,7 +55,9 @@ effect."""
 _TEMPORARY = re.compile(
     r"\b(?:this\s+(?:week|sprint|month|time)\s+only|only\s+(?:this|for\s+this)\s+"
     r"(?:week|sprint|month|time)|temporar(?:y|ily)|for\s+(?:one|this)\s+(?:week|day|release)|"
-    r"exception|except|pilot|trial|until\s+further)\b",
+    r"exception|except|pilot|trial|until\s+further|"
+    # a shift from the norm leaves the norm standing ("run one day later than normal")
+    r"than\s+(?:normal|usual))\b",
     re.IGNORECASE,
 )
 
@@ -69,7 +72,8 @@ _PLANNED = re.compile(
 
 def temporary(text: str) -> bool:
     """Whether ``text`` states an exception for a while ("this week only", "for the
-    pilot"); "until further notice" is not one when a state is said with it."""
+    pilot", "one day later than normal"); "until further notice" is not one when a state
+    is said with it."""
     return any(m.group(0).lower() != "until further" for m in _TEMPORARY.finditer(text))
 
 

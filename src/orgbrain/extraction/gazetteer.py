@@ -56,6 +56,14 @@ FIRST_NAMES = frozenset(
     Will Xin Yara Yuki Yusuf Zara Zoe Kai Noor Jamal Amaka Chidi Ngozi Sanjay Anil Meera
     Rohan Aditi Lin Hao Yan Mateus Rafael Camila Lucía Björn Astrid Freya Niamh Siobhan
     Declan Aoife Tanvir Farah Leila Dara Oren Noa Tal Avi Hugo Jules Elodie Margaux
+    Steve Stephen Lauren Kyle Owen Gary Mick Michelle Tony Anthony Dean Kerry Becky Faye
+    Janice Gareth Sana Dominic Keith Karen Kelly Louise Lucy Tracey Tracy Sharon Nicola
+    Natalie Rachel Samantha Jessica Jason Justin Scott Craig Neil Nigel Graham Simon Stuart
+    Richard Robert Roger Colin Derek Darren Luke Matthew Thomas Joseph Joshua Nathan Callum
+    Connor Harry George Henry Edward Charlie Archie Ellie Megan Amelia Isla Phoebe Katie
+    Kathryn Catherine Jenny Julie Gemma Hayley Danielle Stacey Leanne Donna Debbie Deborah
+    Sandra Susan Margaret Patricia Barbara Elaine Gillian Joanne Abigail Bethany Kirsty
+    Marcus Tomasz Ibrahim Muhammad Mohamed Tim Tobias Dan Danny Ken Helena Ian Vikram
     """.split()
 )
 

@@ -106,6 +106,9 @@ _OPENER = re.compile(
     r"|(?:from\s+now\s+on|going\s+forward|moving\s+forward|from\s+here\s+on)\s+(?=\w)",
     re.IGNORECASE,
 )
+# A chat speaker's handle as a line's label ("sana.b: hedgerow notices are with ..."):
+# lower case, a dot or an underscore inside, no space; who speaks, not what is described.
+_SPEAKER = re.compile(r"[a-z][a-z0-9-]*[._][a-z0-9._-]*[a-z0-9]")
 # "From December, Mei takes over ...": a date before the sentence proper.
 _DATED_OPENER = re.compile(
     r"(?:from|starting|as\s+of|beginning)\s+(?:(?:next|this|the\s+(?:start|end)\s+of)\s+)?"
@@ -1196,6 +1199,7 @@ def _label(s: _Sentence) -> list[_Draft]:
     first_word = value.split()[0].lower().strip(",.'") if value.split() else ""
     if (
         key in _SKIP_LABELS
+        or _SPEAKER.fullmatch(label) is not None
         or len(value.split()) > 14
         or first_word in _PRONOUN
         or first_word in ("let's", "lets", "i'm", "we're", "i'll", "we'll")

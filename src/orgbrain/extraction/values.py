@@ -20,6 +20,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .cues import change_cue
+
 __all__ = [
     "Value",
     "apart",
@@ -245,6 +247,8 @@ def _family(name: str, members: str, *, case: bool = False) -> None:
 
 _family("environment", "production|prod staging|stage development|dev qa|test sandbox")
 _family("region", "EU|EMEA|Europe US|USA|NA|Americas APAC|Asia UK", case=True)
+# a firm's regions by compass point ("North Region - Key Contacts", "South Region")
+_family("compass", "North|Northern South|Southern East|Eastern West|Western", case=True)
 _family("platform", "ios android web mobile desktop")
 _family("plan", "free pro|professional business enterprise premium starter")
 _family("audience", "employees|staff contractors interns customers partners vendors")
@@ -271,14 +275,18 @@ _NAME = re.compile(
 _CALENDAR = frozenset(
     "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
     "june july august september october november december monday tuesday wednesday "
-    "thursday friday saturday sunday i usd eur gbp chf".split()
+    "thursday friday saturday sunday mon tue tues wed weds thu thur thurs fri sat sun "
+    "i usd eur gbp chf".split()
 )
-"""Words written with a capital that name no one: the calendar's, "I", and currency codes
-("EUR 45": an amount)."""
+"""Words written with a capital that name no one: the calendar's (a weekday's short form
+too: "Tue & Thu 08:00"), "I", and currency codes ("EUR 45": an amount)."""
 _GONE_AFTER = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
     r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
-    r"sunset|deprecated|decommissioned|dropped|gone|moved\s+(?:on|over)|stepped\s+(?:down|away))\b",
+    r"sunset|deprecated|decommissioned|dropped|gone|moved\s+(?:on|over)|stepped\s+(?:down|away)|"
+    # a firm let go, a form or tool refused from now on ("Paper AL1 forms will no longer
+    # be accepted", "Datatank have been stood down")
+    r"stood\s+down|no\s+longer\s+(?:be\s+)?(?:accepted|used|supported))\b",
     re.IGNORECASE,
 )
 _GONE_BEFORE = re.compile(
@@ -291,7 +299,12 @@ _TAKES_OVER = re.compile(
     r"|\s+(?:is|will\s+be)\s+(?:now\s+)?the\s+new\b",
     re.IGNORECASE,
 )
-_TOWARD = re.compile(r"\b(?:to|into|in|at|on|now|with|by|is)\s+(?:the\s+|our\s+)?$", re.I)
+_TOWARD = re.compile(
+    r"\b(?:to|into|in|at|on|now|with|by|is|through|via)\s+(?:the\s+|our\s+)?(?:new\s+)?$", re.I
+)
+_NOT_BEFORE = re.compile(r",\s+not\s+(?:the\s+|our\s+)?$", re.IGNORECASE)
+"""Before a name: ", not", which in a sentence stating a change names the one it replaced
+("from Monday permits get signed off by Lauren Hicks, not Ravi")."""
 
 
 def names_in(text: str) -> list[Value]:
@@ -310,10 +323,14 @@ def names_in(text: str) -> list[Value]:
         first, _, rest = written.partition(" ")
         if rest and first.casefold() in _CALENDAR:  # "From Monday Tomasz Wójcik takes over"
             start, written = start + len(first) + 1, rest.lstrip()
-        if written.casefold() in _CALENDAR:
-            continue
-        found.append(Value("name", "", written.casefold(), start, start + len(written)))
+        if all(w in _CALENDAR for w in written.casefold().split("-")):
+            continue  # "Mon-Fri", "Jan-Jun": a span of time
+        key = _PLURAL_CODE.sub(r"\1", written.casefold())  # "HR-07s" is more than one HR-07
+        found.append(Value("name", "", key, start, start + len(written)))
     return found
+
+
+_PLURAL_CODE = re.compile(r"(\d)s$")
 
 
 def _sentence_start(text: str, at: int) -> bool:
@@ -323,10 +340,14 @@ def _sentence_start(text: str, at: int) -> bool:
 
 def gone_name(text: str, name: Value) -> bool:
     """Whether ``text`` names ``name`` as the one before ("moved down from
-    Organization", "rather than Ana", "#help-it has been renamed to #it-desk")."""
+    Organization", "rather than Ana", "#help-it has been renamed to #it-desk"; ", not
+    Ravi" in a sentence that states a change: in one that does not, "send it to Finance,
+    not HR" only says where it goes)."""
+    before = text[max(0, name.start - 40) : name.start]
     return bool(
-        _GONE_BEFORE.search(text[max(0, name.start - 40) : name.start])
+        _GONE_BEFORE.search(before)
         or _GONE_AFTER.match(text, name.end)
+        or (_NOT_BEFORE.search(before) and change_cue(text))
     )
 
 
@@ -347,10 +368,15 @@ def toward(text: str, name: Value) -> bool:
     """Whether ``name`` follows a word that points at a new holder or place ("report to
     Marcus Lee", "now in Porto", "on the Professional plan"), or is the new holder by
     the verb after it ("Tomasz Wójcik takes over the payments gateway")."""
+    if _STILL.search(text[max(0, name.start - 30) : name.start]):
+        return False  # "requests still go via the AC1 form": the one it always was
     return bool(
         _TOWARD.search(text[max(0, name.start - 20) : name.start])
         or _TAKES_OVER.match(text, name.end)
     )
+
+
+_STILL = re.compile(r"\bstill(?:\s+[\w'-]+){0,3}\s+$", re.IGNORECASE)
 
 
 def told_apart(a: str, b: str, *, states: bool = False) -> bool:
