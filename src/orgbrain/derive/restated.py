@@ -59,6 +59,7 @@ from ..extraction.documents import settled
 from ..extraction.predicates import ADDITIVE
 from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
+from ..extraction.shorthand import values_of
 from ..extraction.states import STATUS, statuses_in
 from ..extraction.subjects import Phrase, subjects
 from ..extraction.values import (
@@ -71,7 +72,6 @@ from ..extraction.values import (
     qualifiers,
     same_slot,
     toward,
-    values_in,
     where_gone,
 )
 from ..model import Item, Statement
@@ -177,7 +177,7 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
 def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
     title = _title(item)
-    about = _stems(title, values_in(title))
+    about = _stems(title, values_of(title))
     # a document titled as a change states one on every line below its title
     update = "\n" in item.body.strip() and (titled_change(title) or revised_title(item.body)[1])
     asked: frozenset[str] = frozenset()  # the words of the FAQ question last asked
@@ -187,7 +187,7 @@ def _said(item: Item) -> list[_Said]:
         if _ASKED.match(line):
             asked = _stems(line, ())
         answers = _ANSWER.match(line) is not None
-        found = sorted(values_in(text) + statuses_in(text), key=lambda v: v.start)
+        found = sorted(values_of(text) + statuses_in(text), key=lambda v: v.start)
         names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
@@ -309,7 +309,7 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
     for before in old.values:
         if before.kind == STATUS:
             continue  # ``_state_changed``
-        if sum(same_slot(v, before) for v in old.values) != 1:
+        if not _alone(old, new, before):
             continue  # two of a kind in the older unit: which one changed?
         now = [
             v
@@ -319,12 +319,22 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
         again = [v for v in now if v.key == before.key]
         if any(not marked_old(new.text, v) for v in again):
             continue  # the older value is still stated: not replaced
-        fresh = [v for v in now if v.key != before.key and not marked_old(new.text, v)]
+        held = {v.key for v in old.values if same_slot(v, before)}
+        fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
         if len({v.key for v in fresh}) != 1:
             continue
         label = _shared_words(old.text, shared) or tuple(before.unit.split())
         pairs.append(_Pair(old, new, before, fresh[0], label))
     return pairs
+
+
+def _alone(old: _Said, new: _Said, before: Value) -> bool:
+    """Whether ``before`` is the only value of its kind in the older unit that the newer
+    does not say again: "Car mileage: 45p per mile ..., 25p thereafter", then "rises to
+    48p per mile (... 25p after)": the one no longer said is the one that changed."""
+    kept = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
+    others = [v for v in old.values if v is not before and same_slot(v, before)]
+    return all(v.key in kept and v.key != before.key for v in others)
 
 
 def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
