@@ -165,6 +165,7 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 beside = _beside(mine if new is a else theirs, new)
                 pairs += _restated(old, new) + _state_changed(old, new)
                 pairs += _renamed(old, new, beside) or _replaced(old, new)
+                pairs += _number_gone(old, new, mine if new is a else theirs)
     superseded: list[str] = []
     recorded = 0
     kept = [p for p in pairs if not _two_things(p) and not _typed(ctx, p)]
@@ -335,6 +336,47 @@ def _alone(old: _Said, new: _Said, before: Value) -> bool:
     kept = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
     others = [v for v in old.values if v is not before and same_slot(v, before)]
     return all(v.key in kept and v.key != before.key for v in others)
+
+
+_DIALS = ("phone", "extension")
+_OLD_NUMBER = re.compile(
+    r"\b(?:old|former|previous|existing)\s+(?:[^\W\d]+\s+){0,2}?(\d[\d -]{1,14}\d)"
+    r"|(\d[\d -]{1,14}\d)\s+(?:number\s+|line\s+)?(?:will\s+be\s+|is\s+being\s+|has\s+been\s+)?"
+    r"(?:switched\s+off|turned\s+off|retired|withdrawn|closed|stops?\s+working|no\s+longer)",
+    re.IGNORECASE,
+)
+"""Digits named as the number before ("the old 1190 number", "0800 046 1190 will be
+switched off")."""
+
+
+def _number_gone(old: _Said, new: _Said, units: Sequence[_Said]) -> list[_Pair]:
+    """A phone number or extension the newer unit states as a change ("New 24/7 incident
+    line from today: 0800 046 2277") where a unit of its item names the older unit's one
+    number as the old one, by its digits or its last three or more ("The old 1190 number
+    will be switched off"): the same line, whatever each sentence calls it, so no words
+    need be shared. A number not named old may be a second line beside the first."""
+    if not new.cue or NEGATION.search(new.text):
+        return []
+    pairs: list[_Pair] = []
+    for kind in _DIALS:
+        was = [v for v in old.values if v.kind == kind]
+        now = {v.key: v for v in new.values if v.kind == kind and not marked_old(new.text, v)}
+        if len(was) != 1 or len(now) != 1 or was[0].key in now:
+            continue
+        if any(_names_old(u.text, was[0].key) for u in units):
+            (after,) = now.values()
+            label = _shared_words(old.text, old.stems)
+            pairs.append(_Pair(old, new, was[0], after, label))
+    return pairs
+
+
+def _names_old(text: str, key: str) -> bool:
+    """Whether ``text`` names the number ``key`` (its digits) as the old one."""
+    for m in _OLD_NUMBER.finditer(text):
+        digits = re.sub(r"\D", "", m.group(1) or m.group(2))
+        if len(digits) >= 3 and key.endswith(digits):
+            return True
+    return False
 
 
 def _state_changed(old: _Said, new: _Said) -> list[_Pair]:

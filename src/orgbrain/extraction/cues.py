@@ -58,7 +58,9 @@ effect."""
 _TEMPORARY = re.compile(
     r"\b(?:this\s+(?:week|sprint|month|time)\s+only|only\s+(?:this|for\s+this)\s+"
     r"(?:week|sprint|month|time)|temporar(?:y|ily)|for\s+(?:one|this)\s+(?:week|day|release)|"
-    r"exception|except|pilot|trial|until\s+further)\b",
+    r"exception|except|pilot|trial|until\s+further|"
+    # one week's changed days ("bin collections in the week of 6 April run one day later")
+    r"(?<!from\s)(?<!starting\s)(?<!beginning\s)(?:in|during|for)\s+the\s+week\s+(?:of|commencing|beginning))\b",
     re.IGNORECASE,
 )
 

@@ -256,9 +256,16 @@ _TOWARDS = re.compile(r"\b(?:to|now|into|becomes?|then)\b|→|->", re.IGNORECASE
 
 def marked_old(text: str, value: Value) -> bool:
     """Whether ``text`` names ``value`` as the one before ("from 600 to 1,200",
-    "35 days (was 14)", "rather than three")."""
+    "35 days (was 14)", "rather than three", "(24h was never achievable)")."""
     m = _OLD.search(text[max(0, value.start - 60) : value.start])
-    return m is not None and not _TOWARDS.search(m.group(1))
+    if m is not None and not _TOWARDS.search(m.group(1)):
+        return True
+    return text[: value.start].rstrip().endswith("(") and bool(_WAS_AFTER.match(text, value.end))
+
+
+_WAS_AFTER = re.compile(r"\s+(?:was|were)\b", re.IGNORECASE)
+"""After a value that opens a bracket, what says it is the one before ("a 48-hour job
+from now on (24h was never achievable at weekends)")."""
 
 
 _FAMILIES: dict[str, tuple[re.Pattern[str], dict[str, str], bool]] = {}
