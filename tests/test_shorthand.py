@@ -167,6 +167,13 @@ def _values(brain: Brain, item_id: str) -> list[Statement]:
             "1.25x",
             "1.4x",
         ),
+        # a role written as its initials on one side ("DM", "Duty Manager")
+        (
+            "Till procedures\nRefunds over £200 need Duty Manager approval.",
+            "From today the level for DM approval rises to £300.",
+            "£200",
+            "£300",
+        ),
         # a deadline restated by a sentence that opens on when it takes effect
         (
             "Month-end calendar\n- Accruals submission: working day 4 of the month",

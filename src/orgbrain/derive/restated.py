@@ -305,7 +305,7 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
 def _restated(old: _Said, new: _Said) -> list[_Pair]:
     if not (new.cue or _reissued(old, new) or _new_version(old, new)):
         return []
-    shared = old.titled & new.stems
+    shared = old.titled & new.stems | _spelled_out(old, new)
     pairs: list[_Pair] = []
     for before in old.values:
         if before.kind == STATUS:
@@ -327,6 +327,23 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
         label = _shared_words(old.text, shared) or tuple(before.unit.split())
         pairs.append(_Pair(old, new, before, fresh[0], label))
     return pairs
+
+
+_INITIALS = re.compile(r"(?<![\w-])[A-Z]{2,4}(?![\w-])")
+
+
+def _spelled_out(a: _Said, b: _Said) -> frozenset[str]:
+    """The stems of the capitalised words one unit spells out that the other writes as
+    their initials ("you need TL sign-off", "Benefits Team Leader sign-off"): one thing,
+    however each writes it."""
+    out: set[str] = set()
+    for short, full in ((a, b), (b, a)):
+        for m in _INITIALS.finditer(short.text):
+            run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in m.group(0)) + r"(?!\w)"
+            found = re.search(run, full.text)
+            if found is not None:
+                out |= {stem(w.lower()) for w in found.group(0).split()}
+    return frozenset(out)
 
 
 def _alone(old: _Said, new: _Said, before: Value) -> bool:
