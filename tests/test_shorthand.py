@@ -174,6 +174,16 @@ def _values(brain: Brain, item_id: str) -> list[Statement]:
             "£200",
             "£300",
         ),
+        # a table re-issued: of a row's two numbers, the one in the column of that header
+        # (with no rule line under the header, which the typed patterns read by column)
+        (
+            "Support KPIs 2025 - Q2 report\n| KPI | Target | Actual |\n"
+            "| First response to customer tickets (hours) | 8 | 11 |",
+            "Support KPIs 2026 - targets\n| KPI | Target |\n"
+            "| First response to customer tickets (hours) | 6 |",
+            "8",
+            "6",
+        ),
         # a deadline restated by a sentence that opens on when it takes effect
         (
             "Month-end calendar\n- Accruals submission: working day 4 of the month",
@@ -224,6 +234,12 @@ def test_an_old_number_named_by_its_digits_is_restated_by_the_new_one(brain: Bra
         (
             "Approval limits\n| Purchase orders | up to £20k | up to £200k |",
             "Purchase orders can now be approved up to £15k.",
+        ),
+        # a row's two numbers, and a sentence that names neither column
+        (
+            "Support KPIs 2025 - Q2 report\n| KPI | Target | Actual |\n|---|---|---|\n"
+            "| First response to customer tickets (hours) | 8 | 11 |",
+            "First response (hours) is now 6.",
         ),
         # a count of things is no multiplier
         (

@@ -310,13 +310,16 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
     for before in old.values:
         if before.kind == STATUS:
             continue  # ``_state_changed``
-        if not _alone(old, new, before):
+        column = _column(old, before)
+        if not (_alone(old, new, before) or column):
             continue  # two of a kind in the older unit: which one changed?
         now = [
             v
             for v in new.values
             if same_slot(v, before) and len(shared) + _nouns(v, before) >= MIN_SHARED
         ]
+        if column and not _alone(old, new, before):
+            now = [v for v in now if _under(new, v, column)]  # a table's row: its own column
         again = [v for v in now if v.key == before.key]
         if any(not marked_old(new.text, v) for v in again):
             continue  # the older value is still stated: not replaced
@@ -344,6 +347,43 @@ def _spelled_out(a: _Said, b: _Said) -> frozenset[str]:
             if found is not None:
                 out |= {stem(w.lower()) for w in found.group(0).split()}
     return frozenset(out)
+
+
+def _column(said: _Said, value: Value) -> str:
+    """The header of the column ``value`` sits in, when ``said`` is a table's row under a
+    header row ("| KPI | Target | Q3 |" over "| Void re-let (days) | 28 | 34 |": 28 is the
+    target), lower-cased; or ""."""
+    body, at = said.item.body, said.start + value.start
+    line_start = body.rfind("\n", 0, at) + 1
+    lines = body[:line_start].split("\n")[:-1]
+    if not body[line_start:].lstrip().startswith("|"):
+        return ""
+    header = ""
+    for line in reversed(lines):
+        if not line.lstrip().startswith("|"):
+            break
+        if not _RULE.fullmatch(line.strip()):
+            header = line  # the top row of the table is its header
+    if not header:
+        return ""
+    cell = body[line_start:at].count("|")
+    cells = header.strip().strip("|").split("|")
+    return cells[cell - 1].strip().lower() if 0 < cell <= len(cells) else ""
+
+
+_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
+"""A table's rule line under its header ("|---|---|")."""
+
+
+def _under(said: _Said, value: Value, column: str) -> bool:
+    """Whether ``value`` is the newer unit's value for the older row's ``column``: in a
+    column of that header, or, in a sentence, beside the header's words ("PMs can sign
+    off ... up to £10k" for column "PM")."""
+    mine = _column(said, value)
+    if mine:
+        return mine == column
+    words = {stem(w) for w in _WORD.findall(column)} - STOPWORDS
+    return bool(words) and words <= said.stems
 
 
 def _alone(old: _Said, new: _Said, before: Value) -> bool:
