@@ -95,6 +95,8 @@ def test_frequencies_extensions_and_numbers_of_two_groups() -> None:
         ("frequency", "", "7d"),
         ("frequency", "", "3m"),
     ]
+    # how often a thing is said, not a name's word
+    assert _read("daily huddle notes go in #ops; the weekly sync moved") == []
     assert _read("ring ext 4400 (01632 964400 from outside)") == [
         ("extension", "", "4400", "ext 4400"),
         ("phone", "", "01632964400", "01632 964400"),
@@ -240,6 +242,11 @@ def test_an_old_number_named_by_its_digits_is_restated_by_the_new_one(brain: Bra
             "Support KPIs 2025 - Q2 report\n| KPI | Target | Actual |\n|---|---|---|\n"
             "| First response to customer tickets (hours) | 8 | 11 |",
             "First response (hours) is now 6.",
+        ),
+        # two sites, each named where the other's note never names it
+        (
+            "#yard-desk\nsam: fuel deliveries to Kestrel Quay are Tuesday & Friday.",
+            "#yard-desk\nsam: Millgate fuel is Wednesday only now, bigger tank.",
         ),
         # a count of things is no multiplier
         (

@@ -168,7 +168,7 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 pairs += _number_gone(old, new, mine if new is a else theirs)
     superseded: list[str] = []
     recorded = 0
-    kept = [p for p in pairs if not _two_things(p) and not _typed(ctx, p)]
+    kept = [p for p in pairs if not (_two_things(p) or _named_apart(p) or _typed(ctx, p))]
     for pair in _best(ctx, kept):
         superseded += _record(ctx, pair)
         recorded += 1
@@ -189,7 +189,7 @@ def _said(item: Item) -> list[_Said]:
             asked = _stems(line, ())
         answers = _ANSWER.match(line) is not None
         found = sorted(values_of(text) + statuses_in(text), key=lambda v: v.start)
-        names = names_in(text)
+        names = [n for n in names_in(text) if not _a_value(n, found)]  # "Mon & Thu"
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
         if _UNDECIDED.match(text):
@@ -210,6 +210,11 @@ _ANSWER = re.compile(r"[^\w\n]*A:\s")
 """An FAQ's question and answer lines ("Q: Who do I contact about custody forms?", "A:
 Tom Hale, ext 4471"): what an answer is about is said in its question, which counts
 as its title."""
+
+
+def _a_value(name: Value, values: Sequence[Value]) -> bool:
+    """Whether ``name`` lies in a value other than a state ("Mon & Thu", "ext 4400")."""
+    return any(v.start < name.end and name.start < v.end for v in values if v.kind != STATUS)
 
 
 def _title(item: Item) -> str:
@@ -682,6 +687,56 @@ def _two_things(p: _Pair) -> bool:
         frozenset(w for x in olds for w in x.modifiers),
         frozenset(w for y in news for w in y.modifiers),
     ) or any(x.head == y.head and apart(x.modifiers, y.modifiers) for x in olds for y in news)
+
+
+def _named_apart(p: _Pair) -> bool:
+    """Whether a value's two units each name a thing the other's whole note never says
+    ("fuel deliveries to Harbour Point are Tuesday & Friday", "Eastfield fuel is
+    Wednesday only now"): two places, sites or products, each with its own value. Not a
+    person (who said it, or who holds the thing), nor a name's own change."""
+    if p.was.kind in ("name", STATUS):
+        return False
+    common = p.old.stems & p.new.stems
+    return bool(_own_names(p.old, p.new.item.body, common)) and bool(
+        _own_names(p.new, p.old.item.body, common)
+    )
+
+
+def _own_names(said: _Said, other: str, common: frozenset[str]) -> list[Value]:
+    """The names ``said`` holds that name which one of the ``common`` things it is (a
+    word both units say stands beside it: "Eastfield fuel", "fuel deliveries to Harbour
+    Point"), not a person's, none of whose words ``other`` says."""
+    words = words_of(other)
+    return [
+        n
+        for n in said.names
+        if not a_person(written := said.text[n.start : n.end])
+        and not words_of(n.key) & words
+        and not n.key.startswith(("#", "@"))
+        and not _abbreviated(written, other)
+        and _stems(_near(said.text, n), ()) & common
+    ]
+
+
+def _near(text: str, name: Value) -> str:
+    """The three words before ``name`` and the two after it."""
+    before = text[: name.start].split()[-3:]
+    after = text[name.end :].split()[:2]
+    return " ".join(before + after)
+
+
+def _abbreviated(name: str, other: str) -> bool:
+    """Whether ``other`` writes ``name`` as its initials, or spells out the words
+    ``name`` is the initials of ("Duty Manager", "DM")."""
+    if _INITIALS.fullmatch(name):
+        run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in name) + r"(?!\w)"
+        return re.search(run, other) is not None
+    initials = "".join(w[0] for w in name.split())
+    return (
+        2 <= len(initials) <= 4
+        and initials.isupper()
+        and re.search(rf"(?<![\w-]){initials}(?![\w-])", other) is not None
+    )
 
 
 def _apart_in_context(p: _Pair) -> bool:

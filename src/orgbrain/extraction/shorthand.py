@@ -16,7 +16,9 @@ shorthand or in full ("valid for max 8 hrs", then "limited to 4 hours"):
 - a day written short ("Mon & Thu", "Tue-Fri", "by Mon 10am") is a weekday where it
   sits among days, before a date or a time, or after a word that sets a day ("every",
   "on", "by"); a capital alone ("Sun", "Wed") may be a name or a verb;
-- how often ("weekly", "fortnightly", "quarterly") is a frequency;
+- how often ("weekly", "fortnightly", "quarterly") is a frequency, where it is said of a
+  thing ("talks go weekly", "read quarterly."), not where it names one ("the daily
+  huddle notes", "weekly sync");
 - a phone extension ("ext 4400", "x4400") is a number of its own kind, beside the
   outside number that dials it.
 
@@ -84,6 +86,13 @@ _OFTEN = re.compile(
     r"annually|yearly|twice[ -](?:a|per)[ -](?:day|week|month|year))(?![\w-])",
     re.IGNORECASE,
 )
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
+_NOT_NOUNS = frozenset(
+    "on at in from until till by for with and or to instead now again only each every "
+    "basis starting rather than once when after before so as".split()
+)
+"""Words after a frequency that leave it how often ("weekly on Mondays", "quarterly from
+April"); any other word is the noun it names ("weekly sync", "daily huddle notes")."""
 _OFTEN_KEY = {
     "daily": "1d",
     "weekly": "7d",
@@ -128,6 +137,9 @@ def shorthand_in(text: str) -> list[Value]:
         unit = unit_word(word) or (word[:-1] if word.endswith("s") else word)
         add("quantity", unit, f"{float(m.group(1)):g}", m.start(), m.end())
     for m in _OFTEN.finditer(text):
+        after = _NEXT_WORD.match(text, m.end())
+        if after is not None and after.group(1).lower() not in _NOT_NOUNS:
+            continue  # "daily huddle notes", "the monthly numbers": a name's word
         word = m.group(1).lower()
         key = _OFTEN_KEY.get(word) or {"day": "0.5d", "week": "3.5d"}.get(word[-4:].strip(" -"))
         add("frequency", "", key or word, m.start(), m.end())
