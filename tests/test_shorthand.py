@@ -93,7 +93,7 @@ def test_days_written_short_where_a_day_is_meant_and_a_schedules_days_as_one() -
 def test_frequencies_extensions_and_numbers_of_two_groups() -> None:
     assert [v[:3] for v in _read("talks go weekly; reviews quarterly")] == [
         ("frequency", "", "7d"),
-        ("frequency", "", "3m"),
+        ("frequency", "", "91d"),
     ]
     # how often a thing is said, not a name's word
     assert _read("daily huddle notes go in #ops; the weekly sync moved") == []

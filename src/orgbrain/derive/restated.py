@@ -189,7 +189,7 @@ def _said(item: Item) -> list[_Said]:
             asked = _stems(line, ())
         answers = _ANSWER.match(line) is not None
         found = sorted(values_of(text) + statuses_in(text), key=lambda v: v.start)
-        names = [n for n in names_in(text) if not _a_value(n, found)]  # "Mon & Thu"
+        names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
         if _UNDECIDED.match(text):
@@ -210,11 +210,6 @@ _ANSWER = re.compile(r"[^\w\n]*A:\s")
 """An FAQ's question and answer lines ("Q: Who do I contact about custody forms?", "A:
 Tom Hale, ext 4471"): what an answer is about is said in its question, which counts
 as its title."""
-
-
-def _a_value(name: Value, values: Sequence[Value]) -> bool:
-    """Whether ``name`` lies in a value other than a state ("Mon & Thu", "ext 4400")."""
-    return any(v.start < name.end and name.start < v.end for v in values if v.kind != STATUS)
 
 
 def _title(item: Item) -> str:
@@ -711,6 +706,7 @@ def _own_names(said: _Said, other: str, common: frozenset[str]) -> list[Value]:
         n
         for n in said.names
         if not a_person(written := said.text[n.start : n.end])
+        and words_of(n.key)  # not "C" of "75°C"
         and not words_of(n.key) & words
         and not n.key.startswith(("#", "@"))
         and not _abbreviated(written, other)

@@ -83,7 +83,8 @@ _DAY_AFTER = re.compile(rf"\s*(?:[&/,+-]|and\b|or\b|to\b)\s*{_DAY}|\s+\d", re.IG
 10am")."""
 _OFTEN = re.compile(
     r"(?<![\w-])(daily|weekly|fortnightly|bi-?weekly|monthly|bi-?monthly|quarterly|"
-    r"annually|yearly|twice[ -](?:a|per)[ -](?:day|week|month|year))(?![\w-])",
+    r"annually|yearly|(?:twice|once)[ -](?:a|per)[ -](?:day|week|month|quarter|year)|"
+    r"every[ -](?:other[ -])?(?:day|week|fortnight|month|quarter|year))(?![\w-])",
     re.IGNORECASE,
 )
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][\w-]*)")
@@ -99,12 +100,12 @@ _OFTEN_KEY = {
     "fortnightly": "14d",
     "biweekly": "14d",
     "bi-weekly": "14d",
-    "monthly": "1m",
-    "bimonthly": "2m",
-    "bi-monthly": "2m",
-    "quarterly": "3m",
-    "annually": "12m",
-    "yearly": "12m",
+    "monthly": "30d",
+    "bimonthly": "60d",
+    "bi-monthly": "60d",
+    "quarterly": "91d",
+    "annually": "365d",
+    "yearly": "365d",
 }
 _EXTENSION = re.compile(r"(?<![\w-])(?:ext\.?|extension|x)\s?(\d{3,6})(?![\w-])", re.IGNORECASE)
 
@@ -140,9 +141,7 @@ def shorthand_in(text: str) -> list[Value]:
         after = _NEXT_WORD.match(text, m.end())
         if after is not None and after.group(1).lower() not in _NOT_NOUNS:
             continue  # "daily huddle notes", "the monthly numbers": a name's word
-        word = m.group(1).lower()
-        key = _OFTEN_KEY.get(word) or {"day": "0.5d", "week": "3.5d"}.get(word[-4:].strip(" -"))
-        add("frequency", "", key or word, m.start(), m.end())
+        add("frequency", "", _often_key(m.group(1).lower()), m.start(), m.end())
     for m in _SHORT_DAY.finditer(text):
         if _SETS_DAY.search(text[max(0, m.start() - 12) : m.start()]) or _DAY_AFTER.match(
             text, m.end()
@@ -153,6 +152,18 @@ def shorthand_in(text: str) -> list[Value]:
 
 _JOINED = re.compile(r"\s*(?:&|/|\+|,|and|or)\s*$", re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:-|\u2013|to|through|thru)\s*$", re.IGNORECASE)
+
+
+_PERIODS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "quarter": 91, "year": 365}
+
+
+def _often_key(said: str) -> str:
+    """How often, as days between ("weekly", "every week", "once a week": ``7d``)."""
+    if said in _OFTEN_KEY:
+        return _OFTEN_KEY[said]
+    words = re.split(r"[ -]", said)
+    days = _PERIODS[words[-1]] * (2 if "other" in words else 1) / (2 if words[0] == "twice" else 1)
+    return f"{days:g}d"
 
 
 def values_of(text: str) -> list[Value]:

@@ -312,10 +312,11 @@ _NAME = re.compile(
 _CALENDAR = frozenset(
     "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
     "june july august september october november december monday tuesday wednesday "
-    "thursday friday saturday sunday i usd eur gbp chf".split()
+    "thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun i usd eur "
+    "gbp chf".split()
 )
-"""Words written with a capital that name no one: the calendar's, "I", and currency codes
-("EUR 45": an amount)."""
+"""Words written with a capital that name no one: the calendar's (days written short too:
+"Mon & Thu"), "I", and currency codes ("EUR 45": an amount)."""
 _GONE_AFTER = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
     r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
