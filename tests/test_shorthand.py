@@ -95,6 +95,11 @@ def test_frequencies_extensions_and_numbers_of_two_groups() -> None:
         ("frequency", "", "7d"),
         ("frequency", "", "91d"),
     ]
+    assert [v[2] for v in _read("QBR every quarter; reviews twice a year; every other week")] == [
+        "91d",
+        "182.5d",
+        "14d",
+    ]
     # how often a thing is said, not a name's word
     assert _read("daily huddle notes go in #ops; the weekly sync moved") == []
     assert _read("ring ext 4400 (01632 964400 from outside)") == [

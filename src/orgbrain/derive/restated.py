@@ -327,7 +327,14 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
         fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
         if len({v.key for v in fresh}) != 1:
             continue
-        label = _shared_words(old.text, shared) or tuple(before.unit.split())
+        # the words shared, in the unit or else in its title ("Strategic accounts -
+        # engagement model" over "• QBR every quarter"), before the count's noun
+        titled = f"{_title(old.item)}\n{old.text}"
+        label = (
+            _shared_words(old.text, shared)
+            or _shared_words(titled, shared)
+            or tuple(before.unit.split())
+        )
         pairs.append(_Pair(old, new, before, fresh[0], label))
     return pairs
 
