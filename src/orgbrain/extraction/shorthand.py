@@ -42,12 +42,12 @@ _ALONE = r"(?<![\w.,/#:£$€-])"
 _PENCE = re.compile(rf"{_ALONE}(\d{{1,3}}(?:\.\d+)?)p(?![\w-])")
 _TIMES = re.compile(
     rf"{_ALONE}(\d{{1,2}}(?:\.\d+)?)\s?x(?=\s*(?:[|).,;:/]|$))|{_ALONE}(\d{{1,2}}\.\d+)\s?x(?![\w-])"
-    r"|(?<![\w-])x\s?(\d{1,2}(?:\.\d+)?)(?![\w.-])"
+    r"|(?<![\w-])(?-i:x)(\d(?:\.\d+)?)(?![\w.-])"
     r"|\b(double|triple|single)[ -]time\b|\btime[ -]and[ -]a[ -]half\b",
     re.IGNORECASE | re.MULTILINE,
 )
 """A multiplier: "1.75x", "2x |" (a table's cell), "x1.5", "double time"; not "2x
-extinguishers", a count of things."""
+extinguishers", a count of things, nor "X34", a code."""
 _TIMES_WORDS = {"single": 1.0, "double": 2.0, "triple": 3.0}
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 _DAY_OF_MONTH = re.compile(
@@ -107,7 +107,8 @@ _OFTEN_KEY = {
     "annually": "365d",
     "yearly": "365d",
 }
-_EXTENSION = re.compile(r"(?<![\w-])(?:ext\.?|extension|x)\s?(\d{3,6})(?![\w-])", re.IGNORECASE)
+_EXTENSION = re.compile(r"(?<![\w-])(?:(?:ext\.?|extension)\s?|x)(\d{3,6})(?![\w-])", re.IGNORECASE)
+"""An extension: "ext 4400", "ext. 4400", "x4400" (not "3 x 1000", a product)."""
 
 
 def shorthand_in(text: str) -> list[Value]:
