@@ -59,6 +59,7 @@ from ..extraction.documents import settled
 from ..extraction.predicates import ADDITIVE
 from ..extraction.quiet import HEDGE, NEGATION, states_nothing
 from ..extraction.sentences import split_units
+from ..extraction.shorthand import values_of
 from ..extraction.states import STATUS, statuses_in
 from ..extraction.subjects import Phrase, subjects
 from ..extraction.values import (
@@ -71,7 +72,6 @@ from ..extraction.values import (
     qualifiers,
     same_slot,
     toward,
-    values_in,
     where_gone,
 )
 from ..model import Item, Statement
@@ -165,9 +165,10 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 beside = _beside(mine if new is a else theirs, new)
                 pairs += _restated(old, new) + _state_changed(old, new)
                 pairs += _renamed(old, new, beside) or _replaced(old, new)
+                pairs += _number_gone(old, new, mine if new is a else theirs)
     superseded: list[str] = []
     recorded = 0
-    kept = [p for p in pairs if not _two_things(p) and not _typed(ctx, p)]
+    kept = [p for p in pairs if not (_two_things(p) or _named_apart(p) or _typed(ctx, p))]
     for pair in _best(ctx, kept):
         superseded += _record(ctx, pair)
         recorded += 1
@@ -177,7 +178,7 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
 def _said(item: Item) -> list[_Said]:
     out: list[_Said] = []
     title = _title(item)
-    about = _stems(title, values_in(title))
+    about = _stems(title, values_of(title))
     # a document titled as a change states one on every line below its title
     update = "\n" in item.body.strip() and (titled_change(title) or revised_title(item.body)[1])
     asked: frozenset[str] = frozenset()  # the words of the FAQ question last asked
@@ -187,7 +188,7 @@ def _said(item: Item) -> list[_Said]:
         if _ASKED.match(line):
             asked = _stems(line, ())
         answers = _ANSWER.match(line) is not None
-        found = sorted(values_in(text) + statuses_in(text), key=lambda v: v.start)
+        found = sorted(values_of(text) + statuses_in(text), key=lambda v: v.start)
         names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
@@ -304,27 +305,142 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
 def _restated(old: _Said, new: _Said) -> list[_Pair]:
     if not (new.cue or _reissued(old, new) or _new_version(old, new)):
         return []
-    shared = old.titled & new.stems
+    shared = old.titled & new.stems | _spelled_out(old, new)
     pairs: list[_Pair] = []
     for before in old.values:
         if before.kind == STATUS:
             continue  # ``_state_changed``
-        if sum(same_slot(v, before) for v in old.values) != 1:
+        column = _column(old, before)
+        if not (_alone(old, new, before) or column):
             continue  # two of a kind in the older unit: which one changed?
         now = [
             v
             for v in new.values
             if same_slot(v, before) and len(shared) + _nouns(v, before) >= MIN_SHARED
         ]
+        if column and not _alone(old, new, before):
+            now = [v for v in now if _under(new, v, column)]  # a table's row: its own column
         again = [v for v in now if v.key == before.key]
         if any(not marked_old(new.text, v) for v in again):
             continue  # the older value is still stated: not replaced
-        fresh = [v for v in now if v.key != before.key and not marked_old(new.text, v)]
+        held = {v.key for v in old.values if same_slot(v, before)}
+        fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
         if len({v.key for v in fresh}) != 1:
             continue
-        label = _shared_words(old.text, shared) or tuple(before.unit.split())
+        # the words shared, in the unit or else in its title ("Strategic accounts -
+        # engagement model" over "• QBR every quarter"), before the count's noun
+        titled = f"{_title(old.item)}\n{old.text}"
+        label = (
+            _shared_words(old.text, shared)
+            or _shared_words(titled, shared)
+            or tuple(before.unit.split())
+        )
         pairs.append(_Pair(old, new, before, fresh[0], label))
     return pairs
+
+
+_INITIALS = re.compile(r"(?<![\w-])[A-Z]{2,4}(?![\w-])")
+
+
+def _spelled_out(a: _Said, b: _Said) -> frozenset[str]:
+    """The stems of the capitalised words one unit spells out that the other writes as
+    their initials ("you need TL sign-off", "Benefits Team Leader sign-off"): one thing,
+    however each writes it."""
+    out: set[str] = set()
+    for short, full in ((a, b), (b, a)):
+        for m in _INITIALS.finditer(short.text):
+            run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in m.group(0)) + r"(?!\w)"
+            found = re.search(run, full.text)
+            if found is not None:
+                out |= {stem(w.lower()) for w in found.group(0).split()}
+    return frozenset(out)
+
+
+def _column(said: _Said, value: Value) -> str:
+    """The header of the column ``value`` sits in, when ``said`` is a table's row under a
+    header row ("| KPI | Target | Q3 |" over "| Void re-let (days) | 28 | 34 |": 28 is the
+    target), lower-cased; or ""."""
+    body, at = said.item.body, said.start + value.start
+    line_start = body.rfind("\n", 0, at) + 1
+    lines = body[:line_start].split("\n")[:-1]
+    if not body[line_start:].lstrip().startswith("|"):
+        return ""
+    header = ""
+    for line in reversed(lines):
+        if not line.lstrip().startswith("|"):
+            break
+        if not _RULE.fullmatch(line.strip()):
+            header = line  # the top row of the table is its header
+    if not header:
+        return ""
+    cell = body[line_start:at].count("|")
+    cells = header.strip().strip("|").split("|")
+    return cells[cell - 1].strip().lower() if 0 < cell <= len(cells) else ""
+
+
+_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
+"""A table's rule line under its header ("|---|---|")."""
+
+
+def _under(said: _Said, value: Value, column: str) -> bool:
+    """Whether ``value`` is the newer unit's value for the older row's ``column``: in a
+    column of that header, or, in a sentence, beside the header's words ("PMs can sign
+    off ... up to £10k" for column "PM")."""
+    mine = _column(said, value)
+    if mine:
+        return mine == column
+    words = {stem(w) for w in _WORD.findall(column)} - STOPWORDS
+    return bool(words) and words <= said.stems
+
+
+def _alone(old: _Said, new: _Said, before: Value) -> bool:
+    """Whether ``before`` is the only value of its kind in the older unit that the newer
+    does not say again: "Car mileage: 45p per mile ..., 25p thereafter", then "rises to
+    48p per mile (... 25p after)": the one no longer said is the one that changed."""
+    kept = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
+    others = [v for v in old.values if v is not before and same_slot(v, before)]
+    return all(v.key in kept and v.key != before.key for v in others)
+
+
+_DIALS = ("phone", "extension")
+_OLD_NUMBER = re.compile(
+    r"\b(?:old|former|previous|existing)\s+(?:[^\W\d]+\s+){0,2}?(\d[\d -]{1,14}\d)"
+    r"|(\d[\d -]{1,14}\d)\s+(?:number\s+|line\s+)?(?:will\s+be\s+|is\s+being\s+|has\s+been\s+)?"
+    r"(?:switched\s+off|turned\s+off|retired|withdrawn|closed|stops?\s+working|no\s+longer)",
+    re.IGNORECASE,
+)
+"""Digits named as the number before ("the old 1190 number", "0800 046 1190 will be
+switched off")."""
+
+
+def _number_gone(old: _Said, new: _Said, units: Sequence[_Said]) -> list[_Pair]:
+    """A phone number or extension the newer unit states as a change ("New 24/7 incident
+    line from today: 0800 046 2277") where a unit of its item names the older unit's one
+    number as the old one, by its digits or its last three or more ("The old 1190 number
+    will be switched off"): the same line, whatever each sentence calls it, so no words
+    need be shared. A number not named old may be a second line beside the first."""
+    if not new.cue or NEGATION.search(new.text):
+        return []
+    pairs: list[_Pair] = []
+    for kind in _DIALS:
+        was = [v for v in old.values if v.kind == kind]
+        now = {v.key: v for v in new.values if v.kind == kind and not marked_old(new.text, v)}
+        if len(was) != 1 or len(now) != 1 or was[0].key in now:
+            continue
+        if any(_names_old(u.text, was[0].key) for u in units):
+            (after,) = now.values()
+            label = _shared_words(old.text, old.stems)
+            pairs.append(_Pair(old, new, was[0], after, label))
+    return pairs
+
+
+def _names_old(text: str, key: str) -> bool:
+    """Whether ``text`` names the number ``key`` (its digits) as the old one."""
+    for m in _OLD_NUMBER.finditer(text):
+        digits = re.sub(r"\D", "", m.group(1) or m.group(2))
+        if len(digits) >= 3 and key.endswith(digits):
+            return True
+    return False
 
 
 def _state_changed(old: _Said, new: _Said) -> list[_Pair]:
@@ -592,6 +708,57 @@ def _two_things(p: _Pair) -> bool:
         frozenset(w for x in olds for w in x.modifiers),
         frozenset(w for y in news for w in y.modifiers),
     ) or any(x.head == y.head and apart(x.modifiers, y.modifiers) for x in olds for y in news)
+
+
+def _named_apart(p: _Pair) -> bool:
+    """Whether a value's two units each name a thing the other's whole note never says
+    ("fuel deliveries to Harbour Point are Tuesday & Friday", "Eastfield fuel is
+    Wednesday only now"): two places, sites or products, each with its own value. Not a
+    person (who said it, or who holds the thing), nor a name's own change."""
+    if p.was.kind in ("name", STATUS):
+        return False
+    common = p.old.stems & p.new.stems
+    return bool(_own_names(p.old, p.new.item.body, common)) and bool(
+        _own_names(p.new, p.old.item.body, common)
+    )
+
+
+def _own_names(said: _Said, other: str, common: frozenset[str]) -> list[Value]:
+    """The names ``said`` holds that name which one of the ``common`` things it is (a
+    word both units say stands beside it: "Eastfield fuel", "fuel deliveries to Harbour
+    Point"), not a person's, none of whose words ``other`` says."""
+    words = words_of(other)
+    return [
+        n
+        for n in said.names
+        if not a_person(written := said.text[n.start : n.end])
+        and words_of(n.key)  # not "C" of "75°C"
+        and not words_of(n.key) & words
+        and not n.key.startswith(("#", "@"))
+        and not _abbreviated(written, other)
+        and _stems(_near(said.text, n), ()) & common
+    ]
+
+
+def _near(text: str, name: Value) -> str:
+    """The three words before ``name`` and the two after it."""
+    before = text[: name.start].split()[-3:]
+    after = text[name.end :].split()[:2]
+    return " ".join(before + after)
+
+
+def _abbreviated(name: str, other: str) -> bool:
+    """Whether ``other`` writes ``name`` as its initials, or spells out the words
+    ``name`` is the initials of ("Duty Manager", "DM")."""
+    if _INITIALS.fullmatch(name):
+        run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in name) + r"(?!\w)"
+        return re.search(run, other) is not None
+    initials = "".join(w[0] for w in name.split())
+    return (
+        2 <= len(initials) <= 4
+        and initials.isupper()
+        and re.search(rf"(?<![\w-]){initials}(?![\w-])", other) is not None
+    )
 
 
 def _apart_in_context(p: _Pair) -> bool:

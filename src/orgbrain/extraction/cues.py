@@ -36,7 +36,11 @@ CUE = re.compile(
     r"merg(?:ed|es|ing)|merge\s+into|consolidat(?:e|ed|es|ing)|retir(?:e|ed|es|ing)|deprecat(?:e|ed|es|ing)|"
     r"sunset(?:s|ted|ting)?|discontinu(?:e|ed|es|ing)|phas(?:e|ed|es|ing)\s+out|lift(?:s|ed|ing)|"
     # when it takes effect ("from Monday", "from 1 Oct", "from the August board pack on")
-    r"with\s+effect\s+from|beginning\s+(?:with|on|in|next)|"
+    r"with\s+effect\s+from|with\s+immediate\s+effect|beginning\s+(?:with|on|in|next)|"
+    # a sentence that opens on when it takes effect ("From the April period end, CVRs ...")
+    r"(?:^|(?<=\n))\W*from\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+    + _MONTH_WORD
+    + r"(?:\s+\w+){0,3}?(?=\s*,)|"
     r"from\s+(?:(?:next|this)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
     r"from\s+(?:next|this|the\s+next)\s+(?:week|month|quarter|year|sprint|cycle|release)|"
     r"from\s+(?:today|tomorrow)|"
@@ -56,8 +60,10 @@ _TEMPORARY = re.compile(
     r"\b(?:this\s+(?:week|sprint|month|time)\s+only|only\s+(?:this|for\s+this)\s+"
     r"(?:week|sprint|month|time)|temporar(?:y|ily)|for\s+(?:one|this)\s+(?:week|day|release)|"
     r"exception|except|pilot|trial|until\s+further|"
-    # a shift from the norm leaves the norm standing ("run one day later than normal")
-    r"than\s+(?:normal|usual))\b",
+    # a shift from the norm leaves the norm standing ("run one day later than normal");
+    # so do one week's changed days ("bin collections in the week of 6 April run ...")
+    r"than\s+(?:normal|usual)|"
+    r"(?<!from\s)(?<!starting\s)(?<!beginning\s)(?:in|during|for)\s+the\s+week\s+(?:of|commencing|beginning))\b",
     re.IGNORECASE,
 )
 

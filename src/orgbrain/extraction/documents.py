@@ -46,14 +46,18 @@ _ENDED = re.compile(
 _IFFY = re.compile(r"\b(?:if|would|could|may|draft)\b", re.IGNORECASE)
 _UNSETTLED = re.compile(
     r"\bstatus\s*:?\s*(?:is\s+)?(?:still\s+)?(?:proposed|draft|in\s+review|under\s+review|"
-    r"rejected|withdrawn|pending|open|on\s+hold)\b",
+    r"rejected|withdrawn|pending|open|on\s+hold|won[\u2019']?t\s+(?:do|fix)|wontfix|declined|"
+    r"not\s+planned)\b"
+    # a document headed as a draft, or for discussion ("DRAFT - for discussion only")
+    r"|\A\W*draft\b|\bfor\s+discussion\s+only\b",
     re.IGNORECASE,
 )
 
 
 def settled(text: str) -> bool:
     """Whether a record is in force: not one whose status says it is proposed, a draft,
-    rejected or withdrawn ("ADR-029: Replace REST with GraphQL / Status: Rejected")."""
+    rejected, withdrawn or closed undone ("ADR-029: Replace REST with GraphQL / Status:
+    Rejected", "Status: Won't Do"), nor one headed as a draft or for discussion only."""
     return _UNSETTLED.search(text) is None
 
 

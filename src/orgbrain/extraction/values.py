@@ -33,6 +33,7 @@ __all__ = [
     "same_slot",
     "told_apart",
     "toward",
+    "unit_word",
     "values_in",
     "where_gone",
 ]
@@ -112,14 +113,28 @@ _DIALLED = re.compile(
 """A word a few words before digits in groups that dials them."""
 
 
+_TWO_GROUPS = re.compile(
+    r"(?<![\w.,/:+-])(?:\+\d{2,3}[ -]?)?0\d{3,4}[ -]\d{5,7}(?![\w-]|[.,]\d|[ -]?\d)"
+)
+"""A number dialled as an area code and a line ("01632 964400", "0161-4960732")."""
+
+
 def _phones(text: str) -> list[Value]:
     """Phone numbers: digits in groups that start with +, ( or 0, or follow a word that
-    dials them ("call the hotline on 1800 555 0147"); other digits in groups are numbers."""
-    return [
+    dials them ("call the hotline on 1800 555 0147"), or an area code and a line of ten
+    digits or more ("01632 964400"); other digits in groups are numbers."""
+    found = [
         Value("phone", "", re.sub(r"\D", "", m.group(0)), m.start(), m.end())
         for m in _PHONE.finditer(text)
         if m.group("lead") or _DIALLED.search(text[max(0, m.start() - 40) : m.start()])
     ]
+    found += [
+        Value("phone", "", re.sub(r"\D", "", m.group(0)), m.start(), m.end())
+        for m in _TWO_GROUPS.finditer(text)
+        if len(re.sub(r"\D", "", m.group(0))) >= 10
+        and not any(p.start < m.end() and m.start() < p.end for p in found)
+    ]
+    return sorted(found, key=lambda v: v.start)
 
 
 def values_in(text: str) -> list[Value]:
@@ -135,7 +150,7 @@ def values_in(text: str) -> list[Value]:
             key = _date_key(m)
             kind = "date"
         elif kind == "time":
-            key = re.sub(r"[\s.]", "", raw.lower())
+            key = _time_key(re.sub(r"[\s.]", "", raw.lower()))
         elif kind == "weekday":
             key = raw.lower()[:3]
         elif kind == "link":
@@ -203,7 +218,26 @@ def _date_key(m: re.Match[str]) -> str:
     return f"{_MONTHS[mon]:02d}-{day:02d}"
 
 
+def _time_key(raw: str) -> str:
+    """A time of day without a leading zero ("07:30" and "7:30" are one time)."""
+    return raw[1:] if raw[:1] == "0" and raw[1:2].isdigit() else raw
+
+
+_UNIT_WORDS = {
+    "h": "hour", "hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute",
+    "wk": "week", "wks": "week", "yr": "year", "yrs": "year", "sec": "second",
+    "secs": "second",
+}  # fmt: skip
+
+
+def unit_word(word: str) -> str | None:
+    """The noun an abbreviated unit stands for ("hrs": hour, "mins": minute), if any."""
+    return _UNIT_WORDS.get(word)
+
+
 def _singular(word: str) -> str:
+    if word in _UNIT_WORDS:
+        return _UNIT_WORDS[word]  # "8 hrs" counts what "4 hours" counts
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
@@ -224,9 +258,16 @@ _TOWARDS = re.compile(r"\b(?:to|now|into|becomes?|then)\b|→|->", re.IGNORECASE
 
 def marked_old(text: str, value: Value) -> bool:
     """Whether ``text`` names ``value`` as the one before ("from 600 to 1,200",
-    "35 days (was 14)", "rather than three")."""
+    "35 days (was 14)", "rather than three", "(24h was never achievable)")."""
     m = _OLD.search(text[max(0, value.start - 60) : value.start])
-    return m is not None and not _TOWARDS.search(m.group(1))
+    if m is not None and not _TOWARDS.search(m.group(1)):
+        return True
+    return text[: value.start].rstrip().endswith("(") and bool(_WAS_AFTER.match(text, value.end))
+
+
+_WAS_AFTER = re.compile(r"\s+(?:was|were)\b", re.IGNORECASE)
+"""After a value that opens a bracket, what says it is the one before ("a 48-hour job
+from now on (24h was never achievable at weekends)")."""
 
 
 _FAMILIES: dict[str, tuple[re.Pattern[str], dict[str, str], bool]] = {}
