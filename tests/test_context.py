@@ -5,19 +5,11 @@ revised note of one thing still replaces it."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from orgbrain import Brain
 from orgbrain.extraction.context import apart_in_kind, context
-
-SEP = datetime(2026, 9, 3, tzinfo=UTC)
-NOV = datetime(2026, 11, 16, tzinfo=UTC)
-OTHER = (
-    "The design review happens on Thursdays.",
-    "Support answers tickets within one business day.",
-)
+from tests.restating import ended
 
 
 def _inherits(text: str, unit: str) -> list[tuple[str, ...]]:
@@ -90,15 +82,6 @@ def test_one_thing_revised_or_named_on_both_sides_is_one() -> None:
 # -- on a brain ------------------------------------------------------------------------------
 
 
-def _ended(brain: Brain, older: str, newer: str) -> list[str]:
-    """The objects of the older note's statements that ended, once the newer is derived."""
-    for body in OTHER:
-        brain.add_note(body)
-    old = brain.add_note(older, occurred_at=SEP, wait="derived").id
-    brain.add_note(newer, occurred_at=NOV, wait="derived")
-    return [s.object for s in brain.statements(item_id=old, current=None) if not s.current]
-
-
 @pytest.mark.parametrize(
     ("older", "newer"),
     [
@@ -128,7 +111,7 @@ def _ended(brain: Brain, older: str, newer: str) -> list[str]:
 def test_two_things_named_by_their_context_are_not_one_changed(
     brain: Brain, older: str, newer: str
 ) -> None:
-    assert _ended(brain, older, newer) == []
+    assert ended(brain, older, newer) == []
 
 
 def test_one_section_of_two_changes_and_the_other_stays(brain: Brain) -> None:
@@ -136,7 +119,7 @@ def test_one_section_of_two_changes_and_the_other_stays(brain: Brain) -> None:
         "Office guide\n## Leeds office\nIT desk: 2nd floor.\n## Lisbon office\nIT desk: 3rd floor."
     )
     newer = "Office guide\n## Lisbon office\nIT desk: now at reception."
-    assert _ended(brain, older, newer) == ["3rd floor"]
+    assert ended(brain, older, newer) == ["3rd floor"]
 
 
 @pytest.mark.parametrize(
@@ -159,7 +142,7 @@ def test_one_section_of_two_changes_and_the_other_stays(brain: Brain) -> None:
 def test_one_thing_in_one_context_still_changes(
     brain: Brain, older: str, newer: str, was: str
 ) -> None:
-    assert was in _ended(brain, older, newer)
+    assert was in ended(brain, older, newer)
 
 
 def test_two_versions_dated_in_their_titles_are_one_thing() -> None:

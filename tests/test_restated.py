@@ -4,8 +4,6 @@ extractor) in which a newer note restates an older one's value, or does not."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from orgbrain import Brain
@@ -19,15 +17,7 @@ from orgbrain.extraction.values import (
     toward,
     values_in,
 )
-from orgbrain.model import Statement
-
-SEP = datetime(2026, 9, 3, tzinfo=UTC)
-OCT = datetime(2026, 10, 7, tzinfo=UTC)
-NOV = datetime(2026, 11, 16, tzinfo=UTC)
-OTHER = (
-    "The design review happens on Thursdays.",
-    "Support answers tickets within one business day.",
-)
+from tests.restating import NOV, OCT, SEP, derived, values
 
 
 def _read(text: str) -> list[tuple[str, str, str, str]]:
@@ -240,16 +230,6 @@ def test_names_gone_and_names_pointed_at() -> None:
 # -- on a brain ------------------------------------------------------------------------------
 
 
-def _brain(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
-    for body in OTHER:
-        brain.add_note(body)
-    return [brain.add_note(text, occurred_at=at, wait="derived").id for text, at in notes]
-
-
-def _values(brain: Brain, item_id: str) -> list[Statement]:
-    return [s for s in brain.statements(item_id=item_id, current=None) if s.predicate == "value"]
-
-
 OLD_LIMIT = (
     "Finance Handbook > Spending\n"
     "Any single purchase above $500 needs written approval from your budget owner.\n"
@@ -266,9 +246,9 @@ def test_a_restated_amount_replaces_the_older_one_in_either_order(
     brain: Brain, newer_first: bool
 ) -> None:
     notes = [(OLD_LIMIT, SEP), (NEW_LIMIT, NOV)]
-    ids = _brain(brain, *(reversed(notes) if newer_first else notes))
+    ids = derived(brain, *(reversed(notes) if newer_first else notes))
     old, new = reversed(ids) if newer_first else ids
-    [was], [now] = _values(brain, old), _values(brain, new)
+    [was], [now] = values(brain, old), values(brain, new)
     assert (was.predicate, was.object, now.object) == ("value", "$500", "$1,000")
     assert was.superseded_by == now.id and now.current
     assert was.text.endswith(
@@ -281,13 +261,13 @@ def test_a_restated_amount_replaces_the_older_one_in_either_order(
 
 
 def test_a_value_restated_twice_is_one_chain(brain: Brain) -> None:
-    a, b, c = _brain(
+    a, b, c = derived(
         brain,
         ("Runbook: Postgres backups\n- Retention: 14 days.", SEP),
         ("Postmortem PM-88\n- [done] Postgres backup retention raised to 35 days (was 14).", OCT),
         ("[#sre] the Postgres backup retention is now 60 days.", NOV),
     )
-    [first], [second], [third] = (_values(brain, i) for i in (a, b, c))
+    [first], [second], [third] = (values(brain, i) for i in (a, b, c))
     assert first.subject_id == second.subject_id == third.subject_id
     assert (first.superseded_by, second.superseded_by, third.current) == (
         second.id,
@@ -297,12 +277,12 @@ def test_a_value_restated_twice_is_one_chain(brain: Brain) -> None:
 
 
 def test_a_renamed_channel_and_a_named_successor(brain: Brain) -> None:
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("First week checklist:\n1. Need help with hardware? Post in #help-it.", SEP),
         ("[#general] admin-bot: #help-it has been renamed to #it-desk.", OCT),
     )
-    [was], [now] = _values(brain, a), _values(brain, b)
+    [was], [now] = values(brain, a), values(brain, b)
     assert (was.object, now.object, was.superseded_by) == ("#help-it", "#it-desk", now.id)
 
 
@@ -372,7 +352,7 @@ def test_a_renamed_channel_and_a_named_successor(brain: Brain) -> None:
 def test_a_name_said_to_be_gone(brain: Brain, older: str, newer: str, was: str, now: str) -> None:
     """Read as a value, or by the typed rules where they read both sentences ("design
     crit | owner | Noor"): either way the older name ends, replaced by the newer."""
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    a, b = derived(brain, (older, SEP), (newer, NOV))
     new = {s.id: s for s in brain.statements(item_id=b, current=None)}
     ended = [s for s in brain.statements(item_id=a, current=None) if s.superseded_by in new]
     assert ended and all(was in s.object for s in ended)
@@ -393,9 +373,9 @@ def test_a_name_said_to_be_gone(brain: Brain, older: str, newer: str, was: str, 
 def test_a_name_replaced_by_one_pointed_at(
     brain: Brain, older: str, newer: str, was: str, now: str
 ) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
-    [old] = _values(brain, a)
-    [new] = _values(brain, b)
+    a, b = derived(brain, (older, SEP), (newer, NOV))
+    [old] = values(brain, a)
+    [new] = values(brain, b)
     assert (old.object, new.object, old.superseded_by) == (was, now, new.id)
 
 
@@ -431,7 +411,7 @@ def test_a_name_replaced_by_one_pointed_at(
     ],
 )
 def test_a_holder_handed_on(brain: Brain, older: str, newer: str, was: str, now: str) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    a, b = derived(brain, (older, SEP), (newer, NOV))
     new = {s.id: s for s in brain.statements(item_id=b, current=None)}
     ended = [s for s in brain.statements(item_id=a, current=None) if s.superseded_by in new]
     assert ended and all(s.object == was for s in ended)
@@ -473,7 +453,7 @@ def test_a_holder_handed_on(brain: Brain, older: str, newer: str, was: str, now:
     ],
 )
 def test_what_is_not_a_name_replaced(brain: Brain, older: str, newer: str) -> None:
-    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    a, _ = derived(brain, (older, SEP), (newer, NOV))
     assert brain.get(a).superseded_by is None
     assert all(s.current for s in brain.statements(item_id=a, current=None))
 
@@ -529,10 +509,10 @@ def test_what_is_not_a_name_replaced(brain: Brain, older: str, newer: str) -> No
     ],
 )
 def test_what_is_not_a_restatement(brain: Brain, older: str, newer: str) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    a, b = derived(brain, (older, SEP), (newer, NOV))
     assert brain.get(a).superseded_by is None
     assert all(s.current for s in brain.statements(item_id=a, current=None))
-    assert not _values(brain, b)
+    assert not values(brain, b)
 
 
 @pytest.mark.parametrize(
@@ -581,8 +561,8 @@ def test_what_is_not_a_restatement(brain: Brain, older: str, newer: str) -> None
     ],
 )
 def test_a_change_said_by_its_verb_or_its_heading(brain: Brain, older: str, newer: str) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
-    [was], [now] = _values(brain, a), _values(brain, b)
+    a, b = derived(brain, (older, SEP), (newer, NOV))
+    [was], [now] = values(brain, a), values(brain, b)
     assert was.superseded_by == now.id and now.current
 
 
@@ -602,8 +582,8 @@ def test_a_change_said_by_its_verb_or_its_heading(brain: Brain, older: str, newe
     ],
 )
 def test_a_state_said_later_as_another_replaces_it(brain: Brain, older: str, newer: str) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
-    [was], [now] = _values(brain, a), _values(brain, b)
+    a, b = derived(brain, (older, SEP), (newer, NOV))
+    [was], [now] = values(brain, a), values(brain, b)
     assert was.superseded_by == now.id and now.current
     assert not [s for s in brain.statements(item_id=a, current=True) if s.predicate == "status"]
 
@@ -611,7 +591,7 @@ def test_a_state_said_later_as_another_replaces_it(brain: Brain, older: str, new
 def test_an_ended_state_gives_the_graph_no_vote_for_now(brain: Brain) -> None:
     """The older card answers "state" in its own words; its state ended, so the graph
     stream, asked for the current belief, lists the newer one (in history, both)."""
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("Project Heron (warehouse move)\nStatus: In progress - phase 2\nLead: Noor", SEP),
         ("Q3 OKR update - Data\nKR3 Heron: PAUSED until Q1 because of the budget freeze", NOV),
@@ -656,14 +636,14 @@ def test_an_ended_state_gives_the_graph_no_vote_for_now(brain: Brain) -> None:
     ],
 )
 def test_what_is_not_a_state_changed(brain: Brain, older: str, newer: str) -> None:
-    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    a, _ = derived(brain, (older, SEP), (newer, NOV))
     assert all(s.current for s in brain.statements(item_id=a, current=None))
 
 
 def test_a_note_of_one_line_has_no_title_to_leave_its_name_out(brain: Brain) -> None:
     """(Its label reads as "Reminder to all field crews | is | every expense claim ...":
     a whole clause, no typed reading of the name that would settle the pair itself.)"""
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("Reminder to all field crews: every expense claim gets filed in Expensify.", SEP),
         ("From today all expense claims are filed in Pleo.", NOV),
@@ -672,7 +652,7 @@ def test_a_note_of_one_line_has_no_title_to_leave_its_name_out(brain: Brain) -> 
 
 
 def test_a_chat_lines_channel_is_not_a_name_it_holds(brain: Brain) -> None:
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("[#eng-announce] reminder: all builds run on CircleCI.", SEP),
         ("CI migration done: every build now runs on GitHub Actions.", NOV),
@@ -681,7 +661,7 @@ def test_a_chat_lines_channel_is_not_a_name_it_holds(brain: Brain) -> None:
 
 
 def test_a_heading_that_adds_a_plan_does_not_change_another(brain: Brain) -> None:
-    a, _ = _brain(
+    a, _ = derived(
         brain,
         ("Pricing\nPro plan: $40 per user per month.", SEP),
         ("Launch notes: new Lite plan\nLite plan: $15 per user per month.", NOV),
@@ -704,7 +684,7 @@ def test_a_heading_that_adds_a_plan_does_not_change_another(brain: Brain) -> Non
 def test_the_controls_twins_do_restate(brain: Brain, older: str, newer: str) -> None:
     """(The tool's move is read by the patterns as a typed statement, which replaces the
     older use itself: ``statements.py``.)"""
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    a, b = derived(brain, (older, SEP), (newer, NOV))
     now = {s.id for s in brain.statements(item_id=b, current=None)}
     assert brain.get(a).superseded_by == b
     assert all(s.superseded_by in now for s in brain.statements(item_id=a, current=None))
@@ -719,7 +699,7 @@ def test_a_superseded_hit_out_of_the_gates_view_lets_its_successor_speak(
         "The on-call rotation changes every Monday.",
     ):
         brain.add_note(body)
-    _, new = _brain(
+    _, new = derived(
         brain,
         ("CONTRIBUTING.md\nEvery pull request needs two approving reviews before merge.", SEP),
         ("[#eng-leads] greta: we're dropping to a single approving review for all repos.", NOV),
@@ -745,13 +725,13 @@ def test_a_superseded_hit_out_of_the_gates_view_lets_its_successor_speak(
 def test_two_settings_are_not_one_changed(brain: Brain, older: str, newer: str) -> None:
     """Two regions' policies, two records' cards: the typed statements' own settling
     (``statements.py``) leaves each current, as the restatements do."""
-    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    a, _ = derived(brain, (older, SEP), (newer, NOV))
     assert brain.get(a).superseded_by is None
     assert all(s.current for s in brain.statements(item_id=a, current=None))
 
 
 def test_one_line_cards_and_replies_still_change(brain: Brain) -> None:
-    a, b, c, d = _brain(
+    a, b, c, d = derived(
         brain,
         ("Payments service owner: Priya.", SEP),
         ("Payments service owner: Marco.", NOV),
@@ -763,7 +743,7 @@ def test_one_line_cards_and_replies_still_change(brain: Brain) -> None:
         ),
     )
     assert brain.get(a).superseded_by == b
-    [was], [now] = _values(brain, c), _values(brain, d)
+    [was], [now] = values(brain, c), values(brain, d)
     assert (was.object, now.object, was.superseded_by) == ("Dec 11", "Dec 4", now.id)
 
 
@@ -782,7 +762,7 @@ def test_a_move_done_ends_the_one_use_a_move_ahead_does_not(
 ) -> None:
     """(``statements.py``: a ``migration_target`` without "instead of" ends its subject's
     one current ``uses`` when the move is said as done or now, not as a plan.)"""
-    a, b = _brain(brain, ("The status page is hosted on Statuspage.", SEP), (newer, NOV))
+    a, b = derived(brain, ("The status page is hosted on Statuspage.", SEP), (newer, NOV))
     [use] = brain.statements(item_id=a, current=None)
     assert use.predicate == "uses" and use.current is not ends
     if ends:
@@ -790,7 +770,7 @@ def test_a_move_done_ends_the_one_use_a_move_ahead_does_not(
 
 
 def test_a_move_leaves_a_subject_of_several_uses(brain: Brain) -> None:
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("The data team uses Airflow.", SEP),
         ("The data team uses dbt.", SEP),
@@ -801,7 +781,7 @@ def test_a_move_leaves_a_subject_of_several_uses(brain: Brain) -> None:
 
 
 def test_a_record_withdrawn_elsewhere_ends_its_status(brain: Brain) -> None:
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("RFC-31 In-house feature flag service\nStatus: accepted\nOwner: Platform.", SEP),
         ("[#architecture] update: RFC-31 marked Withdrawn, we buy LaunchDarkly instead.", NOV),
@@ -821,7 +801,7 @@ def test_a_revised_document_replaces_its_earlier_version(brain: Brain, newer_fir
             NOV,
         ),
     ]
-    ids = _brain(brain, *(reversed(notes) if newer_first else notes))
+    ids = derived(brain, *(reversed(notes) if newer_first else notes))
     old, new = reversed(ids) if newer_first else ids
     assert brain.get(old).superseded_by == new
     assert brain.get(new).superseded_by is None
@@ -840,7 +820,7 @@ def test_a_revised_document_replaces_its_earlier_version(brain: Brain, newer_fir
     ],
 )
 def test_what_is_not_a_revision(brain: Brain, older: str, newer: str) -> None:
-    a, _ = _brain(brain, (older, SEP), (newer, NOV))
+    a, _ = derived(brain, (older, SEP), (newer, NOV))
     assert brain.get(a).superseded_by is None
 
 
@@ -848,7 +828,7 @@ def test_a_role_taken_over_in_one_region_leaves_the_others(brain: Brain) -> None
     """ "From Monday P takes over as R": the verb after the name outweighs the "From"
     before it; a subject's stopword ("SHE") need not be said; the holder's first name is
     a person's ("Steve"); and "North" and "South" are two regions' settings."""
-    north, south, new = _brain(
+    north, south, new = derived(
         brain,
         ("North Region - Key Contacts\nRegional SHE Advisor: Steve Pollard (07700 900256)", SEP),
         ("South Region - Key Contacts\nRegional SHE Advisor: Karen Lowe (07700 900533)", SEP),

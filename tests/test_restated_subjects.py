@@ -4,19 +4,11 @@ with its subject reworded, or unsaid on one side, still is."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from orgbrain import Brain
 from orgbrain.extraction.subjects import Phrase, subjects
-
-SEP = datetime(2026, 9, 3, tzinfo=UTC)
-NOV = datetime(2026, 11, 16, tzinfo=UTC)
-OTHER = (
-    "The design review happens on Thursdays.",
-    "Support answers tickets within one business day.",
-)
+from tests.restating import ended
 
 
 def _about(text: str, start: str = "") -> list[tuple[str, set[str]]]:
@@ -79,15 +71,6 @@ def test_a_phrase_that_ran_on_ends_at_the_other_head() -> None:
 # -- on a brain ------------------------------------------------------------------------------
 
 
-def _ended(brain: Brain, older: str, newer: str) -> list[str]:
-    """The objects of the older note's statements that ended, once the newer is derived."""
-    for body in OTHER:
-        brain.add_note(body)
-    old = brain.add_note(older, occurred_at=SEP, wait="derived").id
-    brain.add_note(newer, occurred_at=NOV, wait="derived")
-    return [s.object for s in brain.statements(item_id=old, current=None) if not s.current]
-
-
 @pytest.mark.parametrize(
     ("older", "newer"),
     [
@@ -109,7 +92,7 @@ def _ended(brain: Brain, older: str, newer: str) -> list[str]:
     ],
 )
 def test_two_things_of_a_kind_are_not_one_changed(brain: Brain, older: str, newer: str) -> None:
-    assert _ended(brain, older, newer) == []
+    assert ended(brain, older, newer) == []
 
 
 @pytest.mark.parametrize(
@@ -143,4 +126,4 @@ def test_two_things_of_a_kind_are_not_one_changed(brain: Brain, older: str, newe
     ],
 )
 def test_one_thing_reworded_still_changes(brain: Brain, older: str, newer: str, was: str) -> None:
-    assert was in _ended(brain, older, newer)
+    assert was in ended(brain, older, newer)

@@ -5,22 +5,13 @@ not."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from orgbrain import Brain
 from orgbrain.extraction.cues import change_cue, temporary
 from orgbrain.extraction.shorthand import values_of
 from orgbrain.extraction.values import marked_old
-from orgbrain.model import Statement
-
-SEP = datetime(2026, 9, 3, tzinfo=UTC)
-NOV = datetime(2026, 11, 16, tzinfo=UTC)
-OTHER = (
-    "The design review happens on Thursdays.",
-    "Support answers tickets within one business day.",
-)
+from tests.restating import NOV, SEP, derived, values
 
 
 def _read(text: str) -> list[tuple[str, str, str, str]]:
@@ -126,16 +117,6 @@ def test_cues_of_immediate_effect_of_a_date_opening_and_of_one_week() -> None:
 # -- restating -------------------------------------------------------------------------------
 
 
-def _brain(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
-    for body in OTHER:
-        brain.add_note(body)
-    return [brain.add_note(text, occurred_at=at, wait="derived").id for text, at in notes]
-
-
-def _values(brain: Brain, item_id: str) -> list[Statement]:
-    return [s for s in brain.statements(item_id=item_id, current=None) if s.predicate == "value"]
-
-
 @pytest.mark.parametrize(
     ("older", "newer", "was", "now"),
     [
@@ -203,14 +184,14 @@ def _values(brain: Brain, item_id: str) -> list[Statement]:
 def test_a_value_written_short_restated(
     brain: Brain, older: str, newer: str, was: str, now: str
 ) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
-    [before], [after] = _values(brain, a), _values(brain, b)
+    a, b = derived(brain, (older, SEP), (newer, NOV))
+    [before], [after] = values(brain, a), values(brain, b)
     assert (before.object, after.object) == (was, now)
     assert before.superseded_by == after.id and after.current
 
 
 def test_an_old_number_named_by_its_digits_is_restated_by_the_new_one(brain: Brain) -> None:
-    a, b = _brain(
+    a, b = derived(
         brain,
         ("Facilities FAQ\nA: Ring the estates helpline 0161 496 0100 for any leak.", SEP),
         (
@@ -219,7 +200,7 @@ def test_an_old_number_named_by_its_digits_is_restated_by_the_new_one(brain: Bra
             NOV,
         ),
     )
-    [before], [after] = _values(brain, a), _values(brain, b)
+    [before], [after] = values(brain, a), values(brain, b)
     assert (before.object, after.object) == ("0161 496 0100", "0161 496 0222")
     assert before.superseded_by == after.id
 
@@ -261,7 +242,7 @@ def test_an_old_number_named_by_its_digits_is_restated_by_the_new_one(brain: Bra
     ],
 )
 def test_what_is_not_a_value_written_short_restated(brain: Brain, older: str, newer: str) -> None:
-    a, b = _brain(brain, (older, SEP), (newer, NOV))
+    a, b = derived(brain, (older, SEP), (newer, NOV))
     assert brain.get(a).superseded_by is None
     assert all(s.current for s in brain.statements(item_id=a, current=None))
-    assert not _values(brain, b)
+    assert not values(brain, b)
