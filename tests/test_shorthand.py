@@ -246,3 +246,29 @@ def test_what_is_not_a_value_written_short_restated(brain: Brain, older: str, ne
     assert brain.get(a).superseded_by is None
     assert all(s.current for s in brain.statements(item_id=a, current=None))
     assert not values(brain, b)
+
+
+def test_a_line_said_again_changes_not_its_neighbour(brain: Brain) -> None:
+    """A card's two lines of one kind ("At home base ...: max 6h", "At outstations: max
+    4h"): a later line naming the outstations and their 4h says that line again, not
+    the home base's change; one naming the home base with 4h is its change."""
+    card = (
+        "Rostering - Airport standby\nAt home base (EXT, BHD): max 6h airport standby.\n"
+        "At outstations: max 4h, hotel if > 2h gap."
+    )
+    again = (
+        "#crew-rostering\ndave.o: just to clarify for the new joiners, outstation airport"
+        " standby is capped at 4h"
+    )
+    old, _ = derived(brain, (card, SEP), (again, NOV))
+    assert all(s.current for s in values(brain, old))
+
+
+def test_a_line_said_with_a_new_value_is_its_change(brain: Brain) -> None:
+    card = (
+        "Rostering - Airport standby\nAt home base (EXT, BHD): max 6h airport standby.\n"
+        "At outstations: max 4h, hotel if > 2h gap."
+    )
+    cut = "#crew-rostering\ndave.o: from 1 May home base airport standby is cut to 4h"
+    old, _ = derived(brain, (card, SEP), (cut, NOV))
+    assert [s.object for s in values(brain, old) if not s.current] == ["6h"]

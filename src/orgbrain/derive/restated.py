@@ -325,7 +325,7 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
             continue  # the older value is still stated: not replaced
         held = {v.key for v in old.values if same_slot(v, before)}
         fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
-        if len({v.key for v in fresh}) != 1:
+        if len({v.key for v in fresh}) != 1 or _said_for_another(old, new, before, fresh[0]):
             continue
         # the words shared, in the unit or else in its title ("Strategic accounts -
         # engagement model" over "• QBR every quarter"), before the count's noun
@@ -400,6 +400,41 @@ def _alone(old: _Said, new: _Said, before: Value) -> bool:
     kept = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
     others = [v for v in old.values if v is not before and same_slot(v, before)]
     return all(v.key in kept and v.key != before.key for v in others)
+
+
+def _said_for_another(old: _Said, new: _Said, before: Value, now: Value) -> bool:
+    """Whether another line of the older note states ``now`` under a label the newer unit
+    names, where ``old``'s own label is one it does not ("At home base (EXT, BHD): max
+    6h", "At outstations: max 4h"; then "outstation airport standby is capped at 4h"):
+    the newer unit says that line again, it does not change ``old``'s value."""
+    said = _label_words(new.text)
+    mine = _line_label(old.item.body, old.start)
+    if not mine or mine & said:
+        return False
+    for u in _said(old.item):
+        theirs = _line_label(u.item.body, u.start)
+        if (
+            u.start != old.start
+            and theirs & said
+            and any(v.key == now.key and same_slot(v, before) for v in u.values)
+        ):
+            return True
+    return False
+
+
+def _line_label(body: str, start: int) -> frozenset[str]:
+    """The words of the label the line holding ``start`` opens with ("At outstations:",
+    "P2:"), if it has one."""
+    line = _line(body, start)
+    label = _LINE_LABEL.match(line)
+    return _label_words(label.group(1)) if label else frozenset()
+
+
+def _label_words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[^\W_]{2,}", text.lower()) if w not in STOPWORDS)
+
+
+_LINE_LABEL = re.compile(r"\W*([^:\n?]{1,40}):\s")
 
 
 _DIALS = ("phone", "extension")
