@@ -95,6 +95,11 @@ def test_a_things_state_by_its_kind() -> None:
     assert read("people who now live in Porto") == []
     assert read("Heron offsite cancelled; customers at risk of churn; the beta testers") == []
     assert read("leadership has put Heron on hold") == [("on hold", "on hold")]
+    # a scheme's or a queue's state, not its hours
+    assert read("Applications are CLOSED from today") == [("closed", "CLOSED")]
+    assert read("the fund is open for applications again") == [("open", "open")]
+    assert read("The office is closed on Sundays; reception is open 8-6") == []
+    assert read("the open beta starts Monday; we open a new office") == []
 
 
 def test_codes_versions_years_and_phrases_are_not_values() -> None:
@@ -578,6 +583,13 @@ def test_a_change_said_by_its_verb_or_its_heading(brain: Brain, older: str, newe
         (
             "Linear MOB-77 Offline mode\nState: Beta (staff only)",
             "[#releases] kim: offline mode is live for all customers!",
+        ),
+        # a scheme closes, then opens again
+        (
+            "Subject: Hardship Fund - closed\n\nHardship Fund applications are closed from"
+            " today; please signpost to the food bank.",
+            "#benefits-team\ncarla.m: Hardship Fund applications are open again - new"
+            " allocation came through.",
         ),
     ],
 )

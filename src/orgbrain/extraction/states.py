@@ -26,6 +26,8 @@ _STATUSES: dict[str, str] = {
     "out of service": r"out of service|out of action|offline",
     "in service": r"back in service|in service|back online",
     "suspended": r"suspended",
+    "closed": r"closed",
+    "open": r"open|reopened|re-opened",
 }
 """A thing's state, by kind: every way of writing one kind is one key."""
 _STATUS_KIND = [(re.compile(words, re.IGNORECASE), kind) for kind, words in _STATUSES.items()]
@@ -38,7 +40,10 @@ _LABELLED_STATUS = re.compile(
 _SAID_STATUS = re.compile(
     r"(?<![\w-])(?P<s>on hold|paused|on track|at risk|off track|cancell?ed|canceled|shelved|"
     r"(?:internal |private |public |closed )?beta|generally available|available to all(?: \w+)?|"
-    r"in progress|out of service|back in service|back online|suspended|🟢|🟡|🔴)(?![\w-])"
+    r"in progress|out of service|back in service|back online|suspended|🟢|🟡|🔴|"
+    # a scheme's or a queue's state, not its hours ("closed on Sundays", "open 9-5")
+    r"(?:closed|open|reopened|re-opened)(?!\s+(?:on|at|between|until|till|over|"
+    r"during|every|each|daily|weekends?|tonight|tomorrow)\b|\s*\d))(?![\w-])"
     r"|\b(?:is|are|went|goes|go|now|gone)\s+(?P<live>live)\b(?!\s+(?:in|at|with|near|on)\b)",
     re.IGNORECASE,
 )
