@@ -163,7 +163,8 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                         pairs += _state_changed(old, new)  # "Beta (staff only)", then live
                     continue  # two settings ("production", "staging")
                 beside = _beside(mine if new is a else theirs, new)
-                pairs += _restated(old, new) + _state_changed(old, new)
+                pairs += _restated(old, new, mine if old is a else theirs)
+                pairs += _state_changed(old, new)
                 pairs += _renamed(old, new, beside) or _replaced(old, new)
                 pairs += _number_gone(old, new, mine if new is a else theirs)
     superseded: list[str] = []
@@ -302,7 +303,9 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[_Said]) -> list[It
     ]
 
 
-def _restated(old: _Said, new: _Said) -> list[_Pair]:
+def _restated(old: _Said, new: _Said, siblings: Sequence[_Said]) -> list[_Pair]:
+    """Values of ``old`` that ``new`` states anew (``siblings``: ``old``'s item's units,
+    read once by ``restate``)."""
     if not (new.cue or _reissued(old, new) or _new_version(old, new)):
         return []
     shared = old.titled & new.stems | _spelled_out(old, new)
@@ -325,7 +328,9 @@ def _restated(old: _Said, new: _Said) -> list[_Pair]:
             continue  # the older value is still stated: not replaced
         held = {v.key for v in old.values if same_slot(v, before)}
         fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
-        if len({v.key for v in fresh}) != 1 or _said_for_another(old, new, before, fresh[0]):
+        if len({v.key for v in fresh}) != 1 or _said_for_another(
+            old, new, before, fresh[0], siblings
+        ):
             continue
         # the words shared, in the unit or else in its title ("Strategic accounts -
         # engagement model" over "• QBR every quarter"), before the count's noun
@@ -402,7 +407,9 @@ def _alone(old: _Said, new: _Said, before: Value) -> bool:
     return all(v.key in kept and v.key != before.key for v in others)
 
 
-def _said_for_another(old: _Said, new: _Said, before: Value, now: Value) -> bool:
+def _said_for_another(
+    old: _Said, new: _Said, before: Value, now: Value, siblings: Sequence[_Said]
+) -> bool:
     """Whether another line of the older note states ``now`` under a label the newer unit
     names, where ``old``'s own label is one it does not ("At home base (EXT, BHD): max
     6h", "At outstations: max 4h"; then "outstation airport standby is capped at 4h"):
@@ -411,7 +418,7 @@ def _said_for_another(old: _Said, new: _Said, before: Value, now: Value) -> bool
     mine = _line_label(old.item.body, old.start)
     if not mine or mine & said:
         return False
-    for u in _said(old.item):
+    for u in siblings:
         theirs = _line_label(u.item.body, u.start)
         if (
             u.start != old.start
@@ -426,15 +433,12 @@ def _line_label(body: str, start: int) -> frozenset[str]:
     """The words of the label the line holding ``start`` opens with ("At outstations:",
     "P2:"), if it has one."""
     line = _line(body, start)
-    label = _LINE_LABEL.match(line)
+    label = _LABEL.match(line)
     return _label_words(label.group(1)) if label else frozenset()
 
 
 def _label_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in re.findall(r"[^\W_]{2,}", text.lower()) if w not in STOPWORDS)
-
-
-_LINE_LABEL = re.compile(r"\W*([^:\n?]{1,40}):\s")
 
 
 _DIALS = ("phone", "extension")
@@ -557,7 +561,8 @@ def _new_version(old: _Said, new: _Said) -> bool:
     return one_document(old.item, new.item) and change_cue(said, heading=True)
 
 
-_LABEL = re.compile(r"\W*[^\W\d][^:\n?]{0,30}:\s")
+_LABEL = re.compile(r"\W*([^\W\d][^:\n?]{0,30}):\s")
+"""The label a line opens with ("What's different:", "At outstations:", "P2:")."""
 
 
 def _held_back(text: str) -> bool:

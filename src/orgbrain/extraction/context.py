@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ..retrieve.terms import STOPWORDS, stem
 from .cues import CUE
 from .subjects import Phrase, labels, titled
-from .values import apart, qualifiers
+from .values import CALENDAR, apart, qualifiers
 
 __all__ = ["Context", "apart_in_kind", "context", "context_of", "words_of"]
 
@@ -55,11 +55,7 @@ _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+(.+?)|\*\*([^*\n]+?)\*\*:?|([^:\n]{
 _CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _CALENDAR = frozenset(
-    stem(w)
-    for w in """january february march april may june july august september october november
-    december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
-    thursday friday saturday sunday mon tue wed thu fri sat sun spring summer autumn fall
-    winter weekly""".split()
+    stem(w) for w in CALENDAR | {*"spring summer autumn fall winter weekly".split()}
 )
 """Words written with a capital that name a time, not a thing: "Procedure v4.2 (January
 2026)" and "v4.3 (April 2026)" are one procedure's two versions; "Eastfield Weekly

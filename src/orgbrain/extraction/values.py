@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from .cues import change_cue
 
 __all__ = [
+    "CALENDAR",
     "Value",
     "apart",
     "gone_name",
@@ -124,17 +125,21 @@ def _phones(text: str) -> list[Value]:
     dials them ("call the hotline on 1800 555 0147"), or an area code and a line of ten
     digits or more ("01632 964400"); other digits in groups are numbers."""
     found = [
-        Value("phone", "", re.sub(r"\D", "", m.group(0)), m.start(), m.end())
+        _phone(m)
         for m in _PHONE.finditer(text)
         if m.group("lead") or _DIALLED.search(text[max(0, m.start() - 40) : m.start()])
     ]
     found += [
-        Value("phone", "", re.sub(r"\D", "", m.group(0)), m.start(), m.end())
+        _phone(m)
         for m in _TWO_GROUPS.finditer(text)
         if len(re.sub(r"\D", "", m.group(0))) >= 10
         and not any(p.start < m.end() and m.start() < p.end for p in found)
     ]
     return sorted(found, key=lambda v: v.start)
+
+
+def _phone(m: re.Match[str]) -> Value:
+    return Value("phone", "", re.sub(r"\D", "", m.group(0)), m.start(), m.end())
 
 
 def values_in(text: str) -> list[Value]:
@@ -313,14 +318,15 @@ _NAME = re.compile(
 )
 """A name as written: a channel or handle, or a run of capitalised words ("Marcus Lee",
 "1Password", "#it-desk")."""
-_CALENDAR = frozenset(
+CALENDAR = frozenset(
     "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
     "june july august september october november december monday tuesday wednesday "
-    "thursday friday saturday sunday mon tue tues wed weds thu thur thurs fri sat sun "
-    "i usd eur gbp chf".split()
+    "thursday friday saturday sunday mon tue tues wed weds thu thur thurs fri sat sun".split()
 )
-"""Words written with a capital that name no one: the calendar's (a weekday's short form
-too: "Tue & Thu 08:00"), "I", and currency codes ("EUR 45": an amount)."""
+"""The calendar's words, months and days, written out or short ("Tue & Thu 08:00")."""
+_CALENDAR = CALENDAR | {"i", "usd", "eur", "gbp", "chf"}
+"""Words written with a capital that name no one: the calendar's, "I", and currency
+codes ("EUR 45": an amount)."""
 _GONE_AFTER = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
     r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
