@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orgbrain.errors import InvalidInput
-from orgbrain.model import Item, Origin
+from orgbrain.model import Item, ItemSketch, Origin
 from orgbrain.retrieve import (
     PLANS,
     Gate,
@@ -454,3 +454,30 @@ def test_asking_for_what_holds_now_names_no_term() -> None:
         "week",
         "office",
     ]
+
+
+def test_a_superseded_heir_keeps_its_own_factor_when_its_elder_lifts_its_vote() -> None:
+    """A chain A → B → C: A's vote lifts B's (B answers what A answered), and B, itself
+    replaced by C, still keeps only ``superseded_factor`` of it, whichever of the two
+    the loop meets first."""
+    from orgbrain.retrieve.graph import CURRENT
+    from orgbrain.retrieve.search import Candidate, _superseded_yield
+
+    at = datetime(2026, 3, 1, tzinfo=UTC)
+
+    def sketch(i: str, *, by: str | None = None, of: str | None = None) -> ItemSketch:
+        return ItemSketch(i, "w", "org", "note", "note", "", i, True, None, None, at, of, by, None)
+
+    a, b, c = sketch("a", by="b"), sketch("b", by="c", of="a"), sketch("c", of="b")
+    plan = get_plan()
+    for order in ("ba", "ab"):
+        made = {
+            "a": Candidate("a", 0.9, {}, a, score=0.9),
+            "b": Candidate("b", 0.5, {}, b, score=0.5),
+            "c": Candidate("c", 0.1, {}, c, score=0.1),
+        }
+        scored = [made[i] for i in order] + [made["c"]]
+        assert _superseded_yield(scored, {"b": b, "c": c}, CURRENT, plan, None) == []
+        heir = made["b"]
+        assert (heir.fused, heir.factor) == (0.9, plan.superseded_factor), order
+        assert heir.score == pytest.approx(0.9 * plan.superseded_factor), order

@@ -724,7 +724,7 @@ def _superseded_yield(
             new.append(heir)
         elif c.fused > heir.fused:
             heir.fused = c.fused
-            heir.score = heir.fused * heir.fresh
+            heir.score = heir.fused * heir.fresh * heir.factor
     return new
 
 
