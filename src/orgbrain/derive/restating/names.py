@@ -1,0 +1,141 @@
+"""A name replaced: one the newer unit says is gone ("rather than Ana", "#help-it has
+been renamed to #it-desk"), or one the older unit held where the newer points at
+another as a change ("Migrate error tracking to Rollbar"), each by the one new name the
+newer unit (or the unit beside it) points at."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ...extraction.predicates import ADDITIVE
+from ...extraction.quiet import NEGATION
+from ...extraction.values import Value, gone_name, marked_old, toward, where_gone
+from ..handover import a_person, handed_to, hands_over, people_for
+from .units import MIN_SHARED, Pair, Said, one_sentence, shared_words, title, with_title
+
+__all__ = ["renamed", "replaced", "written"]
+
+
+def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
+    """A name the newer unit says is gone ("moved down from Organization", "rather than
+    Ana", "#help-it has been renamed to #it-desk") and the older one holds, replaced by
+    the newer's one new name that it points at ("report to Marcus Lee"), the nearest if
+    several; or, when it points at none, by the new name a unit beside it states as a
+    change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
+    ("we are not replacing Jira") replaces nothing."""
+    gone = [v for v in new.names if gone_name(new.text, v)]
+    if not gone or NEGATION.search(new.text):
+        return []
+    held_words = frozenset(w for n in old.names for w in n.key.split())
+    pairs: list[Pair] = []
+    for x in gone:
+        words = frozenset(x.key.split())
+        held = [n for n in old.names if words <= frozenset(n.key.split())] or _said_as_word(old, x)
+        if len(held) != 1:
+            continue
+        taken = held_words | words
+        went = where_gone(new.text, x)
+        fresh = [
+            v
+            for v in new.names
+            if toward(new.text, v) and _new_name(new, v, taken) and not went[0] <= v.start < went[1]
+        ]
+        if fresh:
+            now = min(fresh, key=lambda v: abs(v.start - x.start))
+            shared = shared_words(old.text, old.stems & new.stems) or (x.key,)
+            pairs.append(Pair(old, new, held[0], now, shared))
+            continue
+        for other in beside:
+            named = [v for v in other.names if _new_name(other, v, taken)]
+            pointed = [v for v in named if toward(other.text, v)]
+            # a clause of the same sentence goes on from the name gone ("the Excel tracker
+            # is retired - all inspections are recorded in Uniform"): pointing is enough
+            cue = other.cue or (bool(pointed) and one_sentence(new, other))
+            if cue and not NEGATION.search(other.text) and (pointed or named[:1]):
+                now = (pointed or named)[0]
+                shared = shared_words(old.text, old.stems & other.stems) or (x.key,)
+                pairs.append(Pair(old, other, held[0], now, shared, new.stems))
+                break
+    return pairs
+
+
+def replaced(old: Said, new: Said) -> list[Pair]:
+    """A new name the newer unit points at as a change ("Migrate error tracking to
+    Rollbar") where the older unit, about the same thing, held one other name ("We use
+    Sentry for error tracking") that the newer one no longer says; a name both say
+    ("HR Business Partner: Sarah Kwan", "Daniel Reyes will be your HR Business Partner")
+    names the role, not its holder. An addition ("also"), a negation, a name marked as
+    the one before ("used to be built with WordPress"), or an older unit holding two
+    names the newer does not say (which one went?) replaces nothing."""
+    handed = hands_over(new.text, new.names)
+    if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
+        return []
+    before = old.text.casefold()
+    fresh = {
+        v.key: v
+        for v in new.names
+        if (taker := handed and handed_to(new.text, v)) or toward(new.text, v)
+        # the verb after a name outweighs a "from" before it ("From Monday Priya Lal
+        # picks up release sign-off")
+        if not (gone_name(new.text, v) or (marked_old(new.text, v) and not taker))
+        and v.key not in before
+    }
+    # whom a thing is handed to is its new holder, not a place the sentence points at
+    # ("Aisha Raman is looking after the T2 queue ..., including the call on when to loop
+    # in Eng")
+    takers = {k: v for k, v in fresh.items() if handed and handed_to(new.text, v)}
+    fresh = takers or fresh
+    shared = old.titled & new.titled
+    if len(fresh) != 1 or len(shared) < MIN_SHARED:
+        return []
+    (now,) = fresh.values()
+    # a name both say is what the thing is, not who holds it ("HR Business Partner")
+    holders = [n for n in _holders(old) if not _said_as_word(new, n)]
+    held = {n.key: n for n in people_for(holders, old.text, written(new, now))}
+    if len(held) != 1:
+        return []  # none gone, or two: which one went?
+    (was,) = held.values()
+    label = shared_words(with_title(old), shared) or (was.key,)
+    return [Pair(old, new, was, now, label, pointed=True)]
+
+
+def written(said: Said, name: Value) -> str:
+    """``name`` as written, with the word before it when that is a person's first name
+    ("Tom Okafor is picking up ...": ``names_in`` leaves a sentence's first word out)."""
+    before = said.text[: name.start].split()
+    first = before[-1] if before and a_person(before[-1]) else ""
+    return f"{first} {said.text[name.start : name.end]}".strip()
+
+
+def _holders(said: Said) -> list[Value]:
+    """The names a unit states something of: not its title's when the unit runs on from
+    it ("Engineering handbook > Observability / We use Sentry ..."; a note of one line
+    has no title), not a label ("SLA: 5 business days"), not one in brackets ("Lena
+    Fischer (GRC)"), not a chat line's channel ("[#eng-announce] reminder: all builds run
+    on CircleCI")."""
+    first = len(title(said.item)) - said.start if "\n" in said.item.body.rstrip() else 0
+    text = said.text
+    return [
+        n
+        for n in said.names
+        if n.start >= first
+        and not text.startswith(":", n.end)
+        and not (text[: n.start].rstrip().endswith("(") and text.startswith(")", n.end))
+        and not (text[: n.start].strip() == "[" and text.startswith("]", n.end))
+    ]
+
+
+def _said_as_word(said: Said, name: Value) -> list[Value]:
+    """``name`` where ``said`` has it as a word but not as a name ("Airflow runs the
+    nightly jobs": a capital that starts a sentence)."""
+    found = re.search(rf"(?<![\w#@-]){re.escape(name.key)}(?![\w-])", said.text, re.IGNORECASE)
+    return [] if found is None else [Value("name", "", name.key, found.start(), found.end())]
+
+
+def _new_name(said: Said, v: Value, taken: frozenset[str]) -> bool:
+    """Whether ``v`` is not gone and not one of the names ``taken`` already: a word of
+    its own makes it another ("the Uniform Licensing module" beside "Licensing >
+    Compliance")."""
+    words = frozenset(v.key.split())
+    return not gone_name(said.text, v) and not words <= taken
