@@ -279,6 +279,73 @@ def test_the_living_eval_scores_changes_and_controls(
     assert refused.exit_code != 0 and "not a living-test case" in refused.output
 
 
+def test_the_split_asks_each_question_where_its_answer_is_and_where_it_is_not(
+    tmp_path: Path, embedder: Embedder, monkeypatch: Any
+) -> None:
+    """``--split``: the cases dealt into two brains; each belief change's question asked of
+    both, answerable in its own half only, every row for the verdict curve."""
+    from orgbrain.cli import eval as eval_cli
+
+    cases = [
+        {
+            "id": "ledger",
+            "notes": [
+                {"at": "2026-11-04", "text": "Decision: we will use Postgres for the ledger."},
+                {"at": "2026-12-03", "text": "Decision: the ledger moves to CockroachDB."},
+            ],
+            "question": "what database does the ledger use?",
+            "current": 1,
+            "replaced": 0,
+        },
+        {
+            "id": "parking",
+            "notes": [
+                {"at": "2026-09-01", "text": "Visitor parking permits are issued at reception."},
+                {"at": "2026-10-20", "text": "Visitor parking permits now come from security."},
+            ],
+            "question": "where does a visitor get a parking permit?",
+            "current": 1,
+            "replaced": 0,
+        },
+        {
+            "id": "two-subjects",
+            "notes": [
+                {"at": "2026-11-04", "text": "The ledger uses Postgres."},
+                {"at": "2026-12-03", "text": "The analytics store uses ClickHouse."},
+            ],
+            "question": "what does the ledger use?",
+            "control": True,
+        },
+    ]
+    path = tmp_path / "living.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
+    rows = tmp_path / "rows.jsonl"
+    args = ["eval", "living", "--split", "--json", str(path), "--out", str(rows)]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 0, out.output
+    body = json.loads(out.stdout)
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    # Half one holds the ledger and the control, half two the parking notes.
+    assert [(r["case"], r["answerable"]) for r in written] == [
+        ("ledger", True),
+        ("parking", False),
+        ("ledger", False),
+        ("parking", True),
+    ]
+    assert body["questions"] == 2
+    assert body["false_silence"] == 0.0
+    spoken = [not r["silent"] for r in written if not r["answerable"]]
+    assert body["spoken_without_answer"] == sum(spoken) / 2
+    # The parking question, asked where only ledger notes are held, gets nothing.
+    assert written[1]["silent"], written[1]["reason"]
+    from bench.verdict_curve import load_rows
+
+    assert [r.answerable for r in load_rows(rows, "tuned-z")] == [True, False, False, True]
+    refused = CliRunner().invoke(cli, ["eval", "living", "--split", "--misses", str(path)])
+    assert refused.exit_code != 0 and "--split reports no misses" in refused.output
+
+
 @pytest.fixture
 def partly(tmp_path: Path, embedder: Embedder) -> Iterator[tuple[Brain, str, str]]:
     """A note that says two things, and a newer one that replaces one of them."""

@@ -396,6 +396,13 @@ def sensitive(
 @click.option("--heldout", is_flag=True, help="The held-out set shipped with orgbrain.")
 @click.option("--misses", is_flag=True, help="List the cases that failed, and how.")
 @click.option(
+    "--split",
+    is_flag=True,
+    help="Deal the cases into two halves, each half's notes in one brain, and ask every "
+    "belief change's question of both: false silence where its answer is held, speech "
+    "where it is not.",
+)
+@click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Each belief change's search as a JSONL row with the gate's view of its first "
@@ -408,6 +415,7 @@ def living(
     file: Path | None,
     heldout: bool,
     misses: bool,
+    split: bool,
     out: Path | None,
     as_json: bool,
 ) -> None:
@@ -421,26 +429,40 @@ def living(
         living_json,
         load_cases,
         render_living,
+        render_split,
         run_living,
+        run_split,
+        split_json,
     )
 
     if file is not None and heldout:
         raise click.BadParameter("give a FILE or --heldout, not both")
+    if split and misses:
+        raise click.BadParameter("--split reports no misses; leave out --misses")
     cases = load_cases(file, heldout=heldout)
     source = str(file) if file else f"{HELDOUT_SET if heldout else DEV_SET} (shipped)"
     _progress(f"{len(cases)} cases; loading the embedder")
-    report = run_living(cases, embedder_factory(_settings(ctx)), source=source)
-    if out is not None:
-        out.write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report.rows),
-            encoding="utf-8",
-        )
+    embedder = embedder_factory(_settings(ctx))
+    if split:
+        halves = run_split(cases, embedder, source=source)
+        _write_rows(out, halves.rows)
+        _emit_scored(_wants_json(ctx, as_json), split_json(halves), render_split(halves), None)
+        return
+    report = run_living(cases, embedder, source=source)
+    _write_rows(out, report.rows)
     _emit_scored(
         _wants_json(ctx, as_json),
         living_json(report),
         render_living(report),
         report.misses if misses else None,
     )
+
+
+def _write_rows(out: Path | None, rows: list[dict[str, object]]) -> None:
+    if out is not None:
+        out.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
 
 
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

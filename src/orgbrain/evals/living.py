@@ -21,6 +21,16 @@ search. Three numbers:
   organisation questions beside the ranking sets;
 - **false supersession**: controls in which any note, or any statement of a note, was
   marked superseded by another of the case's notes.
+
+``run_split`` (``orgbrain eval living --split``) asks the same questions where half of them
+have no answer: the cases are dealt into two halves (the first, third, fifth... and the
+rest), each half's notes (controls' too) written into one brain with the filler, and every
+belief change's question asked of both brains. In its own half the question is answerable
+(**false silence**: the brain said nothing); in the other half the brain holds the same
+organisation's notes on other matters but not the answer (**spoken without an answer**:
+it gave hits). A set's cases often share a subject (two cases about one system), so a few
+questions do have an answer in the other half: the second figure is an upper bound. Rows
+(``--out``) are marked ``answerable`` either way, for ``bench/verdict_curve.py``.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..brain import Brain
+from ..brain import Brain, NoteInput
 from ..errors import InvalidInput
 from ..model import Hit
 from ..ports import Embedder
@@ -45,10 +55,14 @@ __all__ = [
     "HELDOUT_SET",
     "Case",
     "LivingReport",
+    "SplitReport",
     "living_json",
     "load_cases",
     "render_living",
+    "render_split",
     "run_living",
+    "run_split",
+    "split_json",
 ]
 
 DEV_SET = "living_dev.jsonl"
@@ -127,6 +141,57 @@ def run_living(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -
                     for at, text in case.notes
                 ]
                 _score(brain, case, ids, report)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+@dataclass(slots=True)
+class SplitReport:
+    source: str
+    questions: int = 0
+    silent: int = 0
+    """Answerable questions (asked in their own half) that got no hits."""
+    spoken: int = 0
+    """Questions asked in the other half that got hits."""
+    seconds: float = 0.0
+    rows: list[dict[str, object]] = field(default_factory=list)
+
+
+def run_split(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -> SplitReport:
+    """Every belief change's question asked of two brains, each holding half of the cases'
+    notes: in one the answer is there, in the other it is not (the module's doc)."""
+    report = SplitReport(source=source)
+    asked = [c for c in cases if not c.control]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="orgbrain-eval-split-") as tmp:
+        for half, held in enumerate((cases[0::2], cases[1::2])):
+            mine = {c.id for c in held}
+            opened = Brain.open(Path(tmp) / f"half{half}", embedder=embedder)
+            with opened.without_search_log() as brain:
+                for body in FILLER:
+                    brain.add_note(body)
+                for case in held:
+                    notes = [NoteInput(body=text, occurred_at=at) for at, text in case.notes]
+                    brain.add_notes(notes, wait="derived")
+                for case in asked:
+                    answerable = case.id in mine
+                    result, trace = brain.search_traced(
+                        case.question, evidence_depth=EVIDENCE_DEPTH
+                    )
+                    report.questions += answerable
+                    report.silent += answerable and not result.hits
+                    report.spoken += not answerable and bool(result.hits)
+                    report.rows.append(
+                        {
+                            "case": case.id,
+                            "question": case.question,
+                            "answerable": answerable,
+                            "plan": brain.settings.plan,
+                            "silent": not result.hits,
+                            "reason": result.reason,
+                            "gate": gate_view(trace, result.reason),
+                        }
+                    )
     report.seconds = time.perf_counter() - t0
     return report
 
@@ -215,6 +280,30 @@ def living_json(r: LivingReport) -> dict[str, object]:
         "seconds": round(r.seconds, 2),
         "misses": r.misses,
     }
+
+
+def split_json(r: SplitReport) -> dict[str, object]:
+    return {
+        "source": r.source,
+        "questions": r.questions,
+        "false_silence": round(_rate(r.silent, r.questions), 3),
+        "spoken_without_answer": round(_rate(r.spoken, r.questions), 3),
+        "seconds": round(r.seconds, 2),
+    }
+
+
+def render_split(r: SplitReport) -> str:
+    return "\n".join(
+        [
+            f"living test, split in halves, on {r.source}: {r.questions} questions asked "
+            f"in both halves ({r.seconds:.1f} s)",
+            f"  false silence          {_rate(r.silent, r.questions):.3f}  "
+            f"({r.silent}/{r.questions}: no hits where the answer is held)",
+            f"  spoken without answer  {_rate(r.spoken, r.questions):.3f}  "
+            f"({r.spoken}/{r.questions}: hits where only the other half is held; "
+            "an upper bound)",
+        ]
+    )
 
 
 def _rate(n: int, of: int) -> float:
