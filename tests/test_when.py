@@ -245,6 +245,48 @@ def test_a_window_ahead_boosts_no_note(brain: Brain) -> None:
     assert "Hot Works" in result.hits[0].item.body
 
 
+def test_a_time_in_a_clause_that_sets_the_scene_is_the_askers() -> None:
+    """ "left a laptop on a flight 6 weeks ago - would we still have it?": the time says
+    when the asker's story happened, not when the note that answers was written; a
+    question that opens with its time, or whose scene says little else, asks about it."""
+    asked = "Pax left a laptop on a Belfast flight 6 weeks ago - would we still have it?"
+    window = read_time(asked, SAT).window
+    assert window is not None and window.scene and window.askers and not window.ahead
+    for about_then in (
+        "Last week, what did we decide about pricing?",
+        "In the meeting last week, what did we decide?",
+        "What did Caroline do last week?",
+        "Who did we hire 6 weeks ago, and for which team?",
+    ):
+        read = read_time(about_then, SAT).window
+        assert read is not None and not read.askers, about_then
+    rule = _note("Lost property is held for 90 days.", datetime(2026, 2, 1, tzinfo=UTC))
+    then = replace(rule, occurred_at=SAT - timedelta(weeks=6))  # written in the window
+    terms = query_terms(asked)
+    [old, new] = hit_evidence(asked, terms, [rule, then], {}, window=window)
+    assert old.coverage == new.coverage  # its date holds nothing
+
+
+def test_a_time_in_the_scene_boosts_no_note(brain: Brain) -> None:
+    """The note written in the asker's window is not the answer for being written then."""
+    brain.add_notes(
+        [
+            NoteInput(
+                "Lost property policy: laptops and phones left on board are held 90 days.",
+                occurred_at=datetime(2026, 2, 1, tzinfo=UTC),
+            ),
+            NoteInput(
+                "Lost property: the cabin crew bag the items and hand them to the station.",
+                occurred_at=SAT - timedelta(weeks=6),
+            ),
+        ]
+    )
+    asked = "Pax left a laptop on a flight 6 weeks ago - how long are items held?"
+    result = brain.with_clock(lambda: SAT).search(asked)
+    assert result.window.startswith("6 weeks ago")
+    assert "90 days" in result.hits[0].item.body
+
+
 def test_the_window_is_a_day_wider_either_side() -> None:
     window = read_time("what broke yesterday?", SAT).window
     assert window is not None

@@ -238,17 +238,18 @@ def _coverage(
     """``coverage(content, stems)``, where the query's time (the terms of ``content``
     not in ``untimed``) is one term, however many words said it ("four weeks ago" is
     one, not three), held by a hit that happened in the ``window`` (give or take
-    ``TIME_SLACK``) or whose text says all of its words. A window ahead of now ("can he
-    work off one permit tomorrow?") sets the question's scene: the note that answers was
-    written before it, so its date holds nothing, and the time is a term only of a hit
-    that says it."""
+    ``TIME_SLACK``) or whose text says all of its words. The asker's time
+    (``Window.askers``: a window ahead of now, "can he work off one permit tomorrow?", or
+    one in a clause that sets the scene, "left a laptop on a flight 6 weeks ago - would we
+    still have it?") says nothing of when the note that answers was written, so its date
+    holds nothing, and the time is a term only of a hit that says it."""
     if window is None or len(untimed) == len(content):
         return coverage(content, stems)
     said = [t for t in content if t not in untimed]
     timely = coverage(said, stems) == 1.0 or (
-        not window.ahead and window.holds(item.when, TIME_SLACK)
+        not window.askers and window.holds(item.when, TIME_SLACK)
     )
-    if window.ahead and not timely:
+    if window.askers and not timely:
         return coverage(untimed, stems) if untimed else 0.0
     held = coverage(untimed, stems) * len(untimed) if untimed else 0.0
     return (held + timely) / (len(untimed) + 1)

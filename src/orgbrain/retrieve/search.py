@@ -294,9 +294,10 @@ class Searcher:
         ranks = _ranks(plan, found.rows, graph, fused)
         items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
-        # A window ahead of now ("tomorrow") holds no note: the notes nearest it are
-        # merely the newest.
-        if plan.window_weight > 0 and found.window is not None and not found.window.ahead:
+        # The asker's time (a window ahead of now, "tomorrow", or one in a clause that
+        # sets the scene, "left a laptop on a flight 6 weeks ago - ...") holds no note
+        # that answers: the notes written in it are merely the ones written then.
+        if plan.window_weight > 0 and found.window is not None and not found.window.askers:
             fused = _in_window(fused, items, found.window, plan.window_weight, plan.rrf_k)
         before = fused
         if plan.neighbour_weight > 0 and fused:

@@ -114,6 +114,13 @@ comma, to the closing question mark ("I'm swapping my on-call shift with Tom nex
 where do I set that up?")."""
 
 
+def asking_start(query: str) -> int:
+    """Where ``query``'s asking clause begins (``_ASKING``): 0 for a question that sets no
+    scene of its own."""
+    starts = [m.end() for m in _ASKING.finditer(query)]
+    return starts[-1] if starts else 0
+
+
 def asked_names(query: str, names: list[str] | None = None) -> list[str]:
     """The proper names of ``query`` (``names``, default ``query_names(query)``) that a
     hit must name: those of its asking clause. A question that sets its scene in a clause
@@ -123,10 +130,10 @@ def asked_names(query: str, names: list[str] | None = None) -> list[str]:
     the note that answers (the travel policy, who owns vendor contracts) need not name
     them. A question without such a clause needs all of its names."""
     names = query_names(query) if names is None else names
-    starts = [m.end() for m in _ASKING.finditer(query)] if names else []
-    if not starts:
+    start = asking_start(query) if names else 0
+    if not start:
         return names
-    asked = set(query_names(query[starts[-1] :]))
+    asked = set(query_names(query[start:]))
     return [n for n in names if n in asked]
 
 

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from .terms import asking_start
+
 __all__ = ["TimeReading", "Window", "read_time"]
 
 
@@ -35,12 +37,27 @@ class Window:
     """A span of UTC days: ``start`` inclusive, ``end`` exclusive (both midnights, or the
     reference time for a span that runs up to now); ``phrase``: the words read.
     ``ahead``: the window starts after the reference time ("tomorrow", "next week"): it
-    says when the asker will act, and no note was written in it."""
+    says when the asker will act, and no note was written in it. ``scene``: the words lie
+    in a clause that only sets the question's scene, and the clause says more than them
+    ("Pax left a laptop on a Belfast flight 6 weeks ago - would we still have it?", "I
+    ran conflicts three weeks ago and we're only now opening the matter - can I still
+    rely on that search?"): it says when the asker acted, not when the note that answers
+    was written. A question that opens with its time ("Last week, what did we decide?"),
+    or whose scene says little besides it ("In the meeting last week, what did we
+    decide?"), asks about that time."""
 
     start: datetime
     end: datetime
     phrase: str
     ahead: bool = False
+    scene: bool = False
+
+    @property
+    def askers(self) -> bool:
+        """Whether the window is the asker's time (``ahead`` or ``scene``), not a time a
+        note that answers was written in: it ranks no note up, and a hit holds it only
+        by saying it."""
+        return self.ahead or self.scene
 
     def holds(self, when: datetime, slack: timedelta = timedelta(0)) -> bool:
         """Whether ``when`` (naive means UTC) lies in the window widened by ``slack``
@@ -338,5 +355,23 @@ def read_time(query: str, now: datetime) -> TimeReading:
         end = max(end, _midnight(ref.date() + timedelta(days=1)))
     phrase = " ".join(query[lo : m.end()].split())
     rest = " ".join(f"{query[:lo]} {query[m.end() :]}".split())
-    window = Window(start, end, phrase, ahead=start > ref)
+    window = Window(start, end, phrase, ahead=start > ref, scene=_in_scene(query, lo, m.end()))
     return TimeReading(window, re.sub(r"\s+([?.!,;:])", r"\1", rest))
+
+
+# How many words besides the time a scene clause says for its time to be the asker's:
+# "Last week, what ..." says none, "In the meeting last week, what ..." three (the time
+# is the meeting's, when its notes were written), "I drove 60 miles to the depot last
+# week - how much ..." more.
+_SCENE_WORDS = 4
+_WORD = re.compile(r"\w[\w'\u2019-]*")
+
+
+def _in_scene(query: str, lo: int, hi: int) -> bool:
+    """Whether the time read at ``query[lo:hi]`` lies in a clause that only sets the
+    question's scene (``terms.asking_start``), not at the question's start, beside at
+    least ``_SCENE_WORDS`` other words of that clause (``Window.scene``)."""
+    asking = asking_start(query)
+    if not asking or hi > asking or not query[:lo].strip():
+        return False
+    return len(_WORD.findall(f"{query[:lo]} {query[hi:asking]}")) >= _SCENE_WORDS
