@@ -17,7 +17,7 @@ from ..extraction.entities import looks_like_person
 from ..extraction.quiet import NEGATION
 from ..extraction.values import Value
 
-__all__ = ["a_person", "handed_to", "hands_over", "people_for"]
+__all__ = ["a_person", "handed_to", "hands_over", "leaver", "people_for"]
 
 _TAKES_UP = re.compile(
     r"(?:\s+\([^)]{0,40}\))?,?\s+(?:(?:now|also)\s+)?(?:"
@@ -71,3 +71,38 @@ def people_for(holders: list[Value], text: str, now: str) -> list[Value]:
         for h in people
         if not any(h is not o and set(h.key.split()) < set(o.key.split()) for o in people)
     ]
+
+
+_FAREWELL = re.compile(
+    r"\b(?:my\s+last\s+day|i(?:'m|\s+am|\s+will\s+be)\s+(?:leaving|retiring|moving\s+on)|"
+    r"farewell|goodbye|good-bye)\b",
+    re.IGNORECASE,
+)
+"""What says the writer is leaving ("Friday is my last day", "I'm retiring")."""
+_SIGN_OFF = re.compile(
+    r"(?:(?:kind|warm|best|many|with)\s+)?(?:regards|thanks|thank\s+you|cheers|best|"
+    r"all\s+the\s+best|best\s+wishes|love)[ \t]*[,!.]?",
+    re.IGNORECASE,
+)
+"""A line a message is signed off with, before the writer's name ("Warm regards,")."""
+_SIGNED = re.compile(r"([A-Z][a-z'\u2019-]+)(?:\s+[A-Z][\w'\u2019-]+)?(?:\s*[-,\u2013].*)?")
+"""A signature line: a first name, perhaps a surname and what follows a dash ("Colm",
+"Tom - SOU Station")."""
+
+
+def leaver(body: str) -> str | None:
+    """The first name of who signs ``body`` when it says they are leaving ("After 9
+    years looking after Cork, Friday is my last day. Aoife Brennan takes over the station
+    ... Colm"): the line after a sign-off ("Warm regards,"), or else a last line that is
+    only a name. A leaver's farewell that names a successor hands on what the leaver
+    held; a note that does not say its writer is going (a cover while away) hands on
+    nothing of theirs."""
+    if not _FAREWELL.search(body):
+        return None
+    lines = [x.strip() for x in body.strip().split("\n") if x.strip()]
+    signed = lines[-1] if len(lines[-1].split()) <= 2 else None
+    for at, x in enumerate(lines[:-1]):
+        if _SIGN_OFF.fullmatch(x):
+            signed = lines[at + 1]
+    m = _SIGNED.fullmatch(signed) if signed else None
+    return m.group(1) if m else None

@@ -111,7 +111,7 @@ def _apart_in_context(p: Pair) -> bool:
     if apart_in_kind(old, new, p.old.text, p.new.text, states=states):
         return True
     now = words_of(p.now.key) if p.now.kind == "name" else frozenset()
-    return any(x.words and set(x.words) <= now for x in old.phrases)
+    return any(x.words and set(x.words) == now for x in old.phrases)
 
 
 def _subjects(said: Said, value: Value) -> list[Phrase]:

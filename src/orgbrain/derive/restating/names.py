@@ -10,11 +10,57 @@ from collections.abc import Sequence
 
 from ...extraction.predicates import ADDITIVE
 from ...extraction.quiet import NEGATION
-from ...extraction.values import Value, gone_name, marked_old, toward, where_gone
-from ..handover import a_person, handed_to, hands_over, people_for
-from .units import MIN_SHARED, Pair, Said, one_sentence, shared_words, title, with_title
+from ...extraction.values import Value, marked_old, toward
+from ...extraction.values import gone_name as _gone_name
+from ...extraction.values import where_gone as _where_gone
+from ..handover import a_person, handed_to, hands_over, leaver, people_for
+from .units import (
+    INITIALS,
+    MIN_SHARED,
+    Pair,
+    Said,
+    one_sentence,
+    shared_words,
+    spelled,
+    title,
+    with_title,
+)
 
-__all__ = ["renamed", "replaced", "written"]
+__all__ = ["gone_name", "renamed", "replaced", "where_gone", "written"]
+
+_MOVED_OUT = re.compile(
+    r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?)\s+"
+    r"(?:\w+\s+)?out\s+of\s+(?:the\s+|our\s+)?$",
+    re.IGNORECASE,
+)
+"""Before a name: a move out of it ("briefings move out of B12 to the new Crew Centre",
+"the team is moving out of Hangar 2"): the place it leaves. A bare "out of" is not one
+("out of Hours", "run out of Stock")."""
+_MOVED_ACROSS = re.compile(
+    r"(?:\s+\w+)?\s+(?:has\s+|have\s+)?(?:moved\s+(?:across|away)|left\s+(?:us|the\s+\w+))\b"
+    r"[^,;.]*",
+    re.IGNORECASE,
+)
+"""After a holder: gone to another post ("Helen has moved across to Safety", "Tom has
+left the company"); what follows says where, not who took over."""
+
+
+def gone_name(text: str, name: Value) -> bool:
+    """``extraction.values.gone_name``, and a place moved out of ("briefings move out of
+    B12") or a holder moved across or gone ("Helen has moved across to Safety")."""
+    before = text[max(0, name.start - 40) : name.start]
+    return (
+        _gone_name(text, name)
+        or _MOVED_OUT.search(before) is not None
+        or _MOVED_ACROSS.match(text, name.end) is not None
+    )
+
+
+def where_gone(text: str, name: Value) -> tuple[int, int]:
+    """``extraction.values.where_gone``, and where a holder moved across to ("Helen has
+    moved across to Safety": Safety is no new holder)."""
+    m = _MOVED_ACROSS.match(text, name.end)
+    return (m.start(), m.end()) if m else _where_gone(text, name)
 
 
 def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
@@ -87,9 +133,15 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     takers = {k: v for k, v in fresh.items() if handed and handed_to(new.text, v)}
     fresh = takers or fresh
     shared = old.titled & new.titled
-    if len(fresh) != 1 or len(shared) < MIN_SHARED:
+    if len(fresh) != 1:
         return []
     (now,) = fresh.values()
+    left = _leavers(old, new, now)
+    if len(left) == 1:  # the writer's farewell hands on what the older unit says they held
+        label = shared_words(with_title(old), shared) or (left[0].key,)
+        return [Pair(old, new, left[0], now, label, left=True)]
+    if len(shared) < MIN_SHARED:
+        return []
     # a name both say is what the thing is, not who holds it ("HR Business Partner")
     holders = [n for n in _holders(old) if not _said_as_word(new, n)]
     held = {n.key: n for n in people_for(holders, old.text, written(new, now))}
@@ -98,6 +150,28 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     (was,) = held.values()
     label = shared_words(with_title(old), shared) or (was.key,)
     return [Pair(old, new, was, now, label, pointed=True)]
+
+
+def _leavers(old: Said, new: Said, now: Value) -> list[Value]:
+    """The names of the older unit that are the newer note's writer, when that note says
+    they are leaving and hands a thing on to ``now`` ("Friday is my last day. Aoife
+    Brennan takes over the station ... Colm" and "ORK Station Manager: Colm Fitzgerald"):
+    a first name and a surname, the first the one signed. The older unit must still be
+    tied to the hand-over by a word, a value or initials it spells out ("Raj Patel steps
+    in as acting CUO and will take all referrals above £20m" and "Over £20m: Chief
+    Underwriting Officer (Janet Moss)"); a farewell says nothing of what else its writer
+    is named beside."""
+    signer = leaver(new.item.body)
+    if signer is None or not handed_to(new.text, now):
+        return []
+    tied = (
+        bool(old.titled & new.titled)
+        or bool({v.key for v in old.values} & {v.key for v in new.values})
+        or any(spelled(m.group(0), old.text) for m in INITIALS.finditer(new.text))
+    )
+    first = signer.casefold()
+    named = [n for n in old.names if len(n.key.split()) >= 2 and n.key.split()[0] == first]
+    return named if tied else []
 
 
 def written(said: Said, name: Value) -> str:
