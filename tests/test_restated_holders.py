@@ -1,0 +1,60 @@
+"""Holders and places replaced in the words organisations use for them
+(``derive/restating/names.py``, ``derive/handover.py``): a place moved out of, a holder
+moved across to another post, a leaver's farewell naming a successor; and the notes
+that replace nothing (a cover while the writer is away)."""
+
+from __future__ import annotations
+
+from orgbrain import Brain
+from orgbrain.derive.handover import leaver
+from tests.restating import ended
+
+
+def test_a_place_moved_out_of_is_replaced_by_the_new_one(brain: Brain) -> None:
+    # the older note's title names a crew notice: the new "Crew Hub" is another thing
+    gone = ended(
+        brain,
+        "Crew Notice - LBA\nMorning crew briefings at LBA take place in Room C4, "
+        "ground floor (by the staff entrance).",
+        "Subject: LBA briefing room\nFrom Monday LBA crew briefings move out of C4 to "
+        "the new Crew Hub, first floor airside.",
+    )
+    assert "Room C4" in gone
+
+
+def test_a_holder_moved_across_is_replaced_by_the_one_named(brain: Brain) -> None:
+    gone = ended(
+        brain,
+        "Finance - Process\nTravel expense claims are approved by the Finance Manager "
+        "(Paul Grey). Submit within 30 days.",
+        "Minutes - Finance Monthly\n1. Budgets: on track.\n2. Expenses: Paul has moved "
+        "across to Treasury; travel expense claims go to Nadia Kent for approval going "
+        "forward.",
+    )
+    assert "Paul Grey" in gone
+
+
+FAREWELL = (
+    "Subject: Thank you and goodbye\nHi all,\nAfter six years running Leeds, Friday is my "
+    "last day. Nadia Kent takes over the depot from Monday - please send depot queries "
+    "her way.\nAll the best,\nPaul"
+)
+DIRECTORY = (
+    "Depot Directory - North\nLDS Depot Manager: Paul Grey, 0113 555 0100\n"
+    "YRK Depot Manager: Ruth Hale, 01904 555 0190"
+)
+
+
+def test_a_leavers_farewell_hands_on_what_the_writer_held(brain: Brain) -> None:
+    assert leaver(FAREWELL) == "Paul"
+    gone = ended(brain, DIRECTORY, FAREWELL)
+    assert "Paul Grey" in gone and "Ruth Hale" not in gone
+
+
+def test_a_cover_while_away_hands_on_nothing(brain: Brain) -> None:
+    cover = (
+        "Subject: Leave next week\nHi all,\nI'm on leave next week. Nadia Kent looks "
+        "after the depot while I'm away - please send depot queries her way.\nThanks,\nPaul"
+    )
+    assert leaver(cover) is None
+    assert ended(brain, DIRECTORY, cover) == []
