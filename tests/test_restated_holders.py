@@ -58,3 +58,37 @@ def test_a_cover_while_away_hands_on_nothing(brain: Brain) -> None:
     )
     assert leaver(cover) is None
     assert ended(brain, DIRECTORY, cover) == []
+
+
+INVENTORY = (
+    "Supplier Register\n| Supplier | Category | Owner | Reviewed |\n"
+    "| Harbour Freight | Logistics | Tom Baker | Oct 2025 |\n"
+    "| Nordic Paper | Packaging | Tom Baker | Oct 2025 |\n"
+    "| Alba Foods | Ingredients | Sara Lind | Sep 2025 |"
+)
+
+
+def test_a_standing_document_kept_up_in_place_replaces_a_row_s_holder(brain: Brain) -> None:
+    # the same title and most lines again: a later version, no change word needed
+    gone = ended(
+        brain, INVENTORY, INVENTORY.replace("Logistics | Tom Baker", "Logistics | Ana Ruiz")
+    )
+    assert "Tom Baker" in gone and "Sara Lind" not in gone
+
+
+CHECKLIST = (
+    "Claims onboarding checklist\n- Get access to LedgerOne (raise a Jira request)\n"
+    "- Log every open claim in Claims Tracker.xlsx (Drive > Claims)\n"
+    "- Read the claims handbook"
+)
+NEW_TOOL = ("Claims Tracker.xlsx (Drive > Claims)", "Caseflow - claim type, owner")
+
+
+def test_a_checklist_step_kept_up_in_place_names_its_new_tool(brain: Brain) -> None:
+    assert "Claims Tracker" in ended(brain, CHECKLIST, CHECKLIST.replace(*NEW_TOOL))
+
+
+def test_a_dated_series_under_one_title_is_no_version(brain: Brain) -> None:
+    # two weeks' notes under one title share lines without one replacing the other
+    older = CHECKLIST.replace("Claims onboarding checklist", "Claims team weekly notes")
+    assert ended(brain, older, older.replace(*NEW_TOOL)) == []

@@ -14,6 +14,7 @@ from ...extraction.values import Value, marked_old, toward
 from ...extraction.values import gone_name as _gone_name
 from ...extraction.values import where_gone as _where_gone
 from ..handover import a_person, handed_to, hands_over, leaver, people_for
+from ..versions import one_document
 from .units import (
     INITIALS,
     MIN_SHARED,
@@ -114,6 +115,9 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     names the role, not its holder. An addition ("also"), a negation, a name marked as
     the one before ("used to be built with WordPress"), or an older unit holding two
     names the newer does not say (which one went?) replaces nothing."""
+    again = _reissued(old, new)
+    if again:
+        return again
     handed = hands_over(new.text, new.names)
     if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
@@ -150,6 +154,44 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     (was,) = held.values()
     label = shared_words(with_title(old), shared) or (was.key,)
     return [Pair(old, new, was, now, label, pointed=True)]
+
+
+_LEAD = 3
+"""The least words before a name that a later version's line must repeat to be the older
+line with another name in its place."""
+
+
+def _lead(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", text.casefold()))
+
+
+def _reissued(old: Said, new: Said) -> list[Pair]:
+    """The older line said again in a later version of its document (``versions.py``)
+    with another name in the same place: the same words before it, three or more, or the
+    same cells of a table row ("| HH Buildings risk GLM | GLM | Sam Okafor |", then "|
+    HH Buildings risk GLM | GLM | Lena Fischer |"; "Log every open investigation in SIU
+    Tracker.xlsx", then "... in Sentinel CMS"). The older name must be gone from the
+    newer line and the newer one new to the older note; a line whose words before the
+    name differ is another line (another row, another step)."""
+    if not one_document(old.item, new.item) or NEGATION.search(new.text):
+        return []
+    pairs: list[Pair] = []
+    body = old.item.body.casefold()
+    for now in new.names:
+        lead = _lead(new.text[: now.start])
+        if now.key in body or (len(lead.split()) < _LEAD and "|" not in new.text[: now.start]):
+            continue
+        was = [
+            v
+            for v in old.names
+            if _lead(old.text[: v.start]) == lead
+            and v.key != now.key
+            and v.key not in new.text.casefold()
+        ]
+        if len(was) == 1:
+            shared = shared_words(with_title(old), old.titled & new.titled) or (was[0].key,)
+            pairs.append(Pair(old, new, was[0], now, shared))
+    return pairs[:1] if len(pairs) == 1 else []
 
 
 def _leavers(old: Said, new: Said, now: Value) -> list[Value]:
