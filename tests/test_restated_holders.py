@@ -92,3 +92,14 @@ def test_a_dated_series_under_one_title_is_no_version(brain: Brain) -> None:
     # two weeks' notes under one title share lines without one replacing the other
     older = CHECKLIST.replace("Claims onboarding checklist", "Claims team weekly notes")
     assert ended(brain, older, older.replace(*NEW_TOOL)) == []
+
+
+def test_a_place_handed_back_is_replaced_by_where_the_team_now_is(brain: Brain) -> None:
+    gone = ended(
+        brain,
+        "Regional offices\n- Leeds: 2nd floor, 4 Park Square, Leeds LS1 2NE\n"
+        "- York: 9 Stonegate, York YO1 8AS",
+        "#leeds-office\nsam.k: we've moved! from today we're at Unit 12, Thorpe Park, "
+        "Leeds LS15 8GB. Park Square keys go back to the landlord on Friday.",
+    )
+    assert "Park Square" in gone and "Stonegate" not in gone

@@ -44,16 +44,25 @@ _MOVED_ACROSS = re.compile(
 )
 """After a holder: gone to another post ("Helen has moved across to Safety", "Tom has
 left the company"); what follows says where, not who took over."""
+_HANDED_BACK = re.compile(
+    r"(?:\s+\w+)?\s+(?:(?:is|are|was|were|will|be|been|being|has|have|gets?)\s+)*"
+    r"(?:handed|given|going|goes|go)\s+back\s+to\b",
+    re.IGNORECASE,
+)
+"""After a place: given up to its owner ("B12 is being handed back to the airport",
+"Temple Quay keys go back to the landlord"): the place is left."""
 
 
 def gone_name(text: str, name: Value) -> bool:
     """``extraction.values.gone_name``, and a place moved out of ("briefings move out of
-    B12") or a holder moved across or gone ("Helen has moved across to Safety")."""
+    B12") or handed back ("Temple Quay keys go back to the landlord"), or a holder moved
+    across or gone ("Helen has moved across to Safety")."""
     before = text[max(0, name.start - 40) : name.start]
     return (
         _gone_name(text, name)
         or _MOVED_OUT.search(before) is not None
         or _MOVED_ACROSS.match(text, name.end) is not None
+        or _HANDED_BACK.match(text, name.end) is not None
     )
 
 
