@@ -34,6 +34,13 @@ _CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9-]*\d)[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![
 """A document code: capitals and digits joined by hyphens, with a digit ("WXM-HP-03")."""
 _VERSION = re.compile(r"\b(?:v|ver\.?\s?|version\s|rev\.?\s?|revision\s)\d+(?:\.\d+)*\b", re.I)
 """A version mark ("v2.4", "version 3", "rev 2")."""
+_ISSUED = re.compile(
+    r"\b(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?"
+    r"(?:\s+\d{4})?\b|\b(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
+"""An issue date beside a version mark ("Contact Sheet v4 (Mar 2026)", "v3 (Jan 2026)"):
+one document's two issues, not two documents."""
 _SUBJECT = re.compile(r"[ \t]*subject:[ \t]*(.+)", re.IGNORECASE)
 _REPLY = re.compile(r"^(?:(?:re|fw|fwd|aw)\s*:\s*)+", re.IGNORECASE)
 
@@ -47,11 +54,12 @@ def _codes(item: Item) -> frozenset[str]:
 
 
 def _unversioned(item: Item) -> str | None:
-    """The first line's words less its version mark, when it has one."""
+    """The first line's words less its version mark and its issue date, when it has a
+    version mark."""
     line = _first_line(item)
     if not _VERSION.search(line):
         return None
-    words = re.findall(r"[^\W_]+", _VERSION.sub(" ", line).casefold())
+    words = re.findall(r"[^\W_]+", _ISSUED.sub(" ", _VERSION.sub(" ", line)).casefold())
     return " ".join(words) if len(words) >= 2 else None
 
 

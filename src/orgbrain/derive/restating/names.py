@@ -181,14 +181,17 @@ def _reissued(old: Said, new: Said) -> list[Pair]:
     HH Buildings risk GLM | GLM | Lena Fischer |"; "Log every open investigation in SIU
     Tracker.xlsx", then "... in Sentinel CMS"). The older name must be gone from the
     newer line and the newer one new to the older note; a line whose words before the
-    name differ is another line (another row, another step)."""
+    name differ is another line (another row, another step), and a row's first cell is
+    its label, not a name in its place (a row added: "| Stores ORK |" beside "| Stores
+    EXT |")."""
     if not one_document(old.item, new.item) or NEGATION.search(new.text):
         return []
     pairs: list[Pair] = []
     body = old.item.body.casefold()
     for now in new.names:
         lead = _lead(new.text[: now.start])
-        if now.key in body or (len(lead.split()) < _LEAD and "|" not in new.text[: now.start]):
+        row = "|" in new.text[: now.start]  # a table row's cells: its label leads
+        if now.key in body or len(lead.split()) < (1 if row else _LEAD):
             continue
         was = [
             v
