@@ -128,3 +128,15 @@ def test_one_bodys_later_minutes_name_its_new_chair(brain: Brain) -> None:
         "1. Racking inspection done.\nNext: 11 Jun",
     )
     assert "Ruth Hale" in gone
+
+
+def test_a_stand_in_for_one_day_replaces_nothing(brain: Brain) -> None:
+    # the clause that says so is cut from the one that points at the stand-in
+    gone = ended(
+        brain,
+        "Crew Notice - LBA\nCrew report point: Crew Room, terminal 1st floor.\n"
+        "Sign on via CrewLink kiosk.",
+        "#lba-crew\ntom.g: Sat 11 Apr ONLY - crew room closed for painting, sign on at "
+        "Hangar 2 office. back to normal Sunday",
+    )
+    assert gone == []

@@ -53,6 +53,25 @@ _HANDED_BACK = re.compile(
 "Temple Quay keys go back to the landlord"): the place is left."""
 
 
+_PASSING = re.compile(
+    r"\b(?:back\s+to\s+normal|(?:business|service)\s+as\s+usual\s+from|"
+    r"(?:today|tonight|tomorrow|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)?\s+[a-z]{3,9}\.?)"
+    r"\s+only)\b",
+    re.IGNORECASE,
+)
+"""What makes a whole note a passing exception ("Sat 11 Apr ONLY - crew room closed,
+sign on at Hangar 3 office. back to normal Sunday"): the days it names come and go, and
+the place or holder it points at is a stand-in, not the new one."""
+
+
+def passing(body: str) -> bool:
+    """Whether a note says what it points at holds for a day and then goes back
+    (``_PASSING``), in any of its sentences: a clause cut from the rest ("Sat 11 Apr
+    ONLY") still speaks for the note."""
+    return _PASSING.search(body) is not None
+
+
 def gone_name(text: str, name: Value) -> bool:
     """``extraction.values.gone_name``, and a place moved out of ("briefings move out of
     B12") or handed back ("Temple Quay keys go back to the landlord"), or a holder moved
@@ -81,7 +100,7 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
     change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
     ("we are not replacing Jira") replaces nothing."""
     gone = [v for v in new.names if gone_name(new.text, v)]
-    if not gone or NEGATION.search(new.text):
+    if not gone or NEGATION.search(new.text) or passing(new.item.body):
         return []
     held_words = frozenset(w for n in old.names for w in n.key.split())
     pairs: list[Pair] = []
@@ -121,7 +140,8 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     Rollbar") where the older unit, about the same thing, held one other name ("We use
     Sentry for error tracking") that the newer one no longer says; a name both say
     ("HR Business Partner: Sarah Kwan", "Daniel Reyes will be your HR Business Partner")
-    names the role, not its holder. An addition ("also"), a negation, a name marked as
+    names the role, not its holder. An addition ("also"), a negation, a note that holds
+    for a day (``passing``), a name marked as
     the one before ("used to be built with WordPress"), or an older unit holding two
     names the newer does not say (which one went?) replaces nothing."""
     again = _reissued(old, new)
@@ -130,6 +150,8 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     handed = hands_over(new.text, new.names)
     if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
+    if passing(new.item.body):
+        return []  # a stand-in for a day ("Sat 11 Apr ONLY ... back to normal Sunday")
     before = old.text.casefold()
     fresh = {
         v.key: v
