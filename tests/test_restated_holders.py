@@ -106,30 +106,6 @@ def test_a_place_handed_back_is_replaced_by_where_the_team_now_is(brain: Brain) 
     assert "Park Square" in gone and "Stonegate" not in gone
 
 
-def test_a_chair_in_two_bodies_minutes_is_not_one_chair(brain: Brain) -> None:
-    # the minutes' title names its body after the kind of document, before its date: two
-    # review bodies, each with its chair
-    gone = ended(
-        brain,
-        "Minutes - Depot Safety Review, 12 Feb\nChair: Ruth Hale (Depot Manager)\n"
-        "1. Forklift near-misses down 20%.\nNext: 12 Mar",
-        "Supplier Review Board ToR (extract)\nChair: Finance Director (Ivo Marsh). "
-        "Meets quarterly.",
-    )
-    assert gone == []
-
-
-def test_one_bodys_later_minutes_name_its_new_chair(brain: Brain) -> None:
-    gone = ended(
-        brain,
-        "Minutes - Depot Safety Review, 12 Feb\nChair: Ruth Hale (Depot Manager)\n"
-        "1. Forklift near-misses down 20%.\nNext: 12 Mar",
-        "Minutes - Depot Safety Review, 14 May\nChair: Ivo Marsh (Operations Lead)\n"
-        "1. Racking inspection done.\nNext: 11 Jun",
-    )
-    assert "Ruth Hale" in gone
-
-
 def test_a_stand_in_for_one_day_replaces_nothing(brain: Brain) -> None:
     # the clause that says so is cut from the one that points at the stand-in
     gone = ended(

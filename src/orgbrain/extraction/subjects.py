@@ -118,15 +118,8 @@ def labels(line: str) -> list[Phrase]:
 
 def titled(line: str) -> Phrase | None:
     """The phrase a title opens with, less the kind of document it names ("Leeds office
-    guide": Leeds office; "Facilities update": Facilities); after a label that is only
-    a kind of document, the phrase that follows it ("Minutes - Fleet Reliability Review,
-    28 Jan": Fleet Reliability Review)."""
-    stops = [m.span() for m in CUE.finditer(line)]
-    found = _phrase(line, 0, len(line), stops, place=True)
-    if found is None:
-        at = _labels(line, 0, len(line), stops, [], place=True)
-        found = _phrase(line, at, len(line), stops, place=True) if at else None
-    return found
+    guide": Leeds office; "Facilities update": Facilities)."""
+    return _phrase(line, 0, len(line), [m.span() for m in CUE.finditer(line)], place=True)
 
 
 def _labels(
@@ -177,10 +170,9 @@ def _phrase(
         if not token[0].isalnum():
             if depth:
                 continue
-            if token == "," and not place:
+            if token == ",":
                 return None  # an opener or an address ("bad news ppl, GA slips ..."),
-            break  # or a list: not what the unit is about; a title's date follows a
-            # comma ("Fleet Reliability Review, 28 Jan")
+            break  # or a list: not what the unit is about
         if any(c.isdigit() for c in token):
             continue  # a code ("KR3", "FP-3"): the values that end a phrase are ``stops``
         word = token.lower()

@@ -35,7 +35,9 @@ def two_things(p: Pair) -> bool:
     reps —", "for EMEA"), unless the newer unit names the older's too. And a newer unit
     whose new name is what the older unit's context is about says the same thing from
     the other side ("Pricing Committee — ... Owns list price changes", then "List price
-    changes go to Pricing Committee"): no change of it."""
+    changes go to Pricing Committee"): no change of it; but a new name with a word of its
+    own is another thing ("Crew Notice - SOU", then "briefings move out of B12 to the new
+    Crew Centre")."""
     if _apart_in_context(p):
         return True
     olds, news = _subjects(p.old, p.was), _subjects(p.new, p.now)
