@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from orgbrain import Brain
 from orgbrain.derive.handover import leaver
+from orgbrain.derive.restating.names import gone_name
+from orgbrain.extraction.values import names_in
 from tests.restating import ended
 
 
@@ -116,3 +118,29 @@ def test_a_stand_in_for_one_day_replaces_nothing(brain: Brain) -> None:
         "Hangar 2 office. back to normal Sunday",
     )
     assert gone == []
+
+
+def test_a_supplier_whose_contract_lapsed_is_replaced_though_written_small(
+    brain: Brain,
+) -> None:
+    # chat writes the older note's name in lower case, a long name by its first word
+    gone = ended(
+        brain,
+        "Procedure TR-09 Welsh pallet deliveries: all pallet consignments for Wales are "
+        "booked with Prosser Haulage through their portal by 15:00 for next-day collection.",
+        "dan_ops: heads up, welsh pallets go with Westway Freight from monday, prosser "
+        "contract finished end of may",
+    )
+    assert "Prosser Haulage" in gone
+
+
+def test_what_says_a_supplier_or_tool_is_let_go() -> None:
+    def gone(text: str) -> dict[str, bool]:
+        return {v.key: gone_name(text, v) for v in names_in(text)}
+
+    assert gone("Heads up: our Voxa licences finish at the end of June.")["voxa"]
+    assert gone("Heads up: the Ledgerly contract lapsed last week.")["ledgerly"]
+    assert gone("Heads up: the Zephyr WMS stays read-only for lookups.")["zephyr wms"]
+    # a place closing for the day, a licence renewed: no contract let go
+    assert not gone("Heads up: the Voxa office closes early on Friday.")["voxa"]
+    assert not gone("Heads up: our Voxa licences are renewed for a year.")["voxa"]

@@ -13,6 +13,7 @@ from ...extraction.quiet import NEGATION
 from ...extraction.values import Value, marked_old, toward
 from ...extraction.values import gone_name as _gone_name
 from ...extraction.values import where_gone as _where_gone
+from ...retrieve.terms import STOPWORDS
 from ..handover import a_person, handed_to, hands_over, leaver, people_for
 from ..versions import one_document
 from .units import (
@@ -52,6 +53,26 @@ _HANDED_BACK = re.compile(
 """After a place: given up to its owner ("B12 is being handed back to the airport",
 "Temple Quay keys go back to the landlord"): the place is left."""
 
+_LAPSED = re.compile(
+    r"(?:\s+\w+)?\s+(?:account|contract|licen[cs]es?|subscription|agreement)s?\s+"
+    r"(?:(?:has|have|will|is|was)\s+)?(?:closes|closed|close|closing|ends|ended|end|ending|"
+    r"finish(?:es|ed)?|expires?|expired|lapses|lapsed|terminates|terminated|"
+    r"(?:ran|runs?)\s+out)\b",
+    re.IGNORECASE,
+)
+"""After a supplier or a tool: its contract, licence or account ends ("Our LanguageLine
+account closes on 31 March", "BigHand licences finish at the end of this month",
+"mcgill contract finished end of april"): it is let go. A place that closes for the day
+("Pharmacy closing early") names no contract."""
+_WITHDRAWN = re.compile(
+    r"(?:\s+\w+)?\s+(?:(?:has|have|is|are|was|were|will|be|been|being|gets?|goes|go|"
+    r"stays?|becomes?)\s+)+(?:withdrawn|discontinued|phased\s+out|read-only)\b",
+    re.IGNORECASE,
+)
+"""After a tool or a form: withdrawn from use ("The Excel sheet has been withdrawn",
+"Zephyr stays read-only for 90 days for lookups", "ilab goes read-only as an archive"):
+kept to look at, no longer used."""
+
 
 _PASSING = re.compile(
     r"\b(?:back\s+to\s+normal|(?:business|service)\s+as\s+usual\s+from|"
@@ -74,14 +95,17 @@ def passing(body: str) -> bool:
 
 def gone_name(text: str, name: Value) -> bool:
     """``extraction.values.gone_name``, and a place moved out of ("briefings move out of
-    B12") or handed back ("Temple Quay keys go back to the landlord"), or a holder moved
-    across or gone ("Helen has moved across to Safety")."""
+    B12") or handed back ("Temple Quay keys go back to the landlord"), a supplier or tool
+    whose contract lapses or that is withdrawn ("BigHand licences finish", "Zephyr stays
+    read-only"), or a holder moved across or gone ("Helen has moved across to Safety")."""
     before = text[max(0, name.start - 40) : name.start]
     return (
         _gone_name(text, name)
         or _MOVED_OUT.search(before) is not None
         or _MOVED_ACROSS.match(text, name.end) is not None
         or _HANDED_BACK.match(text, name.end) is not None
+        or _LAPSED.match(text, name.end) is not None
+        or _WITHDRAWN.match(text, name.end) is not None
     )
 
 
@@ -98,8 +122,18 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
     the newer's one new name that it points at ("report to Marcus Lee"), the nearest if
     several; or, when it points at none, by the new name a unit beside it states as a
     change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
-    ("we are not replacing Jira") replaces nothing."""
+    ("we are not replacing Jira") replaces nothing. A name of the older unit counts as
+    said in the newer one in lower case too, and a long name by its first word ("mcgill
+    contract finished end of april" of "McGill Haulage"), where it is said to be gone."""
     gone = [v for v in new.names if gone_name(new.text, v)]
+    # a chat line writes the older note's names in lower case ("mcgill contract finished")
+    keys = {v.key for v in new.names}
+    gone += [
+        w
+        for key in _keys(old.names) - keys
+        for w in _said_as_word(new, Value("name", "", key, 0, 0))
+        if gone_name(new.text, w)
+    ]
     if not gone or NEGATION.search(new.text) or passing(new.item.body):
         return []
     held_words = frozenset(w for n in old.names for w in n.key.split())
@@ -281,6 +315,17 @@ def _said_as_word(said: Said, name: Value) -> list[Value]:
     nightly jobs": a capital that starts a sentence)."""
     found = re.search(rf"(?<![\w#@-]){re.escape(name.key)}(?![\w-])", said.text, re.IGNORECASE)
     return [] if found is None else [Value("name", "", name.key, found.start(), found.end())]
+
+
+def _keys(names: Sequence[Value]) -> set[str]:
+    """The keys of ``names``, and the first word of each of two or more words when it is
+    long enough to be the name's own ("mcgill" of "McGill Haulage")."""
+    out = {n.key for n in names}
+    for n in names:
+        first = n.key.split()[0]
+        if " " in n.key and len(first) >= 4 and first.isalpha() and first not in STOPWORDS:
+            out.add(first)
+    return out
 
 
 def _new_name(said: Said, v: Value, taken: frozenset[str]) -> bool:
