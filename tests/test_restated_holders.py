@@ -53,6 +53,27 @@ def test_a_leavers_farewell_hands_on_what_the_writer_held(brain: Brain) -> None:
     assert "Paul Grey" in gone and "Ruth Hale" not in gone
 
 
+CONTACTS = "York contacts\nRoute changes / planning: Nadia Kent (ext 3312)\nYard: Gary\nFleet: Omar"
+
+
+def test_a_handover_note_signed_with_initials_hands_on_the_writers_post(brain: Brain) -> None:
+    note = (
+        "Handover note (NK): I'm off to the Leeds project from 6 July. Ivo Marsh takes "
+        "over York transport planning from that date - he has the route files."
+    )
+    assert leaver(note) == "NK"
+    assert "Nadia Kent" in ended(brain, CONTACTS, note)
+
+
+def test_a_handover_while_the_writer_is_away_hands_on_nothing(brain: Brain) -> None:
+    note = (
+        "Handover note (NK): I'm off to a conference from 6 July. Ivo Marsh takes over "
+        "York transport planning while I'm away - he has the route files."
+    )
+    assert leaver(note) is None
+    assert ended(brain, CONTACTS, note) == []
+
+
 def test_a_cover_while_away_hands_on_nothing(brain: Brain) -> None:
     cover = (
         "Subject: Leave next week\nHi all,\nI'm on leave next week. Nadia Kent looks "
@@ -141,6 +162,7 @@ def test_what_says_a_supplier_or_tool_is_let_go() -> None:
     assert gone("Heads up: our Voxa licences finish at the end of June.")["voxa"]
     assert gone("Heads up: the Ledgerly contract lapsed last week.")["ledgerly"]
     assert gone("Heads up: the Zephyr WMS stays read-only for lookups.")["zephyr wms"]
+    assert gone("Heads up: the Allstar cards get cancelled on 30 September.")["allstar"]
     # a place closing for the day, a licence renewed: no contract let go
     assert not gone("Heads up: the Voxa office closes early on Friday.")["voxa"]
     assert not gone("Heads up: our Voxa licences are renewed for a year.")["voxa"]

@@ -17,7 +17,7 @@ from ..extraction.entities import looks_like_person
 from ..extraction.quiet import NEGATION
 from ..extraction.values import Value
 
-__all__ = ["a_person", "handed_to", "hands_over", "leaver", "people_for"]
+__all__ = ["a_person", "handed_to", "hands_over", "leaver", "people_for", "signed"]
 
 _TAKES_UP = re.compile(
     r"(?:\s+\([^)]{0,40}\))?,?\s+(?:(?:now|also)\s+)?(?:"
@@ -74,11 +74,22 @@ def people_for(holders: list[Value], text: str, now: str) -> list[Value]:
 
 
 _FAREWELL = re.compile(
-    r"\b(?:my\s+last\s+day|i(?:'m|\s+am|\s+will\s+be)\s+(?:leaving|retiring|moving\s+on)|"
-    r"farewell|goodbye|good-bye)\b",
+    r"\b(?:my\s+last\s+day|i(?:'m|\s+am|\s+will\s+be)\s+(?:leaving|retiring|moving\s+on|"
+    r"off\s+to\s+(?:the|a|an|join)\b)|farewell|goodbye|good-bye|handover\s+note|"
+    r"handing\s+over)\b",
     re.IGNORECASE,
 )
-"""What says the writer is leaving ("Friday is my last day", "I'm retiring")."""
+"""What says the writer is leaving their post ("Friday is my last day", "I'm retiring",
+"Handover note (PS): I'm off to the Hull project")."""
+_AWAY = re.compile(
+    r"\b(?:while\s+i(?:'m|\s+am)\s+(?:away|off|out)|in\s+my\s+absence|until\s+i(?:'m|\s+am)?"
+    r"\s+back|until\s+i\s+return|(?:on|during\s+my)\s+(?:annual\s+)?leave|cover(?:ing)?\s+for\s+me)\b",
+    re.IGNORECASE,
+)
+"""What makes a hand-over a cover while the writer is away ("Nadia looks after the depot
+while I'm away"): the writer comes back to what they held."""
+_INITIALS = re.compile(r"\(([A-Z]{2,3})\)")
+"""The writer's initials in a note's first line ("Handover note (PS)")."""
 _SIGN_OFF = re.compile(
     r"(?:(?:kind|warm|best|many|with)\s+)?(?:regards|thanks|thank\s+you|cheers|best|"
     r"all\s+the\s+best|best\s+wishes|love)[ \t]*[,!.]?",
@@ -91,18 +102,34 @@ _SIGNED = re.compile(r"([A-Z][a-z'\u2019-]+)(?:\s+[A-Z][\w'\u2019-]+)?(?:\s*[-,\
 
 
 def leaver(body: str) -> str | None:
-    """The first name of who signs ``body`` when it says they are leaving ("After 9
-    years looking after Cork, Friday is my last day. Aoife Brennan takes over the station
-    ... Colm"): the line after a sign-off ("Warm regards,"), or else a last line that is
-    only a name. A leaver's farewell that names a successor hands on what the leaver
-    held; a note that does not say its writer is going (a cover while away) hands on
-    nothing of theirs."""
-    if not _FAREWELL.search(body):
+    """The first name, or the initials, of who signs ``body`` when it says they are
+    leaving ("After 9 years looking after Cork, Friday is my last day. Aoife Brennan
+    takes over the station ... Colm"): initials in brackets in its first line
+    ("Handover note (PS)"), the line after a sign-off ("Warm regards,"), or else a last
+    line that is only a name. A leaver's farewell that names a successor hands on what
+    the leaver held; a note that does not say its writer is going, or says they are away
+    for a while (``_AWAY``), hands on nothing of theirs."""
+    if not _FAREWELL.search(body) or _AWAY.search(body):
         return None
     lines = [x.strip() for x in body.strip().split("\n") if x.strip()]
+    initials = _INITIALS.search(lines[0])
+    if initials is not None:
+        return initials.group(1)
     signed = lines[-1] if len(lines[-1].split()) <= 2 else None
     for at, x in enumerate(lines[:-1]):
         if _SIGN_OFF.fullmatch(x):
             signed = lines[at + 1]
     m = _SIGNED.fullmatch(signed) if signed else None
     return m.group(1) if m else None
+
+
+def signed(name: str, signer: str) -> bool:
+    """Whether ``name`` (case-folded, two words or more) is the ``signer``'s: its first
+    word is the first name signed, or its words' initials are the initials signed
+    ("priya shah", "PS")."""
+    words = name.split()
+    if len(words) < 2:
+        return False
+    if signer.isupper():
+        return "".join(w[0] for w in words).upper() == signer
+    return words[0] == signer.casefold()

@@ -14,7 +14,7 @@ from ...extraction.values import Value, marked_old, toward
 from ...extraction.values import gone_name as _gone_name
 from ...extraction.values import where_gone as _where_gone
 from ...retrieve.terms import STOPWORDS
-from ..handover import a_person, handed_to, hands_over, leaver, people_for
+from ..handover import a_person, handed_to, hands_over, leaver, people_for, signed
 from ..versions import one_document
 from .units import (
     INITIALS,
@@ -66,10 +66,11 @@ account closes on 31 March", "BigHand licences finish at the end of this month",
 ("Pharmacy closing early") names no contract."""
 _WITHDRAWN = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:has|have|is|are|was|were|will|be|been|being|gets?|goes|go|"
-    r"stays?|becomes?)\s+)+(?:withdrawn|discontinued|phased\s+out|read-only)\b",
+    r"stays?|becomes?)\s+)+(?:withdrawn|discontinued|phased\s+out|read-only|cancell?ed)\b",
     re.IGNORECASE,
 )
 """After a tool or a form: withdrawn from use ("The Excel sheet has been withdrawn",
+"the Allstar cards get cancelled on 30 September",
 "Zephyr stays read-only for 90 days for lookups", "ilab goes read-only as an archive"):
 kept to look at, no longer used."""
 
@@ -279,8 +280,7 @@ def _leavers(old: Said, new: Said, now: Value) -> list[Value]:
         or bool({v.key for v in old.values} & {v.key for v in new.values})
         or any(spelled(m.group(0), old.text) for m in INITIALS.finditer(new.text))
     )
-    first = signer.casefold()
-    named = [n for n in old.names if len(n.key.split()) >= 2 and n.key.split()[0] == first]
+    named = [n for n in old.names if signed(n.key, signer)]
     return named if tied else []
 
 
