@@ -166,3 +166,29 @@ def test_what_says_a_supplier_or_tool_is_let_go() -> None:
     # a place closing for the day, a licence renewed: no contract let go
     assert not gone("Heads up: the Voxa office closes early on Friday.")["voxa"]
     assert not gone("Heads up: our Voxa licences are renewed for a year.")["voxa"]
+
+
+def test_a_holder_who_stepped_down_is_replaced_by_the_one_taking_over(brain: Brain) -> None:
+    gone = ended(
+        brain,
+        "Depot Safety Committee\nChair: Dr Ruth Hale\nSecretary: Mo Reed (safety@depot.example)",
+        "Staff Bulletin - September\n* Safety: huge thanks to Dr Ruth Hale, who has stepped "
+        "down after five years chairing the Depot Safety Committee. Prof Ivo Marsh takes "
+        "over as chair; chair's-action requests to him please.",
+    )
+    assert "Dr Ruth Hale" in gone and "Mo Reed" not in gone
+
+
+def test_a_chat_writer_who_moved_over_hands_on_by_handle(brain: Brain) -> None:
+    note = (
+        "#ug-admin\nnadia.kent: heads up all, I've moved over to PGR admin as of today. "
+        "Ivo Marsh is picking up UG extension requests from me."
+    )
+    assert leaver(note) == "nadia.kent"
+    gone = ended(
+        brain,
+        "UG FAQ\nQ: Who do I ask for a coursework extension?\nA: Email Nadia Kent in the UG "
+        "Office with the module code, at least 24h before the deadline.",
+        note,
+    )
+    assert any("Nadia Kent" in g for g in gone)

@@ -75,7 +75,8 @@ def people_for(holders: list[Value], text: str, now: str) -> list[Value]:
 
 _FAREWELL = re.compile(
     r"\b(?:my\s+last\s+day|i(?:'m|\s+am|\s+will\s+be)\s+(?:leaving|retiring|moving\s+on|"
-    r"off\s+to\s+(?:the|a|an|join)\b)|farewell|goodbye|good-bye|handover\s+note|"
+    r"off\s+to\s+(?:the|a|an|join)\b)|i(?:'ve|\s+have)\s+moved\s+(?:over|across|on)\b|"
+    r"farewell|goodbye|good-bye|handover\s+note|"
     r"handing\s+over)\b",
     re.IGNORECASE,
 )
@@ -88,6 +89,8 @@ _AWAY = re.compile(
 )
 """What makes a hand-over a cover while the writer is away ("Nadia looks after the depot
 while I'm away"): the writer comes back to what they held."""
+_HANDLE = re.compile(r"([a-z]+[._][a-z]+):\s")
+"""A chat line's writer as a first and last name ("fiona.baird: ...")."""
 _INITIALS = re.compile(r"\(([A-Z]{2,3})\)")
 """The writer's initials in a note's first line ("Handover note (PS)")."""
 _SIGN_OFF = re.compile(
@@ -105,7 +108,8 @@ def leaver(body: str) -> str | None:
     """The first name, or the initials, of who signs ``body`` when it says they are
     leaving ("After 9 years looking after Cork, Friday is my last day. Aoife Brennan
     takes over the station ... Colm"): initials in brackets in its first line
-    ("Handover note (PS)"), the line after a sign-off ("Warm regards,"), or else a last
+    ("Handover note (PS)"), the handle of the chat line that says so ("fiona.baird: I've
+    moved over to PGR admin"), the line after a sign-off ("Warm regards,"), or else a last
     line that is only a name. A leaver's farewell that names a successor hands on what
     the leaver held; a note that does not say its writer is going, or says they are away
     for a while (``_AWAY``), hands on nothing of theirs."""
@@ -115,6 +119,10 @@ def leaver(body: str) -> str | None:
     initials = _INITIALS.search(lines[0])
     if initials is not None:
         return initials.group(1)
+    for x in lines:  # a chat line's writer, by handle ("fiona.baird: I've moved over to")
+        handle = _HANDLE.match(x)
+        if handle is not None and _FAREWELL.search(x):
+            return handle.group(1)
     signed = lines[-1] if len(lines[-1].split()) <= 2 else None
     for at, x in enumerate(lines[:-1]):
         if _SIGN_OFF.fullmatch(x):
@@ -125,11 +133,14 @@ def leaver(body: str) -> str | None:
 
 def signed(name: str, signer: str) -> bool:
     """Whether ``name`` (case-folded, two words or more) is the ``signer``'s: its first
-    word is the first name signed, or its words' initials are the initials signed
-    ("priya shah", "PS")."""
+    word is the first name signed, its words' initials are the initials signed ("priya
+    shah", "PS"), or it holds the handle's two names ("fiona baird", "fiona.baird")."""
     words = name.split()
     if len(words) < 2:
         return False
+    parts = re.split(r"[._]", signer)
+    if len(parts) == 2:  # a handle: the two names side by side ("email fiona baird")
+        return any(words[i : i + 2] == parts for i in range(len(words) - 1))
     if signer.isupper():
         return "".join(w[0] for w in words).upper() == signer
     return words[0] == signer.casefold()

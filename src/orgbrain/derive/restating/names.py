@@ -39,12 +39,14 @@ _MOVED_OUT = re.compile(
 "the team is moving out of Hangar 2"): the place it leaves. A bare "out of" is not one
 ("out of Hours", "run out of Stock")."""
 _MOVED_ACROSS = re.compile(
-    r"(?:\s+\w+)?\s+(?:has\s+|have\s+)?(?:moved\s+(?:across|away)|left\s+(?:us|the\s+\w+))\b"
-    r"[^,;.]*",
+    r"(?:,\s+who|(?:\s+\w+)?)\s+(?:has\s+|have\s+|had\s+)?(?:moved\s+(?:across|away|on)|"
+    r"left\s+(?:us|the\s+\w+)|stepped\s+(?:down|away)|retired)\b[^,;.]*",
     re.IGNORECASE,
 )
 """After a holder: gone to another post ("Helen has moved across to Safety", "Tom has
-left the company"); what follows says where, not who took over."""
+left the company", "huge thanks to Dr Helen Marsh, who has stepped down after four
+years chairing the Committee"); what follows says where, or what they held, not who
+took over."""
 _HANDED_BACK = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:is|are|was|were|will|be|been|being|has|have|gets?)\s+)*"
     r"(?:handed|given|going|goes|go)\s+back\s+to\b",
