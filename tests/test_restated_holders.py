@@ -163,6 +163,8 @@ def test_what_says_a_supplier_or_tool_is_let_go() -> None:
     assert gone("Heads up: the Ledgerly contract lapsed last week.")["ledgerly"]
     assert gone("Heads up: the Zephyr WMS stays read-only for lookups.")["zephyr wms"]
     assert gone("Heads up: the Allstar cards get cancelled on 30 September.")["allstar"]
+    assert gone("Heads up: our Bundledocs licences lapse in May.")["bundledocs"]
+    assert gone("Board approved it; Gareth Lyons steps back to focus on clients.")["gareth lyons"]
     # a place closing for the day, a licence renewed: no contract let go
     assert not gone("Heads up: the Voxa office closes early on Friday.")["voxa"]
     assert not gone("Heads up: our Voxa licences are renewed for a year.")["voxa"]
@@ -192,3 +194,36 @@ def test_a_chat_writer_who_moved_over_hands_on_by_handle(brain: Brain) -> None:
         note,
     )
     assert any("Nadia Kent" in g for g in gone)
+
+
+def test_a_supplier_not_renewed_is_replaced_by_the_one_beside_it(brain: Brain) -> None:
+    gone = ended(
+        brain,
+        "Events FAQ\nQ: How do I run a customer webinar?\nA: Fill in the request form in "
+        "Asana. Events Ops builds it in StreamHall and handles registration.",
+        "Subject: Webinars after 1 May\nHi all, quick one from Events Ops: we didn't renew "
+        "StreamHall. Customer webinars from 1 May are hosted in Castwell.",
+    )
+    assert "StreamHall" in gone and "Events Ops" not in gone
+
+
+def test_an_assignee_arrow_replaces_the_holder_before_it(brain: Brain) -> None:
+    gone = ended(
+        brain,
+        "New vendor onboarding\n1. Requester fills in the intake form.\n2. Security review - "
+        "Omar Haddad (IT Security) checks the pen test and approves in Jira.",
+        "VEND-77 Security review: Formly (survey tool)\nAssignee: Omar Haddad → Ana Ruiz\n"
+        "Comment (Ana Ruiz): Picking this up - vendor security reviews sit with GRC now.",
+    )
+    assert any("Omar Haddad" in g for g in gone)
+
+
+def test_one_who_joined_as_the_coordinator_replaces_the_one_before(brain: Brain) -> None:
+    gone = ended(
+        brain,
+        "L&D - External courses\nComplete the training request form and send it to Tom Beck "
+        "(L&D Coordinator). Get budget approval first for anything over £300.",
+        "Weekly - Meet the team\nHana Sato joined us in May as L&D Coordinator and now "
+        "handles all external course bookings - send her your training request forms.",
+    )
+    assert "Tom Beck" in gone

@@ -27,7 +27,8 @@ _TAKES_UP = re.compile(
     r"(?:is|are)\s+(?:now\s+)?(?:leading|heading\s+up|chairing|doing|handling|running|"
     r"looking\s+after)|"
     r"(?:takes?|took|is\s+taking)\s+(?:on|over)|steps?\s+in\s+as|stepping\s+in\s+as|"
-    r"(?:has\s+been|is|was)\s+appointed|(?:joins|joined|has\s+joined)\s+as)\b",
+    r"(?:has\s+been|is|was)\s+appointed|"
+    r"(?:joins|joined|has\s+joined)(?:\s+(?:us|the\s+team))?(?:\s+(?:in|on|from)\s+\w+)?\s+as)\b",
     re.IGNORECASE,
 )
 """After a name: a verb of taking a thing on."""

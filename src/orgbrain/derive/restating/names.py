@@ -39,14 +39,15 @@ _MOVED_OUT = re.compile(
 "the team is moving out of Hangar 2"): the place it leaves. A bare "out of" is not one
 ("out of Hours", "run out of Stock")."""
 _MOVED_ACROSS = re.compile(
-    r"(?:,\s+who|(?:\s+\w+)?)\s+(?:has\s+|have\s+|had\s+)?(?:moved\s+(?:across|away|on)|"
-    r"left\s+(?:us|the\s+\w+)|stepped\s+(?:down|away)|retired)\b[^,;.]*",
+    r"(?:,\s+who|(?:\s+\w+)?)\s+(?:has\s+|have\s+|had\s+|is\s+)?(?:"
+    r"mov(?:es|ed|ing)\s+(?:across|away|on|over)|left\s+(?:us|the\s+\w+)|"
+    r"(?:steps?|stepped|stepping)\s+(?:down|away|back)|retired)\b[^,;.]*",
     re.IGNORECASE,
 )
 """After a holder: gone to another post ("Helen has moved across to Safety", "Tom has
-left the company", "huge thanks to Dr Helen Marsh, who has stepped down after four
-years chairing the Committee"); what follows says where, or what they held, not who
-took over."""
+left the company", "Gareth Lyons steps back to focus on client work", "huge thanks to
+Dr Helen Marsh, who has stepped down after four years chairing the Committee"); what
+follows says where, or what they held, not who took over."""
 _HANDED_BACK = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:is|are|was|were|will|be|been|being|has|have|gets?)\s+)*"
     r"(?:handed|given|going|goes|go)\s+back\s+to\b",
@@ -58,7 +59,7 @@ _HANDED_BACK = re.compile(
 _LAPSED = re.compile(
     r"(?:\s+\w+)?\s+(?:account|contract|licen[cs]es?|subscription|agreement)s?\s+"
     r"(?:(?:has|have|will|is|was)\s+)?(?:closes|closed|close|closing|ends|ended|end|ending|"
-    r"finish(?:es|ed)?|expires?|expired|lapses|lapsed|terminates|terminated|"
+    r"finish(?:es|ed)?|expires?|expired|lapses?|lapsed|terminates|terminated|"
     r"(?:ran|runs?)\s+out)\b",
     re.IGNORECASE,
 )
@@ -75,6 +76,58 @@ _WITHDRAWN = re.compile(
 "the Allstar cards get cancelled on 30 September",
 "Zephyr stays read-only for 90 days for lookups", "ilab goes read-only as an archive"):
 kept to look at, no longer used."""
+
+
+_ARROW = re.compile(r"[ \t]*(?:→|->)[ \t]*")
+"""Between two names: the one before it replaced by the one after ("Assignee: Tomás Ruiz
+→ Lena Fischer")."""
+_NOT_RENEWED = re.compile(
+    r"\b(?:didn't|did\s+not|won't|will\s+not|aren't|are\s+not|not)\s+(?:be\s+)?"
+    r"(?:renew(?:ed|ing)?|extend(?:ed|ing)?)\s+(?:the\s+|our\s+)?$",
+    re.IGNORECASE,
+)
+"""Before a supplier or tool: its contract not renewed ("we didn't renew ON24", "not
+renewing TachoMaster"): a denial that lets it go, not one that keeps it."""
+_APPOINTED = re.compile(
+    r"\b(?:approved|appointed|named|confirmed)\s+$",
+    re.IGNORECASE,
+)
+_AS_HOLDER = re.compile(
+    r"\s+as\s+(?:the\s+)?(?:new\s+)?(?:head|chair|lead|owner|manager|director|coordinator)\b",
+    re.IGNORECASE,
+)
+"""Around a name: appointed to a post ("Board approved Nadia Kerr as head of the
+Employment group"): the new holder."""
+
+
+def _pointed(text: str, name: Value) -> bool:
+    """``toward``, or a name after an arrow ("Tomás Ruiz → Lena Fischer") or appointed to
+    a post ("approved Nadia Kerr as head of ...")."""
+    before = text[: name.start]
+    return (
+        toward(text, name)
+        or re.search(r"(?:→|->)[ \t]*$", before) is not None
+        or (
+            _APPOINTED.search(before[-30:]) is not None
+            and _AS_HOLDER.match(text, name.end) is not None
+        )
+    )
+
+
+def _denied(text: str) -> bool:
+    """Whether ``text`` denies something other than renewing a thing it lets go."""
+    return NEGATION.search(_unrenewed(text)) is not None
+
+
+def _unrenewed(text: str) -> str:
+    """``text`` with each "didn't renew" before a name blanked."""
+    return re.sub(
+        r"\b(?:didn't|did\s+not|won't|will\s+not|aren't|are\s+not|not)\s+(?:be\s+)?"
+        r"(?:renew(?:ed|ing)?|extend(?:ed|ing)?)\b",
+        " ",
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 _PASSING = re.compile(
@@ -107,6 +160,8 @@ def gone_name(text: str, name: Value) -> bool:
         or _MOVED_OUT.search(before) is not None
         or _MOVED_ACROSS.match(text, name.end) is not None
         or _HANDED_BACK.match(text, name.end) is not None
+        or _NOT_RENEWED.search(before) is not None
+        or _ARROW.match(text, name.end) is not None
         or _LAPSED.match(text, name.end) is not None
         or _WITHDRAWN.match(text, name.end) is not None
     )
@@ -125,7 +180,9 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
     the newer's one new name that it points at ("report to Marcus Lee"), the nearest if
     several; or, when it points at none, by the new name a unit beside it states as a
     change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
-    ("we are not replacing Jira") replaces nothing. A name of the older unit counts as
+    ("we are not replacing Jira") replaces nothing but what it says it did not renew
+    ("we didn't renew ON24"). A name after an arrow ("Tomás Ruiz → Lena Fischer") or
+    appointed to a post is pointed at (``_pointed``). A name of the older unit counts as
     said in the newer one in lower case too, and a long name by its first word ("mcgill
     contract finished end of april" of "McGill Haulage"), where it is said to be gone."""
     gone = [v for v in new.names if gone_name(new.text, v)]
@@ -137,7 +194,9 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
         for w in _said_as_word(new, Value("name", "", key, 0, 0))
         if gone_name(new.text, w)
     ]
-    if not gone or NEGATION.search(new.text) or passing(new.item.body):
+    if NEGATION.search(new.text):  # of a denial, only what it does not renew is gone
+        gone = [x for x in gone if _NOT_RENEWED.search(new.text[max(0, x.start - 40) : x.start])]
+    if not gone or _denied(new.text) or passing(new.item.body):
         return []
     held_words = frozenset(w for n in old.names for w in n.key.split())
     pairs: list[Pair] = []
@@ -151,7 +210,9 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
         fresh = [
             v
             for v in new.names
-            if toward(new.text, v) and _new_name(new, v, taken) and not went[0] <= v.start < went[1]
+            if _pointed(new.text, v)
+            and _new_name(new, v, taken)
+            and not went[0] <= v.start < went[1]
         ]
         if fresh:
             now = min(fresh, key=lambda v: abs(v.start - x.start))
