@@ -9,7 +9,7 @@ from orgbrain import Brain
 from orgbrain.derive.handover import leaver
 from orgbrain.derive.restating.names import gone_name
 from orgbrain.extraction.values import names_in
-from tests.restating import ended
+from tests.restating import NOV, SEP, derived, ended, values
 
 
 def test_a_place_moved_out_of_is_replaced_by_the_new_one(brain: Brain) -> None:
@@ -227,3 +227,23 @@ def test_one_who_joined_as_the_coordinator_replaces_the_one_before(brain: Brain)
         "handles all external course bookings - send her your training request forms.",
     )
     assert "Tom Beck" in gone
+
+
+def test_one_appointed_head_replaces_the_head_who_steps_back(brain: Brain) -> None:
+    old, new = derived(
+        brain,
+        (
+            "Practice Groups - heads\nCorporate: Helen Ward\nEmployment: Gareth Lyons\n"
+            "Disputes: Simon Whitcombe",
+            SEP,
+        ),
+        (
+            "Management Board - Minutes\n3. Employment PG: the Board approved Nadia Kerr as "
+            "head of the Employment group from 1 May, and Gareth Lyons steps back to focus "
+            "on client work.",
+            NOV,
+        ),
+    )
+    was = {s.object for s in values(brain, old) if not s.current}
+    now = {s.object for s in values(brain, new) if s.current}
+    assert "Gareth Lyons" in was and "Helen Ward" not in was and "Nadia Kerr" in now

@@ -221,7 +221,7 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
             continue
         for other in beside:
             named = [v for v in other.names if _new_name(other, v, taken)]
-            pointed = [v for v in named if toward(other.text, v)]
+            pointed = [v for v in named if _pointed(other.text, v)]
             # a clause of the same sentence goes on from the name gone ("the Excel tracker
             # is retired - all inspections are recorded in Uniform"): pointing is enough
             cue = other.cue or (bool(pointed) and one_sentence(new, other))
