@@ -80,7 +80,33 @@ kept to look at, no longer used."""
 
 _ARROW = re.compile(r"[ \t]*(?:→|->)[ \t]*")
 """Between two names: the one before it replaced by the one after ("Assignee: Tomás Ruiz
-→ Lena Fischer")."""
+→ Lena Fischer"), on a field's line only: a path or a route ("Settings → Security",
+"LHR → MAN") changes nothing."""
+
+
+_NAMED = r"[^\W\d_][\w'.&-]*(?:[ \t]+[A-Z][\w'.&-]*){0,3}"
+_FIELD_ARROW = re.compile(
+    rf"([^\w\n]*[^\W\d][\w /&-]{{0,30}}:)[ \t]*({_NAMED})[ \t]*(?:→|->)[ \t]*({_NAMED})[ \t.]*"
+)
+"""A field's line that is one name changed to another ("Assignee: Tomás Ruiz → Lena
+Fischer")."""
+_PATHS = re.compile(r"\b(?:route|path|flow|journey|direction|menu|steps?)\b", re.IGNORECASE)
+"""A field whose arrow is a way, not a change ("Route: LHR → MAN")."""
+
+
+def _field_arrow(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start``-``end`` is a field's value changed by an arrow, on
+    either side of it, its line holding nothing else ("Assignee: Tomás Ruiz → Lena
+    Fischer")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    m = _FIELD_ARROW.fullmatch(line)
+    if m is None or _PATHS.search(m.group(1)):
+        return False
+    return start - line_start in (m.start(2), m.start(3))
+
+
 _NOT_RENEWED = re.compile(
     r"\b(?:didn't|did\s+not|won't|will\s+not|aren't|are\s+not|not)\s+(?:be\s+)?"
     r"(?:renew(?:ed|ing)?|extend(?:ed|ing)?)\s+(?:the\s+|our\s+)?$",
@@ -106,7 +132,10 @@ def _pointed(text: str, name: Value) -> bool:
     before = text[: name.start]
     return (
         toward(text, name)
-        or re.search(r"(?:→|->)[ \t]*$", before) is not None
+        or (
+            re.search(r"(?:→|->)[ \t]*$", before) is not None
+            and _field_arrow(text, name.start, name.end)
+        )
         or (
             _APPOINTED.search(before[-30:]) is not None
             and _AS_HOLDER.match(text, name.end) is not None
@@ -161,7 +190,7 @@ def gone_name(text: str, name: Value) -> bool:
         or _MOVED_ACROSS.match(text, name.end) is not None
         or _HANDED_BACK.match(text, name.end) is not None
         or _NOT_RENEWED.search(before) is not None
-        or _ARROW.match(text, name.end) is not None
+        or (_ARROW.match(text, name.end) is not None and _field_arrow(text, name.start, name.end))
         or _LAPSED.match(text, name.end) is not None
         or _WITHDRAWN.match(text, name.end) is not None
     )
