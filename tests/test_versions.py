@@ -43,6 +43,10 @@ POLICY_NEXT = (
 )
 OTHER_POLICY = POLICY_NEXT.replace("IT Security", "Contractor Access")
 NOT_A_REPLY = AUDIT_RE.replace("RE: Derby", "Wrexham")
+# each version's title carries its issue date beside its mark
+POLICY_ISSUED = POLICY.replace("v2.4", "v2.4 (Mar 2025)")
+POLICY_NEXT_ISSUED = POLICY_NEXT.replace("v3.0", "v3.0 (June 2026)")
+OTHER_POLICY_ISSUED = OTHER_POLICY.replace("v3.0", "v3.0 (June 2026)")
 
 
 def _notes(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
@@ -66,6 +70,7 @@ def _replaced(brain: Brain, old: str, new: str) -> list[tuple[str, str]]:
         (SOP_V6, SOP_V7, ("150 RLU", "100 RLU")),  # the same code, no change word
         (AUDIT, AUDIT_RE, ("7 April", "5 May")),  # a reply to the same subject
         (POLICY, POLICY_NEXT, ("10 characters", "14 characters")),  # another version mark
+        (POLICY_ISSUED, POLICY_NEXT_ISSUED, ("10 characters", "14 characters")),  # dated
     ],
 )
 def test_a_later_version_of_a_document_restates_its_value(
@@ -82,6 +87,7 @@ def test_a_later_version_of_a_document_restates_its_value(
         (SOP_V6, SIBLING),  # another document's code: its own limit
         (AUDIT, NOT_A_REPLY),  # another subject, not a reply
         (POLICY, OTHER_POLICY),  # another title, though versioned
+        (POLICY_ISSUED, OTHER_POLICY_ISSUED),  # another title, though each dated
     ],
 )
 def test_another_document_restates_nothing(brain: Brain, older: str, newer: str) -> None:

@@ -17,7 +17,7 @@ from ..extraction.entities import looks_like_person
 from ..extraction.quiet import NEGATION
 from ..extraction.values import Value
 
-__all__ = ["a_person", "handed_to", "hands_over", "people_for"]
+__all__ = ["a_person", "handed_to", "hands_over", "leaver", "people_for", "signed"]
 
 _TAKES_UP = re.compile(
     r"(?:\s+\([^)]{0,40}\))?,?\s+(?:(?:now|also)\s+)?(?:"
@@ -27,7 +27,8 @@ _TAKES_UP = re.compile(
     r"(?:is|are)\s+(?:now\s+)?(?:leading|heading\s+up|chairing|doing|handling|running|"
     r"looking\s+after)|"
     r"(?:takes?|took|is\s+taking)\s+(?:on|over)|steps?\s+in\s+as|stepping\s+in\s+as|"
-    r"(?:has\s+been|is|was)\s+appointed|(?:joins|joined|has\s+joined)\s+as)\b",
+    r"(?:has\s+been|is|was)\s+appointed|"
+    r"(?:joins|joined|has\s+joined)(?:\s+(?:us|the\s+team))?(?:\s+(?:in|on|from)\s+\w+)?\s+as)\b",
     re.IGNORECASE,
 )
 """After a name: a verb of taking a thing on."""
@@ -71,3 +72,76 @@ def people_for(holders: list[Value], text: str, now: str) -> list[Value]:
         for h in people
         if not any(h is not o and set(h.key.split()) < set(o.key.split()) for o in people)
     ]
+
+
+_FAREWELL = re.compile(
+    r"\b(?:my\s+last\s+day|i(?:'m|\s+am|\s+will\s+be)\s+(?:leaving|retiring|moving\s+on|"
+    r"off\s+to\s+(?:the|a|an|join)\b)|i(?:'ve|\s+have)\s+moved\s+(?:over|across|on)\b|"
+    r"farewell|goodbye|good-bye|handover\s+note|"
+    r"handing\s+over)\b",
+    re.IGNORECASE,
+)
+"""What says the writer is leaving their post ("Friday is my last day", "I'm retiring",
+"Handover note (PS): I'm off to the Hull project")."""
+_AWAY = re.compile(
+    r"\b(?:while\s+i(?:'m|\s+am)\s+(?:away|off|out)|in\s+my\s+absence|until\s+i(?:'m|\s+am)?"
+    r"\s+back|until\s+i\s+return|(?:on|during\s+my)\s+(?:annual\s+)?leave|cover(?:ing)?\s+for\s+me)\b",
+    re.IGNORECASE,
+)
+"""What makes a hand-over a cover while the writer is away ("Nadia looks after the depot
+while I'm away"): the writer comes back to what they held."""
+_HANDLE = re.compile(r"([a-z]+[._][a-z]+):\s")
+"""A chat line's writer as a first and last name ("fiona.baird: ...")."""
+_INITIALS = re.compile(r"\(([A-Z]{2,3})\)")
+"""The writer's initials in a note's first line ("Handover note (PS)")."""
+_SIGN_OFF = re.compile(
+    r"(?:(?:kind|warm|best|many|with)\s+)?(?:regards|thanks|thank\s+you|cheers|best|"
+    r"all\s+the\s+best|best\s+wishes|love)[ \t]*[,!.]?",
+    re.IGNORECASE,
+)
+"""A line a message is signed off with, before the writer's name ("Warm regards,")."""
+_SIGNED = re.compile(r"([A-Z][a-z'\u2019-]+)(?:\s+[A-Z][\w'\u2019-]+)?(?:\s*[-,\u2013].*)?")
+"""A signature line: a first name, perhaps a surname and what follows a dash ("Colm",
+"Tom - SOU Station")."""
+
+
+def leaver(body: str) -> str | None:
+    """The first name, or the initials, of who signs ``body`` when it says they are
+    leaving ("After 9 years looking after Cork, Friday is my last day. Aoife Brennan
+    takes over the station ... Colm"): initials in brackets in its first line
+    ("Handover note (PS)"), the handle of the chat line that says so ("fiona.baird: I've
+    moved over to PGR admin"), the line after a sign-off ("Warm regards,"), or else a last
+    line that is only a name. A leaver's farewell that names a successor hands on what
+    the leaver held; a note that does not say its writer is going, or says they are away
+    for a while (``_AWAY``), hands on nothing of theirs."""
+    if not _FAREWELL.search(body) or _AWAY.search(body):
+        return None
+    lines = [x.strip() for x in body.strip().split("\n") if x.strip()]
+    initials = _INITIALS.search(lines[0])
+    if initials is not None:
+        return initials.group(1)
+    for x in lines:  # a chat line's writer, by handle ("fiona.baird: I've moved over to")
+        handle = _HANDLE.match(x)
+        if handle is not None and _FAREWELL.search(x):
+            return handle.group(1)
+    signed = lines[-1] if len(lines[-1].split()) <= 2 else None
+    for at, x in enumerate(lines[:-1]):
+        if _SIGN_OFF.fullmatch(x):
+            signed = lines[at + 1]
+    m = _SIGNED.fullmatch(signed) if signed else None
+    return m.group(1) if m else None
+
+
+def signed(name: str, signer: str) -> bool:
+    """Whether ``name`` (case-folded, two words or more) is the ``signer``'s: its first
+    word is the first name signed, its words' initials are the initials signed ("priya
+    shah", "PS"), or it holds the handle's two names ("fiona baird", "fiona.baird")."""
+    words = name.split()
+    if len(words) < 2:
+        return False
+    parts = re.split(r"[._]", signer)
+    if len(parts) == 2:  # a handle: the two names side by side ("email fiona baird")
+        return any(words[i : i + 2] == parts for i in range(len(words) - 1))
+    if signer.isupper():
+        return "".join(w[0] for w in words).upper() == signer
+    return words[0] == signer.casefold()

@@ -35,7 +35,9 @@ def two_things(p: Pair) -> bool:
     reps —", "for EMEA"), unless the newer unit names the older's too. And a newer unit
     whose new name is what the older unit's context is about says the same thing from
     the other side ("Pricing Committee — ... Owns list price changes", then "List price
-    changes go to Pricing Committee"): no change of it."""
+    changes go to Pricing Committee"): no change of it; but a new name with a word of its
+    own is another thing ("Crew Notice - SOU", then "briefings move out of B12 to the new
+    Crew Centre")."""
     if _apart_in_context(p):
         return True
     olds, news = _subjects(p.old, p.was), _subjects(p.new, p.now)
@@ -111,7 +113,7 @@ def _apart_in_context(p: Pair) -> bool:
     if apart_in_kind(old, new, p.old.text, p.new.text, states=states):
         return True
     now = words_of(p.now.key) if p.now.kind == "name" else frozenset()
-    return any(x.words and set(x.words) <= now for x in old.phrases)
+    return any(x.words and set(x.words) == now for x in old.phrases)
 
 
 def _subjects(said: Said, value: Value) -> list[Phrase]:

@@ -10,11 +10,197 @@ from collections.abc import Sequence
 
 from ...extraction.predicates import ADDITIVE
 from ...extraction.quiet import NEGATION
-from ...extraction.values import Value, gone_name, marked_old, toward, where_gone
-from ..handover import a_person, handed_to, hands_over, people_for
-from .units import MIN_SHARED, Pair, Said, one_sentence, shared_words, title, with_title
+from ...extraction.values import Value, marked_old, toward
+from ...extraction.values import gone_name as _gone_name
+from ...extraction.values import where_gone as _where_gone
+from ...retrieve.terms import STOPWORDS
+from ..handover import a_person, handed_to, hands_over, leaver, people_for, signed
+from ..versions import one_document
+from .units import (
+    INITIALS,
+    MIN_SHARED,
+    Pair,
+    Said,
+    one_sentence,
+    shared_words,
+    spelled,
+    title,
+    with_title,
+)
 
-__all__ = ["renamed", "replaced", "written"]
+__all__ = ["gone_name", "renamed", "replaced", "where_gone", "written"]
+
+_MOVED_OUT = re.compile(
+    r"\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?)\s+"
+    r"(?:\w+\s+)?out\s+of\s+(?:the\s+|our\s+)?$",
+    re.IGNORECASE,
+)
+"""Before a name: a move out of it ("briefings move out of B12 to the new Crew Centre",
+"the team is moving out of Hangar 2"): the place it leaves. A bare "out of" is not one
+("out of Hours", "run out of Stock")."""
+_MOVED_ACROSS = re.compile(
+    r"(?:,\s+who|(?:\s+\w+)?)\s+(?:has\s+|have\s+|had\s+|is\s+)?(?:"
+    r"mov(?:es|ed|ing)\s+(?:across|away|on|over)|left\s+(?:us|the\s+\w+)|"
+    r"(?:steps?|stepped|stepping)\s+(?:down|away|back)|retired)\b[^,;.]*",
+    re.IGNORECASE,
+)
+"""After a holder: gone to another post ("Helen has moved across to Safety", "Tom has
+left the company", "Gareth Lyons steps back to focus on client work", "huge thanks to
+Dr Helen Marsh, who has stepped down after four years chairing the Committee"); what
+follows says where, or what they held, not who took over."""
+_HANDED_BACK = re.compile(
+    r"(?:\s+\w+)?\s+(?:(?:is|are|was|were|will|be|been|being|has|have|gets?)\s+)*"
+    r"(?:handed|given|going|goes|go)\s+back\s+to\b",
+    re.IGNORECASE,
+)
+"""After a place: given up to its owner ("B12 is being handed back to the airport",
+"Temple Quay keys go back to the landlord"): the place is left."""
+
+_LAPSED = re.compile(
+    r"(?:\s+\w+)?\s+(?:account|contract|licen[cs]es?|subscription|agreement)s?\s+"
+    r"(?:(?:has|have|will|is|was)\s+)?(?:closes|closed|close|closing|ends|ended|end|ending|"
+    r"finish(?:es|ed)?|expires?|expired|lapses?|lapsed|terminates|terminated|"
+    r"(?:ran|runs?)\s+out)\b",
+    re.IGNORECASE,
+)
+"""After a supplier or a tool: its contract, licence or account ends ("Our LanguageLine
+account closes on 31 March", "BigHand licences finish at the end of this month",
+"mcgill contract finished end of april"): it is let go. A place that closes for the day
+("Pharmacy closing early") names no contract."""
+_WITHDRAWN = re.compile(
+    r"(?:\s+\w+)?\s+(?:(?:has|have|is|are|was|were|will|be|been|being|gets?|goes|go|"
+    r"stays?|becomes?)\s+)+(?:withdrawn|discontinued|phased\s+out|read-only|cancell?ed)\b",
+    re.IGNORECASE,
+)
+"""After a tool or a form: withdrawn from use ("The Excel sheet has been withdrawn",
+"the Allstar cards get cancelled on 30 September",
+"Zephyr stays read-only for 90 days for lookups", "ilab goes read-only as an archive"):
+kept to look at, no longer used."""
+
+
+_ARROW = re.compile(r"[ \t]*(?:→|->)[ \t]*")
+"""Between two names: the one before it replaced by the one after ("Assignee: Tomás Ruiz
+→ Lena Fischer"), on a field's line only: a path or a route ("Settings → Security",
+"LHR → MAN") changes nothing."""
+
+
+_NAMED = r"[^\W\d_][\w'.&-]*(?:[ \t]+[A-Z][\w'.&-]*){0,3}"
+_FIELD_ARROW = re.compile(
+    rf"([^\w\n]*[^\W\d][\w /&-]{{0,30}}:)[ \t]*({_NAMED})[ \t]*(?:→|->)[ \t]*({_NAMED})[ \t.]*"
+)
+"""A field's line that is one name changed to another ("Assignee: Tomás Ruiz → Lena
+Fischer")."""
+_PATHS = re.compile(r"\b(?:route|path|flow|journey|direction|menu|steps?)\b", re.IGNORECASE)
+"""A field whose arrow is a way, not a change ("Route: LHR → MAN")."""
+
+
+def _field_arrow(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``start``-``end`` is a field's value changed by an arrow, on
+    either side of it, its line holding nothing else ("Assignee: Tomás Ruiz → Lena
+    Fischer")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    m = _FIELD_ARROW.fullmatch(line)
+    if m is None or _PATHS.search(m.group(1)):
+        return False
+    return start - line_start in (m.start(2), m.start(3))
+
+
+_NOT_RENEWED = re.compile(
+    r"\b(?:didn't|did\s+not|won't|will\s+not|aren't|are\s+not|not)\s+(?:be\s+)?"
+    r"(?:renew(?:ed|ing)?|extend(?:ed|ing)?)\s+(?:the\s+|our\s+)?$",
+    re.IGNORECASE,
+)
+"""Before a supplier or tool: its contract not renewed ("we didn't renew ON24", "not
+renewing TachoMaster"): a denial that lets it go, not one that keeps it."""
+_APPOINTED = re.compile(
+    r"\b(?:approved|appointed|named|confirmed)\s+$",
+    re.IGNORECASE,
+)
+_AS_HOLDER = re.compile(
+    r"\s+as\s+(?:the\s+)?(?:new\s+)?(?:head|chair|lead|owner|manager|director|coordinator)\b",
+    re.IGNORECASE,
+)
+"""Around a name: appointed to a post ("Board approved Nadia Kerr as head of the
+Employment group"): the new holder."""
+
+
+def _pointed(text: str, name: Value) -> bool:
+    """``toward``, or a name after an arrow ("Tomás Ruiz → Lena Fischer") or appointed to
+    a post ("approved Nadia Kerr as head of ...")."""
+    before = text[: name.start]
+    return (
+        toward(text, name)
+        or (
+            re.search(r"(?:→|->)[ \t]*$", before) is not None
+            and _field_arrow(text, name.start, name.end)
+        )
+        or (
+            _APPOINTED.search(before[-30:]) is not None
+            and _AS_HOLDER.match(text, name.end) is not None
+        )
+    )
+
+
+def _denied(text: str) -> bool:
+    """Whether ``text`` denies something other than renewing a thing it lets go."""
+    return NEGATION.search(_unrenewed(text)) is not None
+
+
+def _unrenewed(text: str) -> str:
+    """``text`` with each "didn't renew" before a name blanked."""
+    return re.sub(
+        r"\b(?:didn't|did\s+not|won't|will\s+not|aren't|are\s+not|not)\s+(?:be\s+)?"
+        r"(?:renew(?:ed|ing)?|extend(?:ed|ing)?)\b",
+        " ",
+        text,
+        flags=re.IGNORECASE,
+    )
+
+
+_PASSING = re.compile(
+    r"\b(?:back\s+to\s+normal|(?:business|service)\s+as\s+usual\s+from|"
+    r"(?:today|tonight|tomorrow|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)?\s+[a-z]{3,9}\.?)"
+    r"\s+only)\b",
+    re.IGNORECASE,
+)
+"""What makes a whole note a passing exception ("Sat 11 Apr ONLY - crew room closed,
+sign on at Hangar 3 office. back to normal Sunday"): the days it names come and go, and
+the place or holder it points at is a stand-in, not the new one."""
+
+
+def passing(body: str) -> bool:
+    """Whether a note says what it points at holds for a day and then goes back
+    (``_PASSING``), in any of its sentences: a clause cut from the rest ("Sat 11 Apr
+    ONLY") still speaks for the note."""
+    return _PASSING.search(body) is not None
+
+
+def gone_name(text: str, name: Value) -> bool:
+    """``extraction.values.gone_name``, and a place moved out of ("briefings move out of
+    B12") or handed back ("Temple Quay keys go back to the landlord"), a supplier or tool
+    whose contract lapses or that is withdrawn ("BigHand licences finish", "Zephyr stays
+    read-only"), or a holder moved across or gone ("Helen has moved across to Safety")."""
+    before = text[max(0, name.start - 40) : name.start]
+    return (
+        _gone_name(text, name)
+        or _MOVED_OUT.search(before) is not None
+        or _MOVED_ACROSS.match(text, name.end) is not None
+        or _HANDED_BACK.match(text, name.end) is not None
+        or _NOT_RENEWED.search(before) is not None
+        or (_ARROW.match(text, name.end) is not None and _field_arrow(text, name.start, name.end))
+        or _LAPSED.match(text, name.end) is not None
+        or _WITHDRAWN.match(text, name.end) is not None
+    )
+
+
+def where_gone(text: str, name: Value) -> tuple[int, int]:
+    """``extraction.values.where_gone``, and where a holder moved across to ("Helen has
+    moved across to Safety": Safety is no new holder)."""
+    m = _MOVED_ACROSS.match(text, name.end)
+    return (m.start(), m.end()) if m else _where_gone(text, name)
 
 
 def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
@@ -23,9 +209,23 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
     the newer's one new name that it points at ("report to Marcus Lee"), the nearest if
     several; or, when it points at none, by the new name a unit beside it states as a
     change ("OpenVPN is deprecated." beside "the VPN is now Tailscale."). A negated unit
-    ("we are not replacing Jira") replaces nothing."""
+    ("we are not replacing Jira") replaces nothing but what it says it did not renew
+    ("we didn't renew ON24"). A name after an arrow ("Tomás Ruiz → Lena Fischer") or
+    appointed to a post is pointed at (``_pointed``). A name of the older unit counts as
+    said in the newer one in lower case too, and a long name by its first word ("mcgill
+    contract finished end of april" of "McGill Haulage"), where it is said to be gone."""
     gone = [v for v in new.names if gone_name(new.text, v)]
-    if not gone or NEGATION.search(new.text):
+    # a chat line writes the older note's names in lower case ("mcgill contract finished")
+    keys = {v.key for v in new.names}
+    gone += [
+        w
+        for key in _keys(old.names) - keys
+        for w in _said_as_word(new, Value("name", "", key, 0, 0))
+        if gone_name(new.text, w)
+    ]
+    if NEGATION.search(new.text):  # of a denial, only what it does not renew is gone
+        gone = [x for x in gone if _NOT_RENEWED.search(new.text[max(0, x.start - 40) : x.start])]
+    if not gone or _denied(new.text) or passing(new.item.body):
         return []
     held_words = frozenset(w for n in old.names for w in n.key.split())
     pairs: list[Pair] = []
@@ -39,7 +239,9 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
         fresh = [
             v
             for v in new.names
-            if toward(new.text, v) and _new_name(new, v, taken) and not went[0] <= v.start < went[1]
+            if _pointed(new.text, v)
+            and _new_name(new, v, taken)
+            and not went[0] <= v.start < went[1]
         ]
         if fresh:
             now = min(fresh, key=lambda v: abs(v.start - x.start))
@@ -48,7 +250,7 @@ def renamed(old: Said, new: Said, beside: Sequence[Said] = ()) -> list[Pair]:
             continue
         for other in beside:
             named = [v for v in other.names if _new_name(other, v, taken)]
-            pointed = [v for v in named if toward(other.text, v)]
+            pointed = [v for v in named if _pointed(other.text, v)]
             # a clause of the same sentence goes on from the name gone ("the Excel tracker
             # is retired - all inspections are recorded in Uniform"): pointing is enough
             cue = other.cue or (bool(pointed) and one_sentence(new, other))
@@ -65,12 +267,18 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     Rollbar") where the older unit, about the same thing, held one other name ("We use
     Sentry for error tracking") that the newer one no longer says; a name both say
     ("HR Business Partner: Sarah Kwan", "Daniel Reyes will be your HR Business Partner")
-    names the role, not its holder. An addition ("also"), a negation, a name marked as
+    names the role, not its holder. An addition ("also"), a negation, a note that holds
+    for a day (``passing``), a name marked as
     the one before ("used to be built with WordPress"), or an older unit holding two
     names the newer does not say (which one went?) replaces nothing."""
+    again = _reissued(old, new)
+    if again:
+        return again
     handed = hands_over(new.text, new.names)
     if not (new.cue or handed) or NEGATION.search(new.text) or ADDITIVE.search(new.text):
         return []
+    if passing(new.item.body):
+        return []  # a stand-in for a day ("Sat 11 Apr ONLY ... back to normal Sunday")
     before = old.text.casefold()
     fresh = {
         v.key: v
@@ -87,9 +295,15 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     takers = {k: v for k, v in fresh.items() if handed and handed_to(new.text, v)}
     fresh = takers or fresh
     shared = old.titled & new.titled
-    if len(fresh) != 1 or len(shared) < MIN_SHARED:
+    if len(fresh) != 1:
         return []
     (now,) = fresh.values()
+    left = _leavers(old, new, now)
+    if len(left) == 1:  # the writer's farewell hands on what the older unit says they held
+        label = shared_words(with_title(old), shared) or (left[0].key,)
+        return [Pair(old, new, left[0], now, label, left=True)]
+    if len(shared) < MIN_SHARED:
+        return []
     # a name both say is what the thing is, not who holds it ("HR Business Partner")
     holders = [n for n in _holders(old) if not _said_as_word(new, n)]
     held = {n.key: n for n in people_for(holders, old.text, written(new, now))}
@@ -98,6 +312,68 @@ def replaced(old: Said, new: Said) -> list[Pair]:
     (was,) = held.values()
     label = shared_words(with_title(old), shared) or (was.key,)
     return [Pair(old, new, was, now, label, pointed=True)]
+
+
+_LEAD = 3
+"""The least words before a name that a later version's line must repeat to be the older
+line with another name in its place."""
+
+
+def _lead(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", text.casefold()))
+
+
+def _reissued(old: Said, new: Said) -> list[Pair]:
+    """The older line said again in a later version of its document (``versions.py``)
+    with another name in the same place: the same words before it, three or more, or the
+    same cells of a table row ("| HH Buildings risk GLM | GLM | Sam Okafor |", then "|
+    HH Buildings risk GLM | GLM | Lena Fischer |"; "Log every open investigation in SIU
+    Tracker.xlsx", then "... in Sentinel CMS"). The older name must be gone from the
+    newer line and the newer one new to the older note; a line whose words before the
+    name differ is another line (another row, another step), and a row's first cell is
+    its label, not a name in its place (a row added: "| Stores ORK |" beside "| Stores
+    EXT |")."""
+    if not one_document(old.item, new.item) or NEGATION.search(new.text):
+        return []
+    pairs: list[Pair] = []
+    body = old.item.body.casefold()
+    for now in new.names:
+        lead = _lead(new.text[: now.start])
+        row = "|" in new.text[: now.start]  # a table row's cells: its label leads
+        if now.key in body or len(lead.split()) < (1 if row else _LEAD):
+            continue
+        was = [
+            v
+            for v in old.names
+            if _lead(old.text[: v.start]) == lead
+            and v.key != now.key
+            and v.key not in new.text.casefold()
+        ]
+        if len(was) == 1:
+            shared = shared_words(with_title(old), old.titled & new.titled) or (was[0].key,)
+            pairs.append(Pair(old, new, was[0], now, shared))
+    return pairs[:1] if len(pairs) == 1 else []
+
+
+def _leavers(old: Said, new: Said, now: Value) -> list[Value]:
+    """The names of the older unit that are the newer note's writer, when that note says
+    they are leaving and hands a thing on to ``now`` ("Friday is my last day. Aoife
+    Brennan takes over the station ... Colm" and "ORK Station Manager: Colm Fitzgerald"):
+    a first name and a surname, the first the one signed. The older unit must still be
+    tied to the hand-over by a word, a value or initials it spells out ("Raj Patel steps
+    in as acting CUO and will take all referrals above £20m" and "Over £20m: Chief
+    Underwriting Officer (Janet Moss)"); a farewell says nothing of what else its writer
+    is named beside."""
+    signer = leaver(new.item.body)
+    if signer is None or not handed_to(new.text, now):
+        return []
+    tied = (
+        bool(old.titled & new.titled)
+        or bool({v.key for v in old.values} & {v.key for v in new.values})
+        or any(spelled(m.group(0), old.text) for m in INITIALS.finditer(new.text))
+    )
+    named = [n for n in old.names if signed(n.key, signer)]
+    return named if tied else []
 
 
 def written(said: Said, name: Value) -> str:
@@ -131,6 +407,17 @@ def _said_as_word(said: Said, name: Value) -> list[Value]:
     nightly jobs": a capital that starts a sentence)."""
     found = re.search(rf"(?<![\w#@-]){re.escape(name.key)}(?![\w-])", said.text, re.IGNORECASE)
     return [] if found is None else [Value("name", "", name.key, found.start(), found.end())]
+
+
+def _keys(names: Sequence[Value]) -> set[str]:
+    """The keys of ``names``, and the first word of each of two or more words when it is
+    long enough to be the name's own ("mcgill" of "McGill Haulage")."""
+    out = {n.key for n in names}
+    for n in names:
+        first = n.key.split()[0]
+        if " " in n.key and len(first) >= 4 and first.isalpha() and first not in STOPWORDS:
+            out.add(first)
+    return out
 
 
 def _new_name(said: Said, v: Value, taken: frozenset[str]) -> bool:

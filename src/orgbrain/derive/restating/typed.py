@@ -23,8 +23,9 @@ def settled_by_typed(ctx: BrainContext, p: Pair) -> bool:
     typed statement of the name that another subject's move does not touch ("The ledger
     uses Postgres" after "the analytics store moves to ClickHouse instead of Postgres":
     its subject is not said in the newer unit, ``statements.py``, and the newer's typed
-    subject is not what the older unit is about, ``_about``), or one (of the name or the
-    value) that a newer statement has already replaced."""
+    subject is not what the older unit is about, ``_about``; a leaver's own holding,
+    ``Pair.left``, is handed on whatever the newer unit calls it), or one (of the name or
+    the value) that a newer statement has already replaced."""
     text, written = p.old.text.strip(), p.old.text[p.was.start : p.was.end].casefold()
     said = p.new.stems | p.gone_in
     if p.pointed and _both_typed(ctx, p):
@@ -40,7 +41,7 @@ def settled_by_typed(ctx: BrainContext, p: Pair) -> bool:
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
             # a stopword is in no unit's stems ("Regional SHE Advisor")
             subject = [w for w in WORD.findall(s.subject.lower()) if w not in STOPWORDS]
-            if not s.current or not (about or all(_agent(w) & said for w in subject)):
+            if not s.current or not (about or p.left or all(_agent(w) & said for w in subject)):
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:
             return True

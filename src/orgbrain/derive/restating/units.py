@@ -86,6 +86,9 @@ class Pair:
     pointed: bool = False
     """The newer unit points at a new name without saying the older is gone
     (``names.replaced``): where the typed rules read both sides, they decide."""
+    left: bool = False
+    """The older name is the newer note's writer, who says they are leaving and hands the
+    thing on (``names.replaced``): the subject the older unit gives it need not be said."""
 
 
 def said_in(item: Item) -> list[Said]:
