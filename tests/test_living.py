@@ -209,26 +209,56 @@ def test_two_current_owners_from_two_sources_are_a_conflict(
     brain.close()
 
 
+LEDGER = {
+    "id": "ledger",
+    "notes": [
+        {"at": "2026-11-04", "text": "Decision: we will use Postgres for the ledger."},
+        {
+            "at": "2026-12-03",
+            "text": "Decision: the ledger moves to CockroachDB instead of Postgres.",
+        },
+    ],
+    "question": "what database does the ledger use?",
+    "current": 1,
+    "replaced": 0,
+}
+TWO_SUBJECTS = {
+    "id": "two-subjects",
+    "notes": [
+        {"at": "2026-11-04", "text": "The ledger uses Postgres."},
+        {"at": "2026-12-03", "text": "The analytics store uses ClickHouse."},
+    ],
+    "question": "what does the ledger use?",
+    "control": True,
+}
+
+
+def _eval_living(
+    tmp_path: Path, embedder: Embedder, monkeypatch: Any, cases: list[dict[str, Any]], *flags: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], Path]:
+    """``orgbrain eval living --json FLAGS`` over ``cases``: its report, and the rows it
+    wrote (``--out``) and where."""
+    from orgbrain.cli import eval as eval_cli
+
+    path = tmp_path / "living.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
+    rows = tmp_path / "rows.jsonl"
+    out = CliRunner().invoke(
+        cli, ["eval", "living", *flags, "--json", str(path), "--out", str(rows)]
+    )
+    assert out.exit_code == 0, out.output
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    return json.loads(out.stdout), written, rows
+
+
 def test_the_living_eval_scores_changes_and_controls(
     tmp_path: Path, embedder: Embedder, monkeypatch: Any
 ) -> None:
-    from orgbrain.cli import eval as eval_cli
     from orgbrain.evals.living import load_cases
 
     cases = [
-        {
-            "id": "ledger",
-            "notes": [
-                {"at": "2026-11-04", "text": "Decision: we will use Postgres for the ledger."},
-                {
-                    "at": "2026-12-03",
-                    "text": "Decision: the ledger moves to CockroachDB instead of Postgres.",
-                },
-            ],
-            "question": "what database does the ledger use?",
-            "current": 1,
-            "replaced": 0,
-        },
+        LEDGER,
         {
             "id": "one-of-two-things",
             "notes": [
@@ -239,29 +269,14 @@ def test_the_living_eval_scores_changes_and_controls(
             "current": 1,
             "replaced": 0,
         },
-        {
-            "id": "two-subjects",
-            "notes": [
-                {"at": "2026-11-04", "text": "The ledger uses Postgres."},
-                {"at": "2026-12-03", "text": "The analytics store uses ClickHouse."},
-            ],
-            "question": "what does the ledger use?",
-            "control": True,
-        },
+        TWO_SUBJECTS,
     ]
-    path = tmp_path / "living.jsonl"
-    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
-    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
-    rows = tmp_path / "rows.jsonl"
-    out = CliRunner().invoke(cli, ["eval", "living", "--json", str(path), "--out", str(rows)])
-    assert out.exit_code == 0, out.output
-    body = json.loads(out.stdout)
+    body, written, rows = _eval_living(tmp_path, embedder, monkeypatch, cases)
     # Each belief change's search is a row the verdict curve replays as an answerable
     # question (bench/verdict_curve.py: the org questions); the default gate over the
     # rows' evidence says what the search said.
     from bench.verdict_curve import load_rows
 
-    written = [json.loads(line) for line in rows.read_text().splitlines()]
     assert [r["case"] for r in written] == ["ledger", "one-of-two-things"]
     replayed = load_rows(rows, "tuned-z")
     assert len(replayed) == 2 and all(r.answerable for r in replayed)
@@ -284,48 +299,18 @@ def test_the_split_asks_each_question_where_its_answer_is_and_where_it_is_not(
 ) -> None:
     """``--split``: the cases dealt into two brains; each belief change's question asked of
     both, answerable in its own half only, every row for the verdict curve."""
-    from orgbrain.cli import eval as eval_cli
-
-    cases = [
-        {
-            "id": "ledger",
-            "notes": [
-                {"at": "2026-11-04", "text": "Decision: we will use Postgres for the ledger."},
-                {"at": "2026-12-03", "text": "Decision: the ledger moves to CockroachDB."},
-            ],
-            "question": "what database does the ledger use?",
-            "current": 1,
-            "replaced": 0,
-        },
-        {
-            "id": "parking",
-            "notes": [
-                {"at": "2026-09-01", "text": "Visitor parking permits are issued at reception."},
-                {"at": "2026-10-20", "text": "Visitor parking permits now come from security."},
-            ],
-            "question": "where does a visitor get a parking permit?",
-            "current": 1,
-            "replaced": 0,
-        },
-        {
-            "id": "two-subjects",
-            "notes": [
-                {"at": "2026-11-04", "text": "The ledger uses Postgres."},
-                {"at": "2026-12-03", "text": "The analytics store uses ClickHouse."},
-            ],
-            "question": "what does the ledger use?",
-            "control": True,
-        },
-    ]
-    path = tmp_path / "living.jsonl"
-    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
-    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
-    rows = tmp_path / "rows.jsonl"
-    args = ["eval", "living", "--split", "--json", str(path), "--out", str(rows)]
-    out = CliRunner().invoke(cli, args)
-    assert out.exit_code == 0, out.output
-    body = json.loads(out.stdout)
-    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    parking = {
+        "id": "parking",
+        "notes": [
+            {"at": "2026-09-01", "text": "Visitor parking permits are issued at reception."},
+            {"at": "2026-10-20", "text": "Visitor parking permits now come from security."},
+        ],
+        "question": "where does a visitor get a parking permit?",
+        "current": 1,
+        "replaced": 0,
+    }
+    cases = [LEDGER, parking, TWO_SUBJECTS]
+    body, written, rows = _eval_living(tmp_path, embedder, monkeypatch, cases, "--split")
     # Half one holds the ledger and the control, half two the parking notes.
     assert [(r["case"], r["answerable"]) for r in written] == [
         ("ledger", True),
@@ -342,6 +327,7 @@ def test_the_split_asks_each_question_where_its_answer_is_and_where_it_is_not(
     from bench.verdict_curve import load_rows
 
     assert [r.answerable for r in load_rows(rows, "tuned-z")] == [True, False, False, True]
+    path = tmp_path / "living.jsonl"
     refused = CliRunner().invoke(cli, ["eval", "living", "--split", "--misses", str(path)])
     assert refused.exit_code != 0 and "--split reports no misses" in refused.output
 
