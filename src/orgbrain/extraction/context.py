@@ -93,6 +93,7 @@ def context(text: str, start: int) -> Context:
         found = labels(line)
         phrases += found[1:] if chat and found else found  # a chat line's speaker first
     read.append(text[line_start:start])
+    read.append(_table_header(text, line_start))
     names = (
         frozenset(
             stem(m.group(0).lower())
@@ -102,6 +103,21 @@ def context(text: str, start: int) -> Context:
         - _CALENDAR
     )
     return Context(tuple(phrases), "\n".join(read), names)
+
+
+def _table_header(text: str, line_start: int) -> str:
+    """The header row of the table whose row starts at ``line_start``, or "": a row's
+    cells are said under it ("| B (handler) | £10,000 |" under "| Grade | Property settle
+    limit |" says what the property limit is)."""
+    if not text.startswith("|", line_start):
+        return ""
+    header = ""
+    for row in reversed(text[:line_start].split("\n")[:-1]):
+        if not row.lstrip().startswith("|"):
+            break
+        if row.strip("|-: \t"):
+            header = row  # not a rule line ("|---|---|"): the top row is the header
+    return header
 
 
 def context_of(text: str, said: str) -> Context:

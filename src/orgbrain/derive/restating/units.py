@@ -36,6 +36,7 @@ __all__ = [
     "said_in",
     "shared_words",
     "spelled",
+    "spelled_out",
     "stems",
     "title",
     "with_title",
@@ -243,3 +244,16 @@ def spelled(initials: str, text: str) -> re.Match[str] | None:
     Leader" for "TL"), if it spells them out."""
     run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in initials) + r"(?!\w)"
     return re.search(run, text)
+
+
+def spelled_out(a: Said, b: Said) -> frozenset[str]:
+    """The stems of the capitalised words one unit spells out that the other writes as
+    their initials ("you need TL sign-off", "Benefits Team Leader sign-off"): one thing,
+    however each writes it."""
+    out: set[str] = set()
+    for short, full in ((a, b), (b, a)):
+        for m in INITIALS.finditer(short.text):
+            found = spelled(m.group(0), full.text)
+            if found is not None:
+                out |= {stem(w.lower()) for w in found.group(0).split()}
+    return frozenset(out)
