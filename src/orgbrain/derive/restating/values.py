@@ -45,10 +45,13 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         header = column(old, before)
         if not (_alone(old, new, before) or header):
             continue  # two of a kind in the older unit: which one changed?
+        # a table row's cells are said under their column's header ("Property settle
+        # limit" over "| B (handler) | £10,000 |"): its words count as the row's
+        said = shared | (content_stems(header) & new.stems)
         now = [
             v
             for v in new.values
-            if same_slot(v, before) and len(shared) + _nouns(v, before) >= MIN_SHARED
+            if same_slot(v, before) and len(said) + _nouns(v, before) >= MIN_SHARED
         ]
         if header and not _alone(old, new, before):
             now = [v for v in now if under(new, v, old, before)]  # a table's row: its own column
@@ -65,9 +68,6 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
             continue
         # the words shared, in the unit or else in its title ("Strategic accounts -
         # engagement model" over "• QBR every quarter"), before the count's noun
-        # a table row's cells are said under their column's header ("Property settle
-        # limit" over "| B (handler) | £10,000 |"): its words count as the row's
-        said = shared | (content_stems(header) & new.stems)
         label = (
             shared_words(f"{old.text}\n{header}", said)
             or shared_words(with_title(old), shared)

@@ -1,0 +1,146 @@
+"""How organisations write a value's change without a change word, or beside other values
+(``derive/restating/values.py``, ``table.py``, ``extraction/shorthand.py``): real brains
+(real SQLite, real embedder, the default extractor) in which a newer note restates an
+older one's value, or does not."""
+
+from __future__ import annotations
+
+from orgbrain import Brain
+from orgbrain.derive.restating.units import said_in
+from orgbrain.derive.restating.values import restated_values
+from orgbrain.extraction.shorthand import values_of
+from tests.restating import NOV, SEP, derived, ended
+
+
+def _read(text: str) -> list[tuple[str, str, str, str]]:
+    return [(v.kind, v.unit, v.key, text[v.start : v.end]) for v in values_of(text)]
+
+
+def test_a_value_set_against_the_one_it_replaces_is_a_change(brain: Brain) -> None:
+    """ "the 20th, not the 25th" names the older day as the one before: a change with no
+    change word; "still ... the 5th" in the same run-on message is another thing's day."""
+    older = "Payroll - Timesheets\nTimesheets are submitted in Workday by the 25th of each month."
+    newer = (
+        "#payroll\nkim.o: heads up, timesheets go in on the 20th of each month, not the 25th. "
+        "expenses still close on the 5th. finance agreed it yesterday"
+    )
+    assert "25th" in ended(brain, older, newer)
+
+
+def test_a_value_said_without_the_one_before_is_not_a_change(brain: Brain) -> None:
+    older = "Payroll - Timesheets\nTimesheets are submitted in Workday by the 25th of each month."
+    newer = "#payroll\nkim.o: expenses close on the 20th of each month, timesheets as usual"
+    assert ended(brain, older, newer) == []
+
+
+def test_one_value_said_twice_is_one_value(brain: Brain) -> None:
+    """ "before 15:00 ... after 15:00" states one cut-off: the newer cut-off replaces it."""
+    older = (
+        "Dispatch - how to\n"
+        "Orders approved before 15:00 ship the same day; after 15:00 they ship next working day."
+    )
+    newer = (
+        "#warehouse\nomar.t: logistics have moved the same-day cut off to 14:00, "
+        "anything approved after 2 ships next day"
+    )
+    assert "15:00" in ended(brain, older, newer)
+
+
+_MATRIX = (
+    "Expenses Authority Matrix (wiki)\n"
+    "| Grade | Travel approval limit | Hardware approval limit |\n"
+    "| A (associate) | £500 | £300 |\n"
+    "| B (manager) | £2,000 | £1,500 |\n"
+    "| C (director) | £8,000 | £5,000 |"
+)
+
+
+def test_a_table_cell_restated_in_prose_by_its_row_and_column(brain: Brain) -> None:
+    """The sentence names the row ("Grade B managers") and the words that tell the
+    column from the others ("travel"); the row's other cell and the other rows stand."""
+    newer = (
+        "Subject: Travel expenses - approval changes\n\nAll,\nFollowing the audit, Grade B "
+        "managers' travel approval will go up from £2,000 to £3,000 with effect from 1 June. "
+        "Hardware limits stay as they are.\n\nThanks\nFinance"
+    )
+    gone = ended(brain, _MATRIX, newer)
+    assert "£2,000" in gone
+    assert not {"£500", "£300", "£1,500", "£8,000", "£5,000"} & set(gone)
+
+
+def test_a_table_row_is_restated_only_where_the_sentence_names_it(brain: Brain) -> None:
+    """Row A's travel cell is in the column the sentence names, but the sentence names
+    row B ("Grade B managers"), not row A ("associate")."""
+    newer = (
+        "Subject: Travel expenses - approval changes\n\nAll,\nFollowing the audit, Grade B "
+        "managers' travel approval will go up from £2,000 to £3,000 with effect from 1 June."
+    )
+    ids = derived(brain, (_MATRIX, SEP), (newer, NOV))
+    found = brain.get_many(ids)
+    rows, (*_, sentence) = said_in(found[ids[0]]), said_in(found[ids[1]])
+    row_a = next(u for u in rows if "associate" in u.text)
+    row_b = next(u for u in rows if "manager" in u.text)
+    assert [p.was.key for p in restated_values(row_b, sentence, rows)] == ["£2000"]
+    assert restated_values(row_a, sentence, rows) == []
+
+
+def test_initials_and_the_words_they_spell_are_one_thing(brain: Brain) -> None:
+    """ "SSO" is the "Site Safety Officer" of the older note: the number swapped is that
+    officer's, not another thing's."""
+    older = "Site Quick Ref\nSite Safety Officer (24h): 07700 900 123\nGatehouse: ext 4100"
+    newer = (
+        "#ops\nlee.m: SSO phone swapped to the new handset, number is 07700 900 456. "
+        "old 123 number goes dead Friday, pls update your quick refs"
+    )
+    assert "07700 900 123" in ended(brain, older, newer)
+
+
+def test_a_bulletin_reissued_under_a_heading_restates_its_value(brain: Brain) -> None:
+    """The reissued line lacks "petty cash" only because its heading says it."""
+    older = (
+        "Store Bulletin SB-02/26\n"
+        "Petty cash: each till float is EUR 100 in mixed coins/notes, signed out from the "
+        "back office safe. Count back in at close."
+    )
+    newer = (
+        "Store Bulletin SB-09/26\nPetty cash - summer\n"
+        "Till float: EUR 150 (mixed coins/notes), signed out from the back office safe.\n"
+        "Card terminals: charge overnight.\nCount float back in at close."
+    )
+    assert "EUR 100" in ended(brain, older, newer)
+
+
+def test_a_reissued_line_without_a_word_of_the_older_is_another_thing(brain: Brain) -> None:
+    older = (
+        "Store Bulletin SB-02/26\n"
+        "Petty cash: each till float is EUR 100 in mixed coins/notes, signed out from the "
+        "back office safe."
+    )
+    newer = (
+        "Store Bulletin SB-09/26\nCafe - summer\n"
+        "Till float: EUR 150 (mixed coins/notes), signed out from the back office safe."
+    )
+    assert ended(brain, older, newer) == []
+
+
+def test_an_offset_before_a_moment_is_a_count_before_it() -> None:
+    assert _read("send the release at STD-60 not STD-90") == [
+        ("quantity", "before", "60", "STD-60"),
+        ("quantity", "before", "90", "STD-90"),
+    ]
+    assert _read("freeze at T-2") == [("quantity", "before", "2", "T-2")]
+    # a code is not one: not after a word that sets a moment, or with more after it
+    assert _read("see INC-447 and CB-11/26") == []
+    assert _read("raised as OPS-12 at SOP-12/3") == []
+
+
+def test_an_offset_restates_a_count_before_the_same_moment(brain: Brain) -> None:
+    older = (
+        "Gate Handbook\nBoarding passes to be printed and handed to agents no later than "
+        "45 min before STD.\nGate closes 20 min before departure."
+    )
+    newer = (
+        "#gates\nmia.k: ok so from the summer schedule we hand the boarding passes over at "
+        "STD-30 not STD-45, station manager agreed. gate close same"
+    )
+    assert "45 min before" in ended(brain, older, newer)
