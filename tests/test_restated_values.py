@@ -9,6 +9,7 @@ from orgbrain import Brain
 from orgbrain.derive.restating.units import said_in
 from orgbrain.derive.restating.values import restated_values
 from orgbrain.extraction.shorthand import values_of
+from orgbrain.extraction.values import marked_old
 from tests.restating import NOV, SEP, derived, ended
 
 
@@ -25,6 +26,11 @@ def test_a_value_set_against_the_one_it_replaces_is_a_change(brain: Brain) -> No
         "expenses still close on the 5th. finance agreed it yesterday"
     )
     assert "25th" in ended(brain, older, newer)
+
+
+def test_not_names_the_value_just_after_it_not_a_verbs_object() -> None:
+    said = "we publish on the 10th, not the 14th; do not drive faster than 6 km/h, not 8"
+    assert [marked_old(said, v) for v in values_of(said)] == [False, True, False, True]
 
 
 def test_a_value_said_without_the_one_before_is_not_a_change(brain: Brain) -> None:
@@ -144,3 +150,24 @@ def test_an_offset_restates_a_count_before_the_same_moment(brain: Brain) -> None
         "STD-30 not STD-45, station manager agreed. gate close same"
     )
     assert "45 min before" in ended(brain, older, newer)
+
+
+def test_a_line_labelled_again_naming_the_older_value_restates_it(brain: Brain) -> None:
+    """A safety alert amends a procedure's line: the same label, the older value named as
+    the one before; the notes' titles ("SOP", "Safety Alert") are two documents, not two
+    things."""
+    older = (
+        "WH SOP 4.1 Yard - speed limits\n- Forklifts: max 10 km/h in the yard\n"
+        "- Reach trucks: max 8 km/h in aisles\n- Tugs: max 12 km/h"
+    )
+    newer = (
+        "WH Safety Alert WSA-03/26\nReach trucks: do not drive faster than 6 km/h in aisles "
+        "(was 8 km/h), per insurer's review. Sound horn at every crossing.\nWarehouse Safety"
+    )
+    assert "8 km" in ended(brain, older, newer)
+
+
+def test_one_label_in_two_sites_guides_is_two_things(brain: Brain) -> None:
+    older = "Leeds office guide\nVisitor parking: max 2 hours in bay C."
+    newer = "Lisbon office guide\nVisitor parking: now max 3 hours in bay C."
+    assert ended(brain, older, newer) == []

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ..retrieve.terms import STOPWORDS, stem
 from .cues import CUE
 from .subjects import Phrase, labels, titled
-from .values import CALENDAR, apart, qualifiers
+from .values import CALENDAR, apart, marked_old, qualifiers, values_in
 
 __all__ = ["Context", "apart_in_kind", "context", "context_of", "words_of"]
 
@@ -141,6 +141,8 @@ def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: b
     a_text, b_text = f"{a.text}\n{a_said}", f"{b.text}\n{b_said}"
     if apart(qualifiers(a_text), qualifiers(b_text), states=states):
         return True
+    if _labelled_again(a_said, b_said) or _labelled_again(b_said, a_said):
+        return False
     a_says, b_says = words_of(a_text), words_of(b_text)
     for x in a.phrases:
         for y in b.phrases:
@@ -149,6 +151,23 @@ def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: b
                 if (theirs - mine) & b.names - a_says:
                     return True
     return False
+
+
+_LABEL = re.compile(r"\W*([^\W\d][^:\n?]{0,40}):\s")
+"""The label a line opens with ("ATR cargo door:")."""
+
+
+def _labelled_again(old: str, new: str) -> bool:
+    """Whether ``new`` opens with ``old``'s label and names a value of ``old`` as the one
+    before ("ATR cargo door: max 45 kt", then "ATR cargo door: do not open ... above 40 kt
+    (was 45 kt)"): it says itself what it is about and which value it replaces, whatever
+    the two notes are titled ("GH SOP 5.3 Ramp", "GH Safety Alert"). The same label
+    alone is not enough ("IT desk: 2nd floor" in two offices' guides)."""
+    a, b = _LABEL.match(old), _LABEL.match(new)
+    if a is None or b is None or a.group(1).casefold() != b.group(1).casefold():
+        return False
+    keys = {v.key for v in values_in(old)}
+    return any(v.key in keys and marked_old(new, v) for v in values_in(new))
 
 
 def _channel(name: str) -> list[Phrase]:
