@@ -171,3 +171,18 @@ def test_one_label_in_two_sites_guides_is_two_things(brain: Brain) -> None:
     older = "Leeds office guide\nVisitor parking: max 2 hours in bay C."
     newer = "Lisbon office guide\nVisitor parking: now max 3 hours in bay C."
     assert ended(brain, older, newer) == []
+
+
+def test_amounts_counted_per_two_things_are_two_rates(brain: Brain) -> None:
+    older = "Site Allowances 2026\nMeal allowance: EUR 12 per shift over 8h.\nPaid monthly."
+    newer = (
+        "Site Allowances - overnight stays\n"
+        "Remote site overnight: EUR 40 per night, replaces the shift meal allowance for that day."
+    )
+    assert ended(brain, older, newer) == []
+
+
+def test_an_amount_counted_per_the_same_thing_changes(brain: Brain) -> None:
+    older = "Site Allowances 2026\nMeal allowance: EUR 12 per shift over 8h.\nPaid monthly."
+    newer = "Site Allowances update\nMeal allowance raised to EUR 15 per shift over 8h from May."
+    assert "EUR 12" in ended(brain, older, newer)

@@ -13,6 +13,7 @@ from ...extraction.quiet import NEGATION, states_nothing
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS
 from ...extraction.values import Value, marked_old, same_slot
+from ...retrieve.terms import stem
 from ..versions import one_document
 from .guards import said_for_another
 from .table import column, under
@@ -51,7 +52,9 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         now = [
             v
             for v in new.values
-            if same_slot(v, before) and len(said) + _nouns(v, before) >= MIN_SHARED
+            if same_slot(v, before)
+            and len(said) + _nouns(v, before) >= MIN_SHARED
+            and not _other_basis(old, before, new, v)
         ]
         if header and not _alone(old, new, before):
             now = [v for v in now if under(new, v, old, before)]  # a table's row: its own column
@@ -75,6 +78,19 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         )
         pairs.append(Pair(old, new, before, fresh[0], label))
     return pairs
+
+
+_PER = re.compile(r"\s*(?:per|a|an|each|every|/)\s*([^\W\d_]{3,})", re.IGNORECASE)
+"""What an amount is counted per ("GBP 9 per duty", "£32 a night", "45p/mile")."""
+
+
+def _other_basis(old: Said, before: Value, new: Said, now: Value) -> bool:
+    """Whether two amounts are each counted per another thing ("Meal allowance: GBP 9
+    per duty", "night stop: GBP 32 per night"): two rates, not one changed."""
+    if before.kind != "money":
+        return False
+    a, b = _PER.match(old.text, before.end), _PER.match(new.text, now.end)
+    return a is not None and b is not None and stem(a.group(1).lower()) != stem(b.group(1).lower())
 
 
 def _names_before(old: Said, new: Said) -> bool:
