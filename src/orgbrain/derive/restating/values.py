@@ -1,7 +1,9 @@
 """A value stated anew: the older unit's one value of a kind that the newer unit, stating
-a change (or issuing the older one again, or as a later version of its document), gives
-another ("Retention: 14 days", then "retention raised to 35 days"); and a phone number
-or extension the newer note names as the old one."""
+a change (or issuing the older one again, or as a later version of its document, or
+setting a value against the older one: "the 10th, not the 14th"), gives another
+("Retention: 14 days", then "retention raised to 35 days"); and a phone number or
+extension the newer note names as the old one. Two amounts counted per two things are two
+rates ("GBP 9 per duty", "GBP 32 per night")."""
 
 from __future__ import annotations
 
