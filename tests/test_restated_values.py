@@ -9,6 +9,7 @@ from orgbrain import Brain
 from orgbrain.derive.restating.units import said_in
 from orgbrain.derive.restating.values import restated_values
 from orgbrain.extraction.shorthand import values_of
+from orgbrain.extraction.states import cell_statuses
 from orgbrain.extraction.values import marked_old
 from tests.restating import NOV, SEP, derived, ended
 
@@ -186,3 +187,31 @@ def test_an_amount_counted_per_the_same_thing_changes(brain: Brain) -> None:
     older = "Site Allowances 2026\nMeal allowance: EUR 12 per shift over 8h.\nPaid monthly."
     newer = "Site Allowances update\nMeal allowance raised to EUR 15 per shift over 8h from May."
     assert "EUR 12" in ended(brain, older, newer)
+
+
+_STATUS_TABLE = (
+    "Project status - w/c 2 March\n| Project | RAG | Status |\n"
+    "| Warehouse move (Atlas) | Grey | ON HOLD pending lease sign-off |\n"
+    "| Payroll upgrade | Green | Build |"
+)
+
+
+def test_a_state_in_a_status_column_is_labelled_by_its_header(brain: Brain) -> None:
+    """A column headed "Status" or "RAG" labels its cells as "Status:" labels a line: the
+    row's state said again in a later report replaces it; the other row keeps its own."""
+    newer = (
+        "Project status - w/c 4 May\n| Project | RAG | Status |\n"
+        "| Warehouse move (Atlas) | Amber | In flight, lease signed 30 April |\n"
+        "| Payroll upgrade | Green | Testing |"
+    )
+    gone = ended(brain, _STATUS_TABLE, newer)
+    assert "ON HOLD" in gone
+    assert "Green" not in gone
+
+
+def test_only_a_column_headed_as_a_state_gives_its_cells_a_state() -> None:
+    body = "Fleet\n| Van | Colour | Status |\n| VN-12 | Green | out of service |"
+    row = body.index("| VN-12")
+    assert [
+        (v.key, body[row + v.start : row + v.end]) for v in cell_statuses(body, row, len(body))
+    ] == [("out of service", "out of service")]

@@ -32,7 +32,7 @@ from .cues import CUE
 from .subjects import Phrase, labels, titled
 from .values import CALENDAR, apart, marked_old, qualifiers, values_in
 
-__all__ = ["Context", "apart_in_kind", "context", "context_of", "words_of"]
+__all__ = ["Context", "apart_in_kind", "context", "context_of", "table_header", "words_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ def context(text: str, start: int) -> Context:
         found = labels(line)
         phrases += found[1:] if chat and found else found  # a chat line's speaker first
     read.append(text[line_start:start])
-    read.append(_table_header(text, line_start))
+    read.append(table_header(text, line_start))
     names = (
         frozenset(
             stem(m.group(0).lower())
@@ -105,7 +105,7 @@ def context(text: str, start: int) -> Context:
     return Context(tuple(phrases), "\n".join(read), names)
 
 
-def _table_header(text: str, line_start: int) -> str:
+def table_header(text: str, line_start: int) -> str:
     """The header row of the table whose row starts at ``line_start``, or "": a row's
     cells are said under it ("| B (handler) | £10,000 |" under "| Grade | Property settle
     limit |" says what the property limit is)."""

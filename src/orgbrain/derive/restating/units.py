@@ -12,7 +12,7 @@ from ...extraction.cues import CUE, change_cue, planned, temporary, titled_chang
 from ...extraction.quiet import HEDGE, NEGATION
 from ...extraction.sentences import split_units
 from ...extraction.shorthand import values_of
-from ...extraction.states import STATUS, statuses_in
+from ...extraction.states import STATUS, cell_statuses, statuses_in
 from ...extraction.values import Value, gone_name, names_in, qualifiers
 from ...model import Item
 from ...retrieve.terms import STOPWORDS, stem
@@ -103,7 +103,11 @@ def said_in(item: Item) -> list[Said]:
         if _ASKED.match(at):
             asked = stems(at, ())
         answers = _ANSWER.match(at) is not None
-        found = sorted(values_of(text) + statuses_in(text), key=lambda v: v.start)
+        said = statuses_in(text)
+        cells = [
+            v for v in cell_statuses(item.body, start, end) if v.key not in {s.key for s in said}
+        ]
+        found = sorted(values_of(text) + said + cells, key=lambda v: v.start)
         names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
