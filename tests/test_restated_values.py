@@ -32,6 +32,8 @@ def test_a_value_set_against_the_one_it_replaces_is_a_change(brain: Brain) -> No
 def test_not_names_the_value_just_after_it_not_a_verbs_object() -> None:
     said = "we publish on the 10th, not the 14th; do not drive faster than 6 km/h, not 8"
     assert [marked_old(said, v) for v in values_of(said)] == [False, True, False, True]
+    said = "This replaces the '6 weeks before' guidance: plans are due by 20 March"
+    assert [marked_old(said, v) for v in values_of(said)] == [True, False]
 
 
 def test_a_value_said_without_the_one_before_is_not_a_change(brain: Brain) -> None:
@@ -215,3 +217,30 @@ def test_only_a_column_headed_as_a_state_gives_its_cells_a_state() -> None:
     assert [
         (v.key, body[row + v.start : row + v.end]) for v in cell_statuses(body, row, len(body))
     ] == [("out of service", "out of service")]
+
+
+_LEAVE = (
+    "People Team - Parental leave\n"
+    "Staff planning parental leave must tell their line manager in writing 8 weeks before "
+    "the leave starts."
+)
+
+
+def test_a_value_named_as_replaced_gives_way_to_one_of_another_kind(brain: Brain) -> None:
+    """ "This replaces the '8 weeks before' rule": the date the unit states instead is the
+    deadline now, though a date and a count of weeks are two kinds."""
+    newer = (
+        "Subject: Summer parental leave - new fixed deadline\n"
+        "This replaces the '8 weeks before' rule: for leave starting in July or August, staff "
+        "must tell their line manager in writing by Friday 15 May."
+    )
+    assert "8 weeks before" in ended(brain, _LEAVE, newer)
+
+
+def test_a_value_of_another_kind_not_named_as_replacing_is_another_thing(brain: Brain) -> None:
+    newer = (
+        "Subject: Summer parental leave - reminder\n"
+        "From now on, staff taking leave in July or August must also tell their line manager "
+        "in writing which cover they have arranged by Friday 15 May."
+    )
+    assert ended(brain, _LEAVE, newer) == []

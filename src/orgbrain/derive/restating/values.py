@@ -67,6 +67,8 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
         if len({v.key for v in fresh}) > 1:
             fresh = _paired(new, before, fresh)
+        elif not fresh and len(said) >= MIN_SHARED:
+            fresh = _set_instead(new, before)
         if len({v.key for v in fresh}) != 1 or said_for_another(
             old, new, before, fresh[0], siblings
         ):
@@ -126,6 +128,20 @@ def _paired(new: Said, before: Value, fresh: list[Value]) -> list[Value]:
         return []
     nearest = min(near, key=lambda v: abs(v.start - at.start))
     return [v for v in near if v.key == nearest.key]
+
+
+def _set_instead(new: Said, before: Value) -> list[Value]:
+    """The one value ``new`` states where it names ``before`` as the one it replaces,
+    when that value is of another kind ("This replaces the '6 weeks before' guidance:
+    ... Learning Support Plans must be finalised by Friday 20 March"): a deadline once
+    counted back from an event, now a date. None where it names no value before, or
+    states more than one other."""
+    if not any(v.key == before.key and marked_old(new.text, v) for v in new.values):
+        return []
+    other = [
+        v for v in new.values if v.kind not in (STATUS, before.kind) and not marked_old(new.text, v)
+    ]
+    return other if len({v.key for v in other}) == 1 else []
 
 
 _STOP = re.compile(r"[.;!?](?:\s|$)")
