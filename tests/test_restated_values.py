@@ -244,3 +244,26 @@ def test_a_value_of_another_kind_not_named_as_replacing_is_another_thing(brain: 
         "in writing which cover they have arranged by Friday 15 May."
     )
     assert ended(brain, _LEAVE, newer) == []
+
+
+_LAUNCH = (
+    "Beacon launch plan\nLaunch day: Wed 20 May\nLaunch webinar: Fri 22 May\nOwner: Omar (PMM)"
+)
+
+
+def test_a_clause_opening_the_line_with_a_change_leads_what_follows(brain: Brain) -> None:
+    """ "update from the go/no-go —" says a change for the clause after it, which gives
+    the launch day without a change word of its own."""
+    newer = (
+        "#launch-beacon\nomar: update from the go/no-go — 3 blockers still open on billing, "
+        "so launch day is Wed 10 June. Webinar moves to 12 June."
+    )
+    assert "20 May" in ended(brain, _LAUNCH, newer)
+
+
+def test_a_clause_opening_the_line_without_a_change_leads_nothing(brain: Brain) -> None:
+    newer = (
+        "#launch-beacon\nomar: notes from the go/no-go — 3 blockers still open on billing, "
+        "so launch day is Wed 10 June in the risk log. Webinar moves to 12 June."
+    )
+    assert "20 May" not in ended(brain, _LAUNCH, newer)

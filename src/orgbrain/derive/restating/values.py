@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...extraction.cues import change_cue
+from ...extraction.cues import CUE, change_cue
 from ...extraction.quiet import NEGATION, states_nothing
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS
@@ -38,7 +38,13 @@ __all__ = ["REISSUED", "number_gone", "restated_values"]
 def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair]:
     """Values of ``old`` that ``new`` states anew (``siblings``: ``old``'s item's units,
     read once by ``restate``)."""
-    if not (new.cue or _reissued(old, new) or _new_version(old, new) or _names_before(old, new)):
+    if not (
+        new.cue
+        or _led_by_change(new)
+        or _reissued(old, new)
+        or _new_version(old, new)
+        or _names_before(old, new)
+    ):
         return []
     shared = old.titled & new.stems | spelled_out(old, new)
     pairs: list[Pair] = []
@@ -95,6 +101,22 @@ def _other_basis(old: Said, before: Value, new: Said, now: Value) -> bool:
         return False
     a, b = _PER.match(old.text, before.end), _PER.match(new.text, now.end)
     return a is not None and b is not None and stem(a.group(1).lower()) != stem(b.group(1).lower())
+
+
+def _led_by_change(new: Said) -> bool:
+    """Whether the clause that opens ``new``'s line, stating no value, says a change for
+    what follows it ("nadia: update from go/no-go — still 2 P1s open on SSO, so GA is Tue
+    5 May"), and ``new`` itself is no question, hedge, plan or exception."""
+    body = new.item.body
+    lead = body[body.rfind("\n", 0, new.start) + 1 : new.start]
+    return (
+        bool(lead.strip())
+        and not values_of(lead)
+        and CUE.search(lead) is not None
+        and not held_back(lead)
+        and change_cue(new.text, heading=True)
+        and not held_back(new.text)
+    )
 
 
 def _names_before(old: Said, new: Said) -> bool:
