@@ -267,3 +267,31 @@ def test_a_clause_opening_the_line_without_a_change_leads_nothing(brain: Brain) 
         "so launch day is Wed 10 June in the risk log. Webinar moves to 12 June."
     )
     assert "20 May" not in ended(brain, _LAUNCH, newer)
+
+
+_LIMITS = (
+    "CCP 3 - Cooling (Leeds, all ovens)\n"
+    "Core temperature limits: Chicken 75 C | Pork 70 C | Beef 63 C\n"
+    "Record on form CK-01"
+)
+
+
+def test_a_listed_value_said_anew_beside_its_own_label(brain: Brain) -> None:
+    """The older line lists three values of a kind, each after its label; the newer says
+    one again beside "pork", and leaves the others "as they are"."""
+    newer = (
+        "HACCP review 12/05 - actions\n"
+        "- CCP 3 cooling: pork core temperature 72 C (retailer code), chicken and beef as they "
+        "are; new probes from 1 June"
+    )
+    gone = ended(brain, _LIMITS, newer)
+    assert "70" in gone
+    assert not {"75", "63"} & set(gone)
+
+
+def test_a_listed_value_said_beside_no_label_changes_none(brain: Brain) -> None:
+    newer = (
+        "HACCP review 12/05 - actions\n"
+        "- CCP 3 cooling: core temperature 72 C (retailer code); new probes from 1 June"
+    )
+    assert ended(brain, _LIMITS, newer) == []

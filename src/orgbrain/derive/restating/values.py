@@ -52,7 +52,8 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         if before.kind == STATUS:
             continue  # ``states.state_changed``
         header = column(old, before)
-        if not (_alone(old, new, before) or header):
+        listed = _listed(old, new, before)
+        if not (_alone(old, new, before) or header or listed):
             continue  # two of a kind in the older unit: which one changed?
         # a table row's cells are said under their column's header ("Property settle
         # limit" over "| B (handler) | £10,000 |"): its words count as the row's
@@ -66,6 +67,8 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         ]
         if header and not _alone(old, new, before):
             now = [v for v in now if under(new, v, old, before)]  # a table's row: its own column
+        elif listed and not _alone(old, new, before):
+            now = [v for v in now if v.start in listed]  # a list's item: its own label
         again = [v for v in now if v.key == before.key]
         if any(not marked_old(new.text, v) for v in again):
             continue  # the older value is still stated: not replaced
@@ -168,6 +171,40 @@ def _set_instead(new: Said, before: Value) -> list[Value]:
 
 _STOP = re.compile(r"[.;!?](?:\s|$)")
 """Where a sentence ends, written or not with a capital after it."""
+
+
+_ITEM_LABEL = re.compile(r"(?:^|[|,;:(])\s*((?:[^\W\d_][\w-]*\s+){1,3})$")
+"""The words a value of a list follows, after the list's last mark ("Fe 2.0 mm | Non-Fe
+2.5 mm | Stainless 3.5 mm": "Stainless")."""
+_NEAR = 4
+"""The most words before a newer value that may say which list item it is."""
+
+
+def _listed(old: Said, new: Said, before: Value) -> set[int]:
+    """Where ``new`` states a value for the item of a list in ``old`` that ``before``
+    is ("Test pieces: Fe 2.0 mm | Non-Fe 2.5 mm | Stainless 3.5 mm", then "stainless
+    test piece 3.0 mm, Fe and non-Fe as they are"): the offsets of its values of that
+    kind said just after the item's label, and after no other item's. Empty where the
+    older unit is no list of labelled values."""
+    labels = {}
+    for v in old.values:
+        if same_slot(v, before):
+            m = _ITEM_LABEL.search(old.text, 0, v.start)
+            if m is None:
+                return set()
+            labels[v.start] = {stem(w) for w in re.findall(r"[^\W\d_]+", m.group(1).lower())}
+    mine = labels.get(before.start, set())
+    theirs = set().union(*(w for at, w in labels.items() if at != before.start)) - mine
+    if len(labels) < 2 or not mine:
+        return set()
+    found = set()
+    for v in new.values:
+        if not same_slot(v, before):
+            continue
+        near = {stem(w) for w in re.findall(r"[^\W\d_]+", new.text[: v.start].lower())[-_NEAR:]}
+        if mine <= near and not theirs & near:
+            found.add(v.start)
+    return found
 
 
 def _alone(old: Said, new: Said, before: Value) -> bool:
