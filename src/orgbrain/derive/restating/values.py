@@ -15,7 +15,7 @@ from ...extraction.quiet import NEGATION, states_nothing
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS
 from ...extraction.values import Value, marked_old, same_slot
-from ...retrieve.terms import stem
+from ...retrieve.terms import STOPWORDS, stem
 from ..versions import one_document
 from .guards import said_for_another
 from .table import column, under
@@ -186,25 +186,29 @@ def _listed(old: Said, new: Said, before: Value) -> set[int]:
     test piece 3.0 mm, Fe and non-Fe as they are"): the offsets of its values of that
     kind said just after the item's label, and after no other item's. Empty where the
     older unit is no list of labelled values."""
-    labels = {}
+    labels: dict[int, frozenset[str]] = {}
     for v in old.values:
         if same_slot(v, before):
             m = _ITEM_LABEL.search(old.text, 0, v.start)
             if m is None:
                 return set()
-            labels[v.start] = {stem(w) for w in re.findall(r"[^\W\d_]+", m.group(1).lower())}
-    mine = labels.get(before.start, set())
-    theirs = set().union(*(w for at, w in labels.items() if at != before.start)) - mine
-    if len(labels) < 2 or not mine:
-        return set()
+            labels[v.start] = _label_stems(m.group(1))
+    mine = labels.get(before.start, frozenset())
+    theirs = frozenset().union(*(w for at, w in labels.items() if at != before.start)) - mine
+    if len(labels) < 2 or not all(labels.values()) or len(set(labels.values())) < len(labels):
+        return set()  # no labels, or one label said twice ("up to £20k | up to £200k")
     found = set()
     for v in new.values:
         if not same_slot(v, before):
             continue
-        near = {stem(w) for w in re.findall(r"[^\W\d_]+", new.text[: v.start].lower())[-_NEAR:]}
+        near = _label_stems(" ".join(new.text[: v.start].split()[-_NEAR:]))
         if mine <= near and not theirs & near:
             found.add(v.start)
     return found
+
+
+def _label_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in STOPWORDS)
 
 
 def _alone(old: Said, new: Said, before: Value) -> bool:
