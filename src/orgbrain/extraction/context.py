@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from ..retrieve.terms import STOPWORDS, stem
 from .cues import CUE
 from .subjects import Phrase, labels, titled
-from .values import CALENDAR, apart, qualifiers
+from .values import CALENDAR, apart, marked_old, qualifiers, values_in
 
-__all__ = ["Context", "apart_in_kind", "context", "context_of", "words_of"]
+__all__ = ["Context", "apart_in_kind", "context", "context_of", "table_header", "words_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +93,7 @@ def context(text: str, start: int) -> Context:
         found = labels(line)
         phrases += found[1:] if chat and found else found  # a chat line's speaker first
     read.append(text[line_start:start])
+    read.append(table_header(text, line_start))
     names = (
         frozenset(
             stem(m.group(0).lower())
@@ -102,6 +103,21 @@ def context(text: str, start: int) -> Context:
         - _CALENDAR
     )
     return Context(tuple(phrases), "\n".join(read), names)
+
+
+def table_header(text: str, line_start: int) -> str:
+    """The header row of the table whose row starts at ``line_start``, or "": a row's
+    cells are said under it ("| B (handler) | £10,000 |" under "| Grade | Property settle
+    limit |" says what the property limit is)."""
+    if not text.startswith("|", line_start):
+        return ""
+    header = ""
+    for row in reversed(text[:line_start].split("\n")[:-1]):
+        if not row.lstrip().startswith("|"):
+            break
+        if row.strip("|-: \t"):
+            header = row  # not a rule line ("|---|---|"): the top row is the header
+    return header
 
 
 def context_of(text: str, said: str) -> Context:
@@ -125,6 +141,8 @@ def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: b
     a_text, b_text = f"{a.text}\n{a_said}", f"{b.text}\n{b_said}"
     if apart(qualifiers(a_text), qualifiers(b_text), states=states):
         return True
+    if _labelled_again(a_said, b_said) or _labelled_again(b_said, a_said):
+        return False
     a_says, b_says = words_of(a_text), words_of(b_text)
     for x in a.phrases:
         for y in b.phrases:
@@ -133,6 +151,23 @@ def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: b
                 if (theirs - mine) & b.names - a_says:
                     return True
     return False
+
+
+_LABEL = re.compile(r"\W*([^\W\d][^:\n?]{0,40}):\s")
+"""The label a line opens with ("ATR cargo door:")."""
+
+
+def _labelled_again(old: str, new: str) -> bool:
+    """Whether ``new`` opens with ``old``'s label and names a value of ``old`` as the one
+    before ("ATR cargo door: max 45 kt", then "ATR cargo door: do not open ... above 40 kt
+    (was 45 kt)"): it says itself what it is about and which value it replaces, whatever
+    the two notes are titled ("GH SOP 5.3 Ramp", "GH Safety Alert"). The same label
+    alone is not enough ("IT desk: 2nd floor" in two offices' guides)."""
+    a, b = _LABEL.match(old), _LABEL.match(new)
+    if a is None or b is None or a.group(1).casefold() != b.group(1).casefold():
+        return False
+    keys = {v.key for v in values_in(old)}
+    return any(v.key in keys and marked_old(new, v) for v in values_in(new))
 
 
 def _channel(name: str) -> list[Phrase]:

@@ -20,7 +20,11 @@ shorthand or in full ("valid for max 8 hrs", then "limited to 4 hours"):
   thing ("talks go weekly", "read quarterly."), not where it names one ("the daily
   huddle notes", "weekly sync");
 - a phone extension ("ext 4400", "x4400") is a number of its own kind, beside the
-  outside number that dials it.
+  outside number that dials it;
+- a moment written as an offset before a named one ("send the release at STD-60",
+  "freeze at T-30", "by D-7") is a count before it, as "90 min before STD" is; only
+  after a word that sets a moment ("at", "by", "until", "not", "than"), where a code
+  ("INC-4471", "CB-11/26", "SOP-12") is not written.
 
 Each is a ``Value`` (``values.py``); ``values_of`` reads these first, then what
 ``values_in`` reads outside them, and makes a run of weekdays one ("Tuesday & Friday":
@@ -111,6 +115,13 @@ _EXTENSION = re.compile(r"(?<![\w-])(?:(?:ext\.?|extension)\s?|x)(\d{3,6})(?![\w
 """An extension: "ext 4400", "ext. 4400", "x4400" (not "3 x 1000", a product)."""
 
 
+_OFFSET = re.compile(
+    r"\b(?:at|by|until|till|not|than)\s+([A-Z]{1,4})\s?[-\u2212](\d{1,3})(?![\w./-])"
+)
+"""A moment as an offset before a named one, after a word that sets a moment ("at
+STD-60", "not STD-90", "by T-2")."""
+
+
 def shorthand_in(text: str) -> list[Value]:
     """The values ``text`` writes in shorthand, in order, none overlapping another."""
     found: list[Value] = []
@@ -121,6 +132,8 @@ def shorthand_in(text: str) -> list[Value]:
 
     for m in _EXTENSION.finditer(text):
         add("extension", "", m.group(1), m.start(), m.end())
+    for m in _OFFSET.finditer(text):
+        add("quantity", "before", f"{float(m.group(2)):g}", m.start(1), m.end())
     for m in _CLOCK.finditer(text):
         hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
         if int(m.group(1)) <= 12:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
+from .context import table_header
 from .values import Value
 
-__all__ = ["STATUS", "a_state", "statuses_in"]
+__all__ = ["STATUS", "a_state", "cell_statuses", "statuses_in"]
 
 STATUS = "status"
 """The kind of a ``Value`` that is a thing's state."""
@@ -80,10 +81,45 @@ def statuses_in(text: str) -> list[Value]:
     return list(kinds.values())
 
 
-def _status(m: re.Match[str], group: str) -> Value:
+_STATE_COLUMN = frozenset({"status", "state", "rag", "rag status", "health"})
+"""A table column whose cells are a thing's state."""
+_CELL_STATUS = re.compile(
+    r"[ \t]*(?P<s>" + "|".join(f"(?:{words})" for words in _STATUSES.values()) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def cell_statuses(body: str, start: int, end: int) -> list[Value]:
+    """The states in the cells of a table's row, between ``start`` and ``end`` of
+    ``body``, that lie in a column headed as a state ("| Project | RAG | Status |" over
+    "| Atlas | Amber | ON HOLD pending budget |": at risk, on hold), as ``status`` values
+    with offsets from ``start``: a column's header labels each of its cells, as "Status:"
+    labels a line. A cell counts where it opens with the state."""
+    line_start = body.rfind("\n", 0, start) + 1
+    header = table_header(body, line_start)
+    if not header:
+        return []
+    columns = [c.strip().lower() for c in header.strip().strip("|").split("|")]
+    line_end = body.find("\n", line_start)
+    row = body[line_start : line_end if line_end >= 0 else len(body)]
+    found: list[Value] = []
+    at = line_start + row.index("|") + 1
+    for name in columns:
+        bar = body.find("|", at, line_start + len(row))
+        cell_end = bar if bar >= 0 else line_start + len(row)
+        m = _CELL_STATUS.match(body, at, cell_end)
+        if name in _STATE_COLUMN and m is not None and start <= m.start("s") < end:
+            found.append(_status(m, "s", start))
+        if bar < 0:
+            break
+        at = bar + 1
+    return found
+
+
+def _status(m: re.Match[str], group: str, at: int = 0) -> Value:
     written = " ".join(m.group(group).split())
     kind = next(k for rx, k in _STATUS_KIND if rx.fullmatch(written))
-    return Value(STATUS, "", kind, m.start(group), m.end(group))
+    return Value(STATUS, "", kind, m.start(group) - at, m.end(group) - at)
 
 
 def a_state(text: str) -> bool:

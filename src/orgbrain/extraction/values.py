@@ -251,13 +251,15 @@ def _singular(word: str) -> str:
 
 
 _OLD = re.compile(
-    r"\b(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
-    r"wrongly\s+(?:said|stated|listed)|not)\s+((?:[^\s.;:]+\s+){0,4})$",
+    r"\b(?:(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
+    r"wrongly\s+(?:said|stated|listed)|replac(?:es|ed|ing))\s+((?:[^\s.;:]+\s+){0,4})"
+    r"|not\s+((?:the|a|an|our|at|on|by|in)\s+)?)['\"\u2018\u201c]?$",
     re.IGNORECASE,
 )
 """Before a value, what names it as the one it replaced ("raised from 600", "(was 14)"),
 at most four words before it, none of them the way to the new one ("from 600 to 1,200":
-1,200 is not the old)."""
+1,200 is not the old; "this replaces the '6 weeks before' guidance"); "not" just before
+it ("the 10th, not the 14th"), not a verb's ("do not drive faster than 6 km/h")."""
 _TOWARDS = re.compile(r"\b(?:to|now|into|becomes?|then)\b|→|->", re.IGNORECASE)
 
 
@@ -265,7 +267,7 @@ def marked_old(text: str, value: Value) -> bool:
     """Whether ``text`` names ``value`` as the one before ("from 600 to 1,200",
     "35 days (was 14)", "rather than three", "(24h was never achievable)")."""
     m = _OLD.search(text[max(0, value.start - 60) : value.start])
-    if m is not None and not _TOWARDS.search(m.group(1)):
+    if m is not None and not _TOWARDS.search(m.group(1) or m.group(2) or ""):
         return True
     return text[: value.start].rstrip().endswith("(") and bool(_WAS_AFTER.match(text, value.end))
 

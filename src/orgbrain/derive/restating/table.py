@@ -17,11 +17,19 @@ def column(said: Said, value: Value) -> str:
     """The header of the column ``value`` sits in, when ``said`` is a table's row under a
     header row ("| KPI | Target | Q3 |" over "| Void re-let (days) | 28 | 34 |": 28 is the
     target), lower-cased; or ""."""
+    cells, cell = _header(said, value)
+    return cells[cell - 1] if 0 < cell <= len(cells) else ""
+
+
+def _header(said: Said, value: Value) -> tuple[list[str], int]:
+    """The lower-cased cells of the header row of the table ``value``'s row lies in, and
+    the number of the cell ``value`` sits in (from 1); ``([], 0)`` when it is no table's
+    row under a header."""
     body, at = said.item.body, said.start + value.start
     line_start = body.rfind("\n", 0, at) + 1
     lines = body[:line_start].split("\n")[:-1]
     if not body[line_start:].lstrip().startswith("|"):
-        return ""
+        return [], 0
     header = ""
     for line in reversed(lines):
         if not line.lstrip().startswith("|"):
@@ -29,22 +37,41 @@ def column(said: Said, value: Value) -> str:
         if not _RULE.fullmatch(line.strip()):
             header = line  # the top row of the table is its header
     if not header:
-        return ""
-    cell = body[line_start:at].count("|")
-    cells = header.strip().strip("|").split("|")
-    return cells[cell - 1].strip().lower() if 0 < cell <= len(cells) else ""
+        return [], 0
+    cells = [c.strip().lower() for c in header.strip().strip("|").split("|")]
+    return cells, body[line_start:at].count("|")
 
 
 _RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
 """A table's rule line under its header ("|---|---|")."""
 
 
-def under(said: Said, value: Value, header: str) -> bool:
-    """Whether ``value`` is the newer unit's value for the older row's column ``header``:
-    in a column of that header, or, in a sentence, beside the header's words ("PMs can
-    sign off ... up to £10k" for column "PM")."""
+def under(said: Said, value: Value, old: Said, before: Value) -> bool:
+    """Whether ``value`` is the newer unit's value for the column the older unit's
+    ``before`` sits in: in a column of that header, or, in a sentence, beside the words
+    that tell that column from the table's others ("PMs can sign off ... up to £10k" for
+    column "PM"; "Grade B handlers' property settlement authority" for column "Property
+    settle limit" beside "Motor settle limit": not the words every column says)."""
+    header = column(old, before)
     mine = column(said, value)
     if mine:
         return mine == header
-    words = {stem(w) for w in WORD.findall(header)} - STOPWORDS
-    return bool(words) and words <= said.stems
+    cells, _ = _header(old, before)
+    words = _words(header)
+    others = frozenset().union(*(_words(c) for c in cells if c != header))
+    own = words - others or words
+    return bool(own) and own <= said.stems and _row_named(said, old)
+
+
+def _row_named(said: Said, old: Said) -> bool:
+    """Whether the sentence ``said`` names the older unit's row by its first cell ("B
+    (handler)" in "Grade B handlers' property settlement authority"): a word of it, or
+    all of it as written; not another row's value in the same column ("A (trainee)")."""
+    first = old.text.strip().strip("|").split("|", 1)[0].strip()
+    return bool(_words(first.lower()) & said.stems) or (
+        bool(first) and re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", said.text) is not None
+    )
+
+
+def _words(cell: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in WORD.findall(cell)) - STOPWORDS

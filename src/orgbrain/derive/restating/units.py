@@ -12,7 +12,7 @@ from ...extraction.cues import CUE, change_cue, planned, temporary, titled_chang
 from ...extraction.quiet import HEDGE, NEGATION
 from ...extraction.sentences import split_units
 from ...extraction.shorthand import values_of
-from ...extraction.states import STATUS, statuses_in
+from ...extraction.states import STATUS, cell_statuses, statuses_in
 from ...extraction.values import Value, gone_name, names_in, qualifiers
 from ...model import Item
 from ...retrieve.terms import STOPWORDS, stem
@@ -36,6 +36,7 @@ __all__ = [
     "said_in",
     "shared_words",
     "spelled",
+    "spelled_out",
     "stems",
     "title",
     "with_title",
@@ -105,7 +106,11 @@ def said_in(item: Item) -> list[Said]:
         if _ASKED.match(at):
             asked = stems(at, ())
         answers = _ANSWER.match(at) is not None
-        found = sorted(values_of(text) + statuses_in(text), key=lambda v: v.start)
+        said = statuses_in(text)
+        cells = [
+            v for v in cell_statuses(item.body, start, end) if v.key not in {s.key for s in said}
+        ]
+        found = sorted(values_of(text) + said + cells, key=lambda v: v.start)
         names = names_in(text)
         if not (found or names) or text.rstrip().endswith("?") or HEDGE.search(text):
             continue  # a question or a hedge states no value
@@ -246,3 +251,16 @@ def spelled(initials: str, text: str) -> re.Match[str] | None:
     Leader" for "TL"), if it spells them out."""
     run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in initials) + r"(?!\w)"
     return re.search(run, text)
+
+
+def spelled_out(a: Said, b: Said) -> frozenset[str]:
+    """The stems of the capitalised words one unit spells out that the other writes as
+    their initials ("you need TL sign-off", "Benefits Team Leader sign-off"): one thing,
+    however each writes it."""
+    out: set[str] = set()
+    for short, full in ((a, b), (b, a)):
+        for m in INITIALS.finditer(short.text):
+            found = spelled(m.group(0), full.text)
+            if found is not None:
+                out |= {stem(w.lower()) for w in found.group(0).split()}
+    return frozenset(out)
