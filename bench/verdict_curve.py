@@ -2,8 +2,9 @@
 
 Replays the membership gate (``retrieve.verdict.membership``, the code a search runs)
 over the rows that ``orgbrain eval beir|locomo|facts|longmemeval|living --out FILE`` wrote
-for one plan (``living``: organisation questions, every one answerable, each in a brain of
-its own): each row keeps the gate's view of its first 5 hits (``gate``), so every gate
+for one plan (``living``: organisation questions, each in a brain of its own and every one
+answerable; ``living --split``: each asked where its answer is held and where it is not):
+each row keeps the gate's view of its first 5 hits (``gate``), so every gate
 setting is scored without searching again. For each setting: false silence on each set
 (answerable questions left silent), where a set has questions without an answer their
 silence (higher is better), and where its rows keep a ranking recall (LoCoMo's
@@ -19,10 +20,10 @@ Prints a markdown table, best first among the settings whose false silence is at
 ``--all`` prints every setting; ``--frontier`` the curve itself: the settings that no
 other beats on both the worst false silence and the mean silence of the unanswerable
 questions, from the most talkative to the quietest. ``--pick``: the settings in the
-order of the rule that chose the default (``RULE``), the current default first for
-comparison; ``--held-out``: the rule applied to one half of every set (``part``: LoCoMo
-by conversation, the others by question), its pick scored on the other half beside the
-current default, both ways round.
+order of the rule that chose the default (``RULE``), after ``BEFORE`` and the current
+default for comparison; ``--held-out``: the rule applied to one half of every set
+(``part``: LoCoMo by conversation, the others by question or case), its pick scored on the
+other half beside ``BEFORE``, both ways round.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ false silence under 5% on org (docs/eval.md, "Issue 17: the verdict with organis
 questions that have no answer")."""
 BEFORE = Gate(depth=5, min_cosine=0.4, min_coverage=0.5, plain_depth=1, plain_cosine=0.5)
 """The default gate before the near-best and one-of-several-names rules (main at 2d1f920),
-which a pick must be at least as quiet as."""
+shown beside a pick for comparison (until session 11 a pick also had to be as quiet)."""
 
 
 @dataclass(frozen=True, slots=True)

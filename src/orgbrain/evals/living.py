@@ -38,15 +38,17 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..brain import Brain, NoteInput
 from ..errors import InvalidInput
-from ..model import Hit
+from ..model import Hit, SearchResult
 from ..ports import Embedder
+from ..retrieve import Trace
 from .records import data_lines
 from .report import EVIDENCE_DEPTH, gate_view
 
@@ -132,10 +134,7 @@ def run_living(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-living-") as tmp:
         for case in cases:
-            opened = Brain.open(Path(tmp) / case.id, embedder=embedder)
-            with opened.without_search_log() as brain:
-                for body in FILLER:
-                    brain.add_note(body)
+            with _filled(Path(tmp) / case.id, embedder) as brain:
                 ids = [
                     brain.add_note(text, occurred_at=at, wait="derived").id
                     for at, text in case.notes
@@ -166,10 +165,7 @@ def run_split(cases: Sequence[Case], embedder: Embedder, *, source: str = "") ->
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-split-") as tmp:
         for half, held in enumerate((cases[0::2], cases[1::2])):
             mine = {c.id for c in held}
-            opened = Brain.open(Path(tmp) / f"half{half}", embedder=embedder)
-            with opened.without_search_log() as brain:
-                for body in FILLER:
-                    brain.add_note(body)
+            with _filled(Path(tmp) / f"half{half}", embedder) as brain:
                 for case in held:
                     notes = [NoteInput(body=text, occurred_at=at) for at, text in case.notes]
                     brain.add_notes(notes, wait="derived")
@@ -181,17 +177,7 @@ def run_split(cases: Sequence[Case], embedder: Embedder, *, source: str = "") ->
                     report.questions += answerable
                     report.silent += answerable and not result.hits
                     report.spoken += not answerable and bool(result.hits)
-                    report.rows.append(
-                        {
-                            "case": case.id,
-                            "question": case.question,
-                            "answerable": answerable,
-                            "plan": brain.settings.plan,
-                            "silent": not result.hits,
-                            "reason": result.reason,
-                            "gate": gate_view(trace, result.reason),
-                        }
-                    )
+                    report.rows.append(_row(brain, case, answerable, result, trace))
     report.seconds = time.perf_counter() - t0
     return report
 
@@ -211,17 +197,7 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
     current, old = ids[case.current], ids[case.replaced]
     result, trace = brain.search_traced(case.question, evidence_depth=EVIDENCE_DEPTH)
     hits = result.hits
-    report.rows.append(
-        {
-            "case": case.id,
-            "question": case.question,
-            "answerable": True,
-            "plan": brain.settings.plan,
-            "silent": not hits,
-            "reason": result.reason,
-            "gate": gate_view(trace, result.reason),
-        }
-    )
+    report.rows.append(_row(brain, case, True, result, trace))
     top = hits[0].item.id if hits else None
     miss: dict[str, object] = {}
     if top == current:
@@ -236,6 +212,31 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
         miss["superseded"] = _said(case, ids, marked)
     if miss:
         report.misses.append({"case": case.id, **miss})
+
+
+@contextmanager
+def _filled(folder: Path, embedder: Embedder) -> Iterator[Brain]:
+    """A fresh brain at ``folder`` holding the ``FILLER`` notes, its searches unlogged."""
+    with Brain.open(folder, embedder=embedder).without_search_log() as brain:
+        for body in FILLER:
+            brain.add_note(body)
+        yield brain
+
+
+def _row(
+    brain: Brain, case: Case, answerable: bool, result: SearchResult, trace: Trace
+) -> dict[str, object]:
+    """A belief change's search, for ``--out``: the question, whether its answer is held,
+    whether the brain was silent, and the gate's view of its first hits."""
+    return {
+        "case": case.id,
+        "question": case.question,
+        "answerable": answerable,
+        "plan": brain.settings.plan,
+        "silent": not result.hits,
+        "reason": result.reason,
+        "gate": gate_view(trace, result.reason),
+    }
 
 
 def _statements_marked(brain: Brain, ids: list[str]) -> dict[str, str]:

@@ -189,7 +189,7 @@ _ONE_KIND_FLOOR = 0.01
 # questions of the living sets asked where their answer is held and where it is not),
 # that keeps false silence under 5% on each and loses the least of what the ranking
 # found to silence (bench/verdict_curve.py --pick). Its cost: more speech where there is
-# no answer than at 0.4, which kept the organisation's questions 8.8% silent.
+# no answer than at 0.4, which left 8.8% of the answerable organisation questions silent.
 _GATE = Gate(
     depth=5,
     min_cosine=0.35,
