@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from orgbrain import Brain
 from orgbrain.derive.handover import leaver
-from orgbrain.derive.restating.names import gone_name
+from orgbrain.derive.restating.names import gone_name, passing
 from orgbrain.extraction.values import names_in
 from tests.restating import NOV, SEP, derived, ended, values
 
@@ -250,3 +250,9 @@ def test_one_appointed_head_replaces_the_head_who_steps_back(brain: Brain) -> No
     was = {s.object for s in values(brain, old) if not s.current}
     now = {s.object for s in values(brain, new) if s.current}
     assert "Gareth Lyons" in was and "Helen Ward" not in was and "Nadia Kerr" in now
+
+
+def test_a_note_holds_for_a_day_when_a_day_is_named_only() -> None:
+    assert passing("Sat 11 Apr ONLY - crew room closed, sign on at Hangar 3 office.")
+    assert passing("11 April only: the desk is in the annexe")
+    assert not passing("Parking moves to Temple Quay from Monday: 40 spaces only.")

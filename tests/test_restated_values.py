@@ -295,3 +295,16 @@ def test_a_listed_value_said_beside_no_label_changes_none(brain: Brain) -> None:
         "- CCP 3 cooling: core temperature 72 C (retailer code); new probes from 1 June"
     )
     assert ended(brain, _LIMITS, newer) == []
+
+
+def test_replaced_by_names_the_new_value_not_the_old() -> None:
+    said = "Backup retention is replaced by 35 days"
+    assert [marked_old(said, v) for v in values_of(said)] == [False]
+    said = "This replaced the 14 days we kept before"
+    assert [marked_old(said, v) for v in values_of(said)] == [True]
+
+
+def test_an_offset_is_read_before_a_named_moment_only() -> None:
+    """ "At STD-60" opening a sentence is the moment; "by SOP-12" is a code."""
+    assert [t for *_, t in _read("At STD-60 the release goes to crew")] == ["At STD-60"[3:]]
+    assert _read("file it by SOP-12 as before") == []

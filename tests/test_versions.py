@@ -47,6 +47,8 @@ NOT_A_REPLY = AUDIT_RE.replace("RE: Derby", "Wrexham")
 POLICY_ISSUED = POLICY.replace("v2.4", "v2.4 (Mar 2025)")
 POLICY_NEXT_ISSUED = POLICY_NEXT.replace("v3.0", "v3.0 (June 2026)")
 OTHER_POLICY_ISSUED = OTHER_POLICY.replace("v3.0", "v3.0 (June 2026)")
+# a title word that begins as a month does ("Marine", "Decision") is no issue date
+MARINE_POLICY = POLICY_NEXT.replace("IT Security", "Marine IT Security")
 
 
 def _notes(brain: Brain, *notes: tuple[str, datetime]) -> list[str]:
@@ -88,6 +90,7 @@ def test_a_later_version_of_a_document_restates_its_value(
         (AUDIT, NOT_A_REPLY),  # another subject, not a reply
         (POLICY, OTHER_POLICY),  # another title, though versioned
         (POLICY_ISSUED, OTHER_POLICY_ISSUED),  # another title, though each dated
+        (POLICY, MARINE_POLICY),  # another title, one word longer
     ],
 )
 def test_another_document_restates_nothing(brain: Brain, older: str, newer: str) -> None:

@@ -35,12 +35,14 @@ _CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9-]*\d)[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![
 _VERSION = re.compile(r"\b(?:v|ver\.?\s?|version\s|rev\.?\s?|revision\s)\d+(?:\.\d+)*\b", re.I)
 """A version mark ("v2.4", "version 3", "rev 2")."""
 _ISSUED = re.compile(
-    r"\b(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?"
+    r"\b(?:\d{1,2}\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
+    r"july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
     r"(?:\s+\d{4})?\b|\b(?:19|20)\d\d\b",
     re.IGNORECASE,
 )
 """An issue date beside a version mark ("Contact Sheet v4 (Mar 2026)", "v3 (Jan 2026)"):
-one document's two issues, not two documents."""
+one document's two issues, not two documents; a month's name or its short form, so that
+"Marine" or "Decision" stays a word of the title."""
 _SUBJECT = re.compile(r"[ \t]*subject:[ \t]*(.+)", re.IGNORECASE)
 _REPLY = re.compile(r"^(?:(?:re|fw|fwd|aw)\s*:\s*)+", re.IGNORECASE)
 

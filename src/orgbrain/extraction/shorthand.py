@@ -116,10 +116,14 @@ _EXTENSION = re.compile(r"(?<![\w-])(?:(?:ext\.?|extension)\s?|x)(\d{3,6})(?![\w
 
 
 _OFFSET = re.compile(
-    r"\b(?:at|by|until|till|not|than)\s+([A-Z]{1,4})\s?[-\u2212](\d{1,3})(?![\w./-])"
+    r"\b(?i:at|by|until|till|not|than)\s+(STD|STA|ETD|ETA|EOBT|[TDHL])\s?[-\u2212](\d{1,3})"
+    r"(?![\w./-])"
 )
 """A moment as an offset before a named one, after a word that sets a moment ("at
-STD-60", "not STD-90", "by T-2")."""
+STD-60", "not STD-90", "by T-2", "At STD-60" opening a sentence): the named moments of
+schedules (departure and arrival, scheduled or estimated, off-blocks) and the one-letter
+days and hours of a count-down, so that a code after the same words ("by SOP-12") is not
+read."""
 
 
 def shorthand_in(text: str) -> list[Value]:

@@ -252,13 +252,15 @@ def _singular(word: str) -> str:
 
 _OLD = re.compile(
     r"\b(?:(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
-    r"wrongly\s+(?:said|stated|listed)|replac(?:es|ed|ing))\s+((?:[^\s.;:]+\s+){0,4})"
+    r"wrongly\s+(?:said|stated|listed)|replac(?:es|ing)|replaced(?!\s+(?:by|with)\b))"
+    r"\s+((?:[^\s.;:]+\s+){0,4})"
     r"|not\s+((?:the|a|an|our|at|on|by|in)\s+)?)['\"\u2018\u201c]?$",
     re.IGNORECASE,
 )
 """Before a value, what names it as the one it replaced ("raised from 600", "(was 14)"),
 at most four words before it, none of them the way to the new one ("from 600 to 1,200":
-1,200 is not the old; "this replaces the '6 weeks before' guidance"); "not" just before
+1,200 is not the old; "this replaces the '6 weeks before' guidance", but "replaced by 35
+days" names the new one); "not" just before
 it ("the 10th, not the 14th"), not a verb's ("do not drive faster than 6 km/h")."""
 _TOWARDS = re.compile(r"\b(?:to|now|into|becomes?|then)\b|→|->", re.IGNORECASE)
 

@@ -162,7 +162,8 @@ def _unrenewed(text: str) -> str:
 _PASSING = re.compile(
     r"\b(?:back\s+to\s+normal|(?:business|service)\s+as\s+usual\s+from|"
     r"(?:today|tonight|tomorrow|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)?\s+[a-z]{3,9}\.?)"
+    r"wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)?\s+"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?)"
     r"\s+only)\b",
     re.IGNORECASE,
 )
