@@ -308,3 +308,65 @@ def test_an_offset_is_read_before_a_named_moment_only() -> None:
     """ "At STD-60" opening a sentence is the moment; "by SOP-12" is a code."""
     assert [t for *_, t in _read("At STD-60 the release goes to crew")] == ["At STD-60"[3:]]
     assert _read("file it by SOP-12 as before") == []
+
+
+def test_a_document_re_issued_states_a_change_on_every_line(brain: Brain) -> None:
+    """A title that says the document is "re-issued" (or "edited") marks each line below
+    it as the later version, as "updated" or "revised" does."""
+    older = (
+        "Travel briefing notes (for new starters)\n"
+        "- Hotels: up to £120 per night in London, book via Egencia.\n"
+        "- Trains: standard class only."
+    )
+    newer = (
+        "Expenses Policy 2026-27 (re-issued July 2026)\n"
+        "4.2 Hotels: London stays may be booked at up to £150 per night through Egencia."
+    )
+    assert any("120" in gone for gone in ended(brain, older, newer))
+
+
+def test_a_note_marked_as_an_edit_of_a_page_states_a_change(brain: Brain) -> None:
+    """ "wiki edit (Outpatients > Dermatology):" at the head of a note says the page now
+    reads so: its booking line replaces the older one."""
+    older = "Dermatology outpatients - patient booking line 0161 496 0234, Mon-Fri 9-4."
+    newer = (
+        "wiki edit (Outpatients > Dermatology): patients book on 0161 496 0800, 8am-6pm weekdays."
+    )
+    assert "0161 496 0234" in ended(brain, older, newer)
+
+
+def test_a_phrasal_verb_around_its_object_states_a_change(brain: Brain) -> None:
+    """ "brought the same-day cut off forward to 14:00", "put all team lead cards up to
+    $5k": the change word's particle comes after the thing it sets anew."""
+    older = (
+        "Dispatch - how to\n"
+        "Orders approved before 15:00 ship the same day; after 15:00 they ship next working day."
+    )
+    newer = (
+        "#warehouse\nomar.t: logistics have brought the same-day cut off forward to 14:00 for "
+        "the courier, anything approved after 2 ships next day"
+    )
+    assert "15:00" in ended(brain, older, newer)
+    older = (
+        "#finance-help\nellie: what's the monthly limit on the team lead Amex?\n"
+        "dana: $3,000/month for team leads"
+    )
+    newer = (
+        "#finance-help\ndana: we've just put all team lead cards up to $5k/month actually, "
+        "should show in Amex by tomorrow"
+    )
+    assert "$3,000" in ended(brain, older, newer)
+
+
+def test_one_dated_day_only_is_an_exception_that_replaces_nothing(brain: Brain) -> None:
+    """ "Sat 11 Apr ONLY - ..." opening the line makes every clause after it a one-day
+    exception: the standing sign-on time is not replaced."""
+    older = (
+        "Crew Notice - EXT\n"
+        "Crew report point: Crew Room, terminal 1st floor. Sign on 45 minutes before departure."
+    )
+    newer = (
+        "#ext-crew\ntom.g: Sat 11 Apr ONLY - sign on moved to 60 minutes before departure, "
+        "crew room closed for carpets"
+    )
+    assert ended(brain, older, newer) == []

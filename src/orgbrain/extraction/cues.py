@@ -25,6 +25,12 @@ CUE = re.compile(
     r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)"
     r"\s+(?:to|from|by)\s+(?=[$€£]?\d)|"
     r"slip(?:s|ped|ping)?\s+(?:to|by|into)|"
+    # a verb and its particle around the thing set anew ("brought the same-day cut off
+    # forward to 13:00", "put all people-manager cards up to $5k"): up to four words of
+    # the thing between, not a preposition's ("you can put in up to 3 claims")
+    r"br(?:ing|ings|inging|ought)\s+(?:[\w'-]+\s+){1,4}?forward|"
+    r"put(?:s|ting)?\s+(?!(?:in|on|aside|through|for|down|forward)\b)(?:[\w'-]+\s+){1,4}?"
+    r"(?:up|down)\s+to|"
     # not a purpose ("to shorten runs in the south")
     r"(?<!to\s)(?:trimm?(?:s|ed|ing)?|extend(?:s|ed|ing)?|shorten(?:s|ed|ing)?|lengthen(?:s|ed|ing)?|"
     r"tighten(?:s|ed|ing)?|loosen(?:s|ed|ing)?|relax(?:es|ed|ing)?|halv(?:e|ed|es|ing)|"
@@ -35,6 +41,11 @@ CUE = re.compile(
     r"roll(?:s|ed|ing)?\s+out|go(?:es)?\s+live|went\s+live|fold(?:s|ed|ing)?\s+into|"
     r"merg(?:ed|es|ing)|merge\s+into|consolidat(?:e|ed|es|ing)|retir(?:e|ed|es|ing)|deprecat(?:e|ed|es|ing)|"
     r"sunset(?:s|ted|ting)?|discontinu(?:e|ed|es|ing)|phas(?:e|ed|es|ing)\s+out|lift(?:s|ed|ing)|"
+    # a note that says it is an edit of a page or a message ("wiki edit (Outpatients):",
+    # "EDIT:", "Edited:") at the head of its line; not the word in a sentence ("edit
+    # access", "please edit the sheet:") nor another thing's edit ("Video edit:")
+    r"(?:^|(?<=\n))[^\w\n]*(?:(?:wiki|page|doc|document|post|message|note|handbook)\s+)?"
+    r"edit(?:ed)?(?=\s*(?:\([^)\n]*\))?\s*:)|"
     # when it takes effect ("from Monday", "from 1 Oct", "from the August board pack on")
     r"with\s+effect\s+from|with\s+immediate\s+effect|beginning\s+(?:with|on|in|next)|"
     # a sentence that opens on when it takes effect ("From the April period end, CVRs ...")
@@ -63,6 +74,12 @@ _TEMPORARY = re.compile(
     # a shift from the norm leaves the norm standing ("run one day later than normal");
     # so do one week's changed days ("bin collections in the week of 6 April run ...")
     r"than\s+(?:normal|usual)|"
+    # one dated day's change ("Sat 11 Apr ONLY", "14 May only", "today only"): not a
+    # standing day ("Fridays only", "Friday only" may be a rule), so a date or today; nor
+    # the day a change starts ("from 3 June only staff park in bay 4")
+    r"(?<!from\s)(?<!starting\s)(?<!of\s)(?<!after\s)(?<!effective\s)(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+)?"
+    r"(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_WORD + r"|" + _MONTH_WORD + r"\.?\s+\d{1,2}"
+    r"(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}(?:/\d{2,4})?|today|tonight|tomorrow)\.?,?\s+only|"
     r"(?<!from\s)(?<!starting\s)(?<!beginning\s)(?:in|during|for)\s+the\s+week\s+(?:of|commencing|beginning))\b",
     re.IGNORECASE,
 )
@@ -78,8 +95,8 @@ _PLANNED = re.compile(
 
 def temporary(text: str) -> bool:
     """Whether ``text`` states an exception for a while ("this week only", "for the
-    pilot", "one day later than normal"); "until further notice" is not one when a state
-    is said with it."""
+    pilot", "one day later than normal", "Sat 11 Apr ONLY"); "until further notice" is
+    not one when a state is said with it."""
     return any(m.group(0).lower() != "until further" for m in _TEMPORARY.finditer(text))
 
 
@@ -103,7 +120,8 @@ def change_cue(text: str, *, heading: bool = False) -> bool:
 
 
 _TITLED_CHANGE = re.compile(
-    r"\b(?:updated|revised|revision|amended|effective|supersed(?:es|ed|ing)|changes\s+to)\b",
+    r"\b(?:updated|revised|revision|amended|effective|supersed(?:es|ed|ing)|changes\s+to|"
+    r"re-?issue[ds]?|edited)\b",
     re.IGNORECASE,
 )
 
@@ -111,6 +129,7 @@ _TITLED_CHANGE = re.compile(
 def titled_change(title: str) -> bool:
     """Whether a document's first line states a change for every line below it
     ("Updated spending approvals (effective 1 September)", "Support SLAs v3 (effective 1
-    Oct)"): a word of revision, not any change word ("Merge request guidelines",
+    Oct)", "Assessment Regulations 2026-27 (re-issued July 2026)"): a word of revision,
+    not any change word ("Merge request guidelines",
     "Handover notes", "Launch notes: new Team plan" are titles of things)."""
     return bool(_TITLED_CHANGE.search(title)) and not states_nothing(title)

@@ -120,7 +120,10 @@ def said_in(item: Item) -> list[Said]:
         below = start >= len(first)
         titled = (own | about if below else own) | (asked if answers else frozenset())
         qualified = qualifiers(f"{first}\n{text}" if below else text)
-        cue = change_cue(text, heading=below and update)
+        # an exception that opens the line ("Sat 11 Apr ONLY - sign on at Hangar 3") holds
+        # for every clause after it on that line
+        lead = item.body[item.body.rfind("\n", 0, start) + 1 : start]
+        cue = change_cue(text, heading=below and update) and not temporary(lead)
         out.append(Said(item, start, end, tuple(found), tuple(names), own, cue, titled, qualified))
     return out
 
