@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from orgbrain import Brain
 from orgbrain.derive.handover import leaver
-from orgbrain.derive.restating.names import gone_name, passing
+from orgbrain.derive.restating.gone import gone_name
+from orgbrain.derive.restating.names import passing
 from orgbrain.extraction.values import names_in
 from tests.restating import NOV, SEP, derived, ended, values
 
@@ -256,3 +257,21 @@ def test_a_note_holds_for_a_day_when_a_day_is_named_only() -> None:
     assert passing("Sat 11 Apr ONLY - crew room closed, sign on at Hangar 3 office.")
     assert passing("11 April only: the desk is in the annexe")
     assert not passing("Parking moves to Temple Quay from Monday: 40 spaces only.")
+
+
+def test_a_note_written_now_that_lets_a_supplier_go_looks_for_what_it_replaced(
+    brain: Brain,
+) -> None:
+    """Written the day it happens (not back-dated), a note looks for its neighbours only
+    when it states a change: a contract that lapses is one (``units.changes`` reads the
+    same gone forms as ``names.renamed``)."""
+    older = "Interpreting\nPhone interpreters are booked through LanguageLine."
+    [old] = derived(brain, (older, SEP))
+    new = brain.add_note(
+        "our LanguageLine account closes on 31 March; phone interpreters are booked "
+        "through Big Word",
+        wait="derived",
+    )
+    assert new.occurred_at is None  # written now: not back-dated
+    ended_now = [s.object for s in brain.statements(item_id=old, current=None) if not s.current]
+    assert any("LanguageLine" in o for o in ended_now), ended_now

@@ -13,11 +13,12 @@ from ...extraction.quiet import HEDGE, NEGATION
 from ...extraction.sentences import split_units
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS, cell_statuses, statuses_in
-from ...extraction.values import Value, gone_name, names_in, qualifiers
+from ...extraction.values import Value, names_in, qualifiers
 from ...model import Item
 from ...retrieve.terms import STOPWORDS, stem
 from ..documents import revised_title
 from ..handover import hands_over
+from .gone import gone_name
 
 __all__ = [
     "INITIALS",
