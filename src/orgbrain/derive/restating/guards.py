@@ -14,7 +14,7 @@ from ...extraction.subjects import Phrase, subjects
 from ...extraction.values import Value, same_slot
 from ...retrieve.terms import STOPWORDS, stem
 from ..handover import a_person
-from .units import INITIALS, LABEL, WORD, Pair, Said, line, spelled, spelled_out, stems
+from .units import INITIALS, LABEL, WORD, Pair, Said, line, spelled, spelled_pairs, stems
 
 __all__ = ["named_apart", "said_for_another", "two_things"]
 
@@ -43,7 +43,11 @@ def two_things(p: Pair) -> bool:
     olds, news = _subjects(p.old, p.was), _subjects(p.new, p.now)
     # a name one side spells out and the other writes as its initials is said by both
     # ("Duty Ops Manager", "DOM phone"), as either writes it
-    both = spelled_out(p.old, p.new) | _initials(p.old, p.new)
+    both = frozenset(
+        stem(w.lower())
+        for initials, words in spelled_pairs(p.old, p.new)
+        for w in (initials, *words.split())
+    )
     old_words, new_words = _words(p.old) | both, _words(p.new) | both
 
     def apart(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -56,17 +60,6 @@ def two_things(p: Pair) -> bool:
         frozenset(w for x in olds for w in x.modifiers),
         frozenset(w for y in news for w in y.modifiers),
     ) or any(x.head == y.head and apart(x.modifiers, y.modifiers) for x in olds for y in news)
-
-
-def _initials(a: Said, b: Said) -> frozenset[str]:
-    """The initials one unit writes ("DOM") whose words the other spells out ("Duty Ops
-    Manager"), lower-cased."""
-    return frozenset(
-        stem(m.group(0).lower())
-        for short, full in ((a, b), (b, a))
-        for m in INITIALS.finditer(short.text)
-        if spelled(m.group(0), full.text) is not None
-    )
 
 
 def named_apart(p: Pair) -> bool:

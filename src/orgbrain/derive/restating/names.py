@@ -227,7 +227,7 @@ def _reissued(old: Said, new: Said) -> list[Pair]:
         if len(was) == 1:
             shared = shared_words(with_title(old), old.titled & new.titled) or (was[0].key,)
             pairs.append(Pair(old, new, was[0], now, shared))
-    return pairs[:1] if len(pairs) == 1 else []
+    return pairs if len(pairs) == 1 else []
 
 
 def _leavers(old: Said, new: Said, now: Value) -> list[Value]:

@@ -257,14 +257,18 @@ def spelled(initials: str, text: str) -> re.Match[str] | None:
     return re.search(run, text)
 
 
+def spelled_pairs(a: Said, b: Said) -> list[tuple[str, str]]:
+    """Each set of initials one unit writes with the capitalised words the other spells
+    them out as ("TL", "Team Leader"): one thing, however each writes it."""
+    return [
+        (m.group(0), found.group(0))
+        for short, full in ((a, b), (b, a))
+        for m in INITIALS.finditer(short.text)
+        if (found := spelled(m.group(0), full.text)) is not None
+    ]
+
+
 def spelled_out(a: Said, b: Said) -> frozenset[str]:
-    """The stems of the capitalised words one unit spells out that the other writes as
-    their initials ("you need TL sign-off", "Benefits Team Leader sign-off"): one thing,
-    however each writes it."""
-    out: set[str] = set()
-    for short, full in ((a, b), (b, a)):
-        for m in INITIALS.finditer(short.text):
-            found = spelled(m.group(0), full.text)
-            if found is not None:
-                out |= {stem(w.lower()) for w in found.group(0).split()}
-    return frozenset(out)
+    """The stems of the words one unit spells out that the other writes as their initials
+    (``spelled_pairs``: "you need TL sign-off", "Benefits Team Leader sign-off")."""
+    return frozenset(stem(w.lower()) for _, words in spelled_pairs(a, b) for w in words.split())
