@@ -62,7 +62,9 @@ def server() -> Iterator[str]:
     data = home / "data"
     with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR
         warnings.simplefilter("ignore")
-        pg = get_server(data, cleanup_mode="stop")
+        # The bench stops the server itself: pgserver's own stop remembers the postmaster
+        # from before the restart below and, racing its exit, could kill a gone process.
+        pg = get_server(data, cleanup_mode=None)
     url = pg.get_uri()
     try:
         with psycopg.connect(url, autocommit=True) as conn:
@@ -76,9 +78,7 @@ def server() -> Iterator[str]:
         try:
             pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data, user=pg.system_user)
         finally:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                pg.cleanup()
+            pg.cleanup()  # releases the handle only (cleanup_mode=None)
             shutil.rmtree(home, ignore_errors=True)
 
 
