@@ -177,20 +177,27 @@ def test_a_row_of_zeros_projects_to_the_bias_free_zero() -> None:
 
 
 class _Counting(MiniLMEmbedder):
-    """The default embedder, counting its calls of each kind."""
+    """The default embedder, counting its calls of each kind (a query's own: on a CPU
+    without AMX, ``embed_query`` gives ``embed``'s vector, and that is no batch)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.queries: list[str] = []
         self.batches: list[int] = []
+        self._querying = False
 
     def embed(self, texts: Sequence[str]) -> Vector:
-        self.batches.append(len(texts))
+        if not self._querying:
+            self.batches.append(len(texts))
         return super().embed(texts)
 
     def embed_query(self, text: str) -> Vector:
         self.queries.append(text)
-        return super().embed_query(text)
+        self._querying = True
+        try:
+            return super().embed_query(text)
+        finally:
+            self._querying = False
 
 
 def test_a_search_embeds_its_query_through_embed_query(tmp_path: Path) -> None:
@@ -224,4 +231,4 @@ def test_warm_up_readies_the_query_path_too(tmp_path: Path) -> None:
     with Brain.open(tmp_path / "brain", embedder=counting) as brain:
         brain.warm_up()
     assert counting.batches == [1] and counting.queries == ["warm up"]
-    assert counting._projections is not None
+    assert (counting._projections is not None) == amx()  # packed where it is used
