@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from orgbrain import Brain
 from orgbrain.derive.handover import leaver
-from orgbrain.derive.restating.gone import gone_name
+from orgbrain.derive.restating.gone import gone_name, where_gone
 from orgbrain.derive.restating.names import passing
 from orgbrain.extraction.values import names_in
 from tests.restating import NOV, SEP, derived, ended, values
@@ -275,3 +275,37 @@ def test_a_note_written_now_that_lets_a_supplier_go_looks_for_what_it_replaced(
     assert new.occurred_at is None  # written now: not back-dated
     ended_now = [s.object for s in brain.statements(item_id=old, current=None) if not s.current]
     assert any("LanguageLine" in o for o in ended_now), ended_now
+
+
+def test_a_farewell_signed_on_the_sign_off_line_names_its_writer() -> None:
+    note = (
+        "Subject: Moving on\n\nHi all,\nFriday is my last day in Broker Relations. Priya "
+        "Nair will look after Hartwell from Monday.\n\nCheers, Tom"
+    )
+    assert leaver(note) == "Tom"
+    assert leaver(note.replace("Cheers, Tom", "Cheers")) is None
+    assert leaver(note.replace("Cheers, Tom", "Cheers,\nTom Bestwick")) == "Tom"
+
+
+def test_a_team_in_brackets_is_no_writer() -> None:
+    note = (
+        "Team news (HR)\nFarewell to Dana, whose last day is Friday. Ivo Marsh takes over "
+        "onboarding.\nThanks,\nGrace"
+    )
+    assert leaver(note) == "Grace"
+
+
+def test_where_a_holder_went_ends_at_the_next_clause() -> None:
+    said = "Paul Grey has moved across to Treasury and Nadia Kent takes over expenses."
+    paul, nadia = (
+        n for n in names_in(said) if said[n.start : n.end] in ("Grey", "Paul Grey", "Nadia Kent")
+    )
+    assert gone_name(said, paul) and not gone_name(said, nadia)
+    assert "Nadia" not in said[slice(*where_gone(said, paul))]
+
+
+def test_a_holder_moving_on_to_a_next_phase_stays() -> None:
+    said = "Nadia Kent moves on to phase 2 of the rollout next week."
+    assert not any(gone_name(said, n) for n in names_in(said))
+    said = "Nadia Kent moves on to the Leeds project next week."
+    assert any(gone_name(said, n) for n in names_in(said))

@@ -36,6 +36,15 @@ def test_not_names_the_value_just_after_it_not_a_verbs_object() -> None:
     assert [marked_old(said, v) for v in values_of(said)] == [True, False]
 
 
+def test_from_a_date_says_when_a_value_starts_not_what_it_was() -> None:
+    said = "From Monday the call-out fee is £40 per visit"
+    assert [marked_old(said, v) for v in values_of(said)] == [False, False]
+    said = "From 1 May, the weight limit is 500 kg"
+    assert [marked_old(said, v) for v in values_of(said)] == [False, False]
+    said = "The fee went from £30 to £40 from Monday"
+    assert [marked_old(said, v) for v in values_of(said)] == [True, False, False]
+
+
 def test_a_value_said_without_the_one_before_is_not_a_change(brain: Brain) -> None:
     older = "Payroll - Timesheets\nTimesheets are submitted in Workday by the 25th of each month."
     newer = "#payroll\nkim.o: expenses close on the 20th of each month, timesheets as usual"
@@ -370,3 +379,25 @@ def test_one_dated_day_only_is_an_exception_that_replaces_nothing(brain: Brain) 
         "crew room closed for carpets"
     )
     assert ended(brain, older, newer) == []
+
+
+def test_a_change_from_a_day_gone_by_replaces_the_value(
+    brain: Brain,
+) -> None:
+    older = "Tariffs: residential usage charge $2.41/kL; fixed service charge $218/yr."
+    assert "$2.41" in ended(
+        brain, older, "From 1 November 2026 the residential usage charge is $2.58/kL."
+    )
+
+
+def test_a_change_that_starts_on_a_day_to_come_replaces_nothing_yet(brain: Brain) -> None:
+    older = "Tariffs: residential usage charge $2.41/kL; fixed service charge $218/yr."
+    newer = "Board update: from 1 July 2099 the residential usage charge will be $2.58/kL."
+    assert ended(brain, older, newer) == []
+
+
+def test_one_value_said_in_place_of_all_the_older_ones_replaces_them(brain: Brain) -> None:
+    older = "Lab courier collects from Eastfield clinic at 11:00 and 15:00."
+    newer = "eastfield: courier going down to one run a day from next week, 13:30 pickup."
+    old, new = derived(brain, (older, SEP), (newer, NOV))
+    assert brain.get(old).superseded_by == new

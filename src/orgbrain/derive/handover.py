@@ -94,12 +94,17 @@ _HANDLE = re.compile(r"([a-z]+[._][a-z]+):\s")
 """A chat line's writer as a first and last name ("fiona.baird: ...")."""
 _INITIALS = re.compile(r"\(([A-Z]{2,3})\)")
 """The writer's initials in a note's first line ("Handover note (PS)")."""
+_UNITS = frozenset(
+    "HR IT QA QC PR PM HSE SHE EHS ICT ITS OPS CEO CFO CTO COO CIO CMO VP GM MD UK US EU".split()
+)
+"""Teams and posts written in brackets like initials ("Team news (HR)"): not a writer."""
 _SIGN_OFF = re.compile(
     r"(?:(?:kind|warm|best|many|with)\s+)?(?:regards|thanks|thank\s+you|cheers|best|"
     r"all\s+the\s+best|best\s+wishes|love)[ \t]*[,!.]?",
     re.IGNORECASE,
 )
 """A line a message is signed off with, before the writer's name ("Warm regards,")."""
+_LEADING_SIGN_OFF = re.compile(rf"(?:{_SIGN_OFF.pattern})(?!\w)", re.IGNORECASE)
 _SIGNED = re.compile(r"([A-Z][a-z'\u2019-]+)(?:\s+[A-Z][\w'\u2019-]+)?(?:\s*[-,\u2013].*)?")
 """A signature line: a first name, perhaps a surname and what follows a dash ("Colm",
 "Tom - SOU Station")."""
@@ -118,16 +123,19 @@ def leaver(body: str) -> str | None:
         return None
     lines = [x.strip() for x in body.strip().split("\n") if x.strip()]
     initials = _INITIALS.search(lines[0])
-    if initials is not None:
+    if initials is not None and initials.group(1) not in _UNITS:
         return initials.group(1)
     for x in lines:  # a chat line's writer, by handle ("fiona.baird: I've moved over to")
         handle = _HANDLE.match(x)
         if handle is not None and _FAREWELL.search(x):
             return handle.group(1)
-    signed = lines[-1] if len(lines[-1].split()) <= 2 else None
+    signed = lines[-1] if len(lines[-1].split()) <= 3 else None
     for at, x in enumerate(lines[:-1]):
         if _SIGN_OFF.fullmatch(x):
             signed = lines[at + 1]
+    if signed is not None:  # a sign-off on the name's line ("Cheers, Tom")
+        off = _LEADING_SIGN_OFF.match(signed)
+        signed = signed[off.end() :].strip() if off is not None else signed
     m = _SIGNED.fullmatch(signed) if signed else None
     return m.group(1) if m else None
 

@@ -66,7 +66,16 @@ from .restating.names import renamed, replaced
 from .restating.record import best, record
 from .restating.states import state_changed
 from .restating.typed import settled_by_typed
-from .restating.units import MIN_SHARED, PREDICATE, Pair, Said, beside, changes, said_in
+from .restating.units import (
+    MIN_SHARED,
+    PREDICATE,
+    Pair,
+    Said,
+    beside,
+    changes,
+    said_in,
+    starts_after,
+)
 from .restating.values import number_gone, restated_values
 from .statements import CONFLICT_WINDOW
 from .versions import versioned
@@ -112,7 +121,17 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 pairs += number_gone(old, new, mine if new is a else theirs)
     superseded: list[str] = []
     recorded = 0
-    kept = [p for p in pairs if not (two_things(p) or named_apart(p) or settled_by_typed(ctx, p))]
+    today = ctx.clock().date()
+    kept = [
+        p
+        for p in pairs
+        if not (
+            two_things(p)
+            or named_apart(p)
+            or starts_after(p.new.text, today)
+            or settled_by_typed(ctx, p)
+        )
+    ]
     for pair in best(ctx, kept):
         superseded += record(ctx, pair)
         recorded += 1

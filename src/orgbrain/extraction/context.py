@@ -32,7 +32,16 @@ from .cues import CUE
 from .subjects import Phrase, labels, titled
 from .values import CALENDAR, apart, marked_old, qualifiers, values_in
 
-__all__ = ["Context", "apart_in_kind", "context", "context_of", "table_header", "words_of"]
+__all__ = [
+    "LABEL",
+    "WORD",
+    "Context",
+    "apart_in_kind",
+    "context",
+    "context_of",
+    "table_header",
+    "words_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +62,8 @@ _CHAT_LINE = re.compile(r"[ \t]*\[#([\w][\w.-]*)\][ \t]*")
 _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+(.+?)|\*\*([^*\n]+?)\*\*:?|([^:\n]{1,60}):)[ \t]*$")
 """A line that heads what follows: "## Leeds office", "**Leeds office**", "Leeds office:"."""
 _CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
-_WORD = re.compile(r"[^\W\d_]{2,}")
+WORD = re.compile(r"[^\W\d_]{2,}")
+"""A word that may carry meaning: two letters or more, no digits."""
 _CALENDAR = frozenset(
     stem(w) for w in CALENDAR | {*"spring summer autumn fall winter weekly".split()}
 )
@@ -105,11 +115,14 @@ def context(text: str, start: int) -> Context:
     return Context(tuple(phrases), "\n".join(read), names)
 
 
+_ROW = re.compile(r"[ \t]*\|")
+
+
 def table_header(text: str, line_start: int) -> str:
     """The header row of the table whose row starts at ``line_start``, or "": a row's
     cells are said under it ("| B (handler) | £10,000 |" under "| Grade | Property settle
     limit |" says what the property limit is)."""
-    if not text.startswith("|", line_start):
+    if _ROW.match(text, line_start) is None:
         return ""
     header = ""
     for row in reversed(text[:line_start].split("\n")[:-1]):
@@ -129,7 +142,7 @@ def context_of(text: str, said: str) -> Context:
 
 def words_of(text: str) -> frozenset[str]:
     """The stems of ``text``'s words."""
-    return frozenset(stem(w) for w in _WORD.findall(text.lower()))
+    return frozenset(stem(w) for w in WORD.findall(text.lower()))
 
 
 def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: bool) -> bool:
@@ -153,7 +166,7 @@ def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: b
     return False
 
 
-_LABEL = re.compile(r"\W*([^\W\d][^:\n?]{0,40}):\s")
+LABEL = re.compile(r"\W*([^\W\d][^:\n?]{0,40}):\s")
 """The label a line opens with ("ATR cargo door:")."""
 
 
@@ -163,7 +176,7 @@ def _labelled_again(old: str, new: str) -> bool:
     (was 45 kt)"): it says itself what it is about and which value it replaces, whatever
     the two notes are titled ("GH SOP 5.3 Ramp", "GH Safety Alert"). The same label
     alone is not enough ("IT desk: 2nd floor" in two offices' guides)."""
-    a, b = _LABEL.match(old), _LABEL.match(new)
+    a, b = LABEL.match(old), LABEL.match(new)
     if a is None or b is None or a.group(1).casefold() != b.group(1).casefold():
         return False
     keys = {v.key for v in values_in(old)}

@@ -270,8 +270,28 @@ def marked_old(text: str, value: Value) -> bool:
     "35 days (was 14)", "rather than three", "(24h was never achievable)")."""
     m = _OLD.search(text[max(0, value.start - 60) : value.start])
     if m is not None and not _TOWARDS.search(m.group(1) or m.group(2) or ""):
-        return True
+        return not _starting(text, value, m.group(0), m.group(1) or "")
     return text[: value.start].rstrip().endswith("(") and bool(_WAS_AFTER.match(text, value.end))
+
+
+def _starting(text: str, value: Value, said: str, between: str) -> bool:
+    """Whether a "from" before ``value`` says when something starts, not what it was:
+    "From Monday the fee is £40" (Monday is when, £40 the fee from then), "from next week
+    13:30 pickup"; not "moved from Tuesday to Thursday" or "raised from 600"."""
+    if said[:4].casefold() != "from":
+        return False
+    if "," in between or _CLAUSE.search(between) or _WHEN.match(between):
+        return True  # "from next week, 13:30 pickup", "from Monday the fee is £40"
+    return value.kind in ("date", "weekday") and _UNTIL.match(text, value.end) is None
+
+
+_WHEN = re.compile(
+    r"(?:next|this|today|tomorrow|tonight|now|then|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|"
+    r"apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4]\b|the\s+(?:start|end|beginning)\b)",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"\b(?:is|are|will|shall|must|should|can|be)\b", re.IGNORECASE)
+_UNTIL = re.compile(r"\s*(?:to|until|till|through|-|\u2013)(?!\w)", re.IGNORECASE)
 
 
 _WAS_AFTER = re.compile(r"\s+(?:was|were)\b", re.IGNORECASE)

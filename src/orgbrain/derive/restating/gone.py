@@ -26,14 +26,17 @@ _MOVED_OUT = re.compile(
 ("out of Hours", "run out of Stock")."""
 _MOVED_ACROSS = re.compile(
     r"(?:,\s+who|(?:\s+\w+)?)\s+(?:has\s+|have\s+|had\s+|is\s+)?(?:"
-    r"mov(?:es|ed|ing)\s+(?:across|away|on|over)|left\s+(?:us|the\s+\w+)|"
-    r"(?:steps?|stepped|stepping)\s+(?:down|away|back)|retired)\b[^,;.]*",
+    r"mov(?:es|ed|ing)\s+(?:across|away|over|on(?!\s+to\s+(?:the\s+)?(?:next\s+)?(?:phase|"
+    r"stage|step|part|round|sprint|wave|milestone)\b))|left\s+(?:us|the\s+\w+)|"
+    r"(?:steps?|stepped|stepping)\s+(?:down|away|back)|retired)\b"
+    r"(?:(?!\s+(?:and|but|so|while|whilst)\b)[^,;.\n])*",
     re.IGNORECASE,
 )
 """After a holder: gone to another post ("Helen has moved across to Safety", "Tom has
 left the company", "Gareth Lyons steps back to focus on client work", "huge thanks to
 Dr Helen Marsh, who has stepped down after four years chairing the Committee"); what
-follows says where, or what they held, not who took over."""
+follows, up to the next clause ("... to Safety and Priya takes over"), says where, or what
+they held, not who took over; a holder moving on to a project's next phase stays."""
 _HANDED_BACK = re.compile(
     r"(?:\s+\w+)?\s+(?:(?:is|are|was|were|will|be|been|being|has|have|gets?)\s+)*"
     r"(?:handed|given|going|goes|go)\s+back\s+to\b",

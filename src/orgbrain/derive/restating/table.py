@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ...extraction.context import table_header
 from ...extraction.values import Value
 from ...retrieve.terms import STOPWORDS, stem
 from .units import WORD, Said
@@ -27,23 +28,11 @@ def _header(said: Said, value: Value) -> tuple[list[str], int]:
     row under a header."""
     body, at = said.item.body, said.start + value.start
     line_start = body.rfind("\n", 0, at) + 1
-    lines = body[:line_start].split("\n")[:-1]
-    if not body[line_start:].lstrip().startswith("|"):
-        return [], 0
-    header = ""
-    for line in reversed(lines):
-        if not line.lstrip().startswith("|"):
-            break
-        if not _RULE.fullmatch(line.strip()):
-            header = line  # the top row of the table is its header
+    header = table_header(body, line_start)
     if not header:
         return [], 0
     cells = [c.strip().lower() for c in header.strip().strip("|").split("|")]
     return cells, body[line_start:at].count("|")
-
-
-_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
-"""A table's rule line under its header ("|---|---|")."""
 
 
 def under(said: Said, value: Value, old: Said, before: Value) -> bool:

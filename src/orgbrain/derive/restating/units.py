@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
+from ...extraction.context import LABEL, WORD
 from ...extraction.cues import CUE, change_cue, planned, temporary, titled_change
+from ...extraction.dates import find_dates
 from ...extraction.quiet import HEDGE, NEGATION
 from ...extraction.sentences import split_units
 from ...extraction.shorthand import values_of
@@ -38,6 +41,7 @@ __all__ = [
     "shared_words",
     "spelled",
     "spelled_out",
+    "starts_after",
     "stems",
     "title",
     "with_title",
@@ -47,8 +51,6 @@ PREDICATE = "value"
 MIN_SHARED = 2
 """Words (stems) an older and a newer sentence must share besides their values."""
 _LABEL_WORDS = 6
-WORD = re.compile(r"[^\W\d_]{2,}")
-"""A word that may carry meaning: two letters or more, no digits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,15 +222,29 @@ def _unspoken(m: re.Match[str]) -> str:
     return " "
 
 
-LABEL = re.compile(r"\W*([^\W\d][^:\n?]{0,30}):\s")
-"""The label a line opens with ("What's different:", "At outstations:", "P2:")."""
-
-
 def held_back(text: str) -> bool:
     """Whether ``text`` denies, only plans, or makes a passing exception of what it says
     ("Atlas is not on hold", "we plan to ...", "this week only"): no change word makes it
     a change."""
     return bool(NEGATION.search(text)) or planned(text) or temporary(text)
+
+
+def starts_after(text: str, today: date) -> bool:
+    """Whether ``text`` says its change starts on a day after ``today`` ("from 1 July
+    2027 the usage charge will be $2.58"): until then, what it changes still holds. A
+    day written without its year is not read."""
+    return any(
+        d.value is not None
+        and d.value > today
+        and _STARTING.search(text[max(0, d.start - 30) : d.start])
+        for d in find_dates(text)
+    )
+
+
+_STARTING = re.compile(
+    r"\b(?:from|effective|starting|as\s+of|with\s+effect\s+from|w/?e/?f|begins?|on)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def beside(units: list[Said], said: Said) -> list[Said]:

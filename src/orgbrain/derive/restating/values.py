@@ -15,7 +15,7 @@ from ...extraction.quiet import NEGATION, states_nothing
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS
 from ...extraction.values import Value, marked_old, same_slot
-from ...retrieve.terms import STOPWORDS, stem
+from ...retrieve.terms import stem
 from ..versions import one_document
 from .guards import said_for_another
 from .table import column, under
@@ -53,7 +53,7 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
             continue  # ``states.state_changed``
         header = column(old, before)
         listed = _listed(old, new, before)
-        if not (_alone(old, new, before) or header or listed):
+        if not (_alone(old, new, before) or header or listed or _none_kept(old, new, before)):
             continue  # two of a kind in the older unit: which one changed?
         # a table row's cells are said under their column's header ("Property settle
         # limit" over "| B (handler) | £10,000 |"): its words count as the row's
@@ -186,29 +186,35 @@ def _listed(old: Said, new: Said, before: Value) -> set[int]:
     test piece 3.0 mm, Fe and non-Fe as they are"): the offsets of its values of that
     kind said just after the item's label, and after no other item's. Empty where the
     older unit is no list of labelled values."""
-    labels: dict[int, frozenset[str]] = {}
-    for v in old.values:
-        if same_slot(v, before):
-            m = _ITEM_LABEL.search(old.text, 0, v.start)
-            if m is None:
-                return set()
-            labels[v.start] = _label_stems(m.group(1))
-    mine = labels.get(before.start, frozenset())
+    labels = _labels(old, before)
+    if not labels:
+        return set()
+    mine = labels[before.start]
     theirs = frozenset().union(*(w for at, w in labels.items() if at != before.start)) - mine
-    if len(labels) < 2 or not all(labels.values()) or len(set(labels.values())) < len(labels):
-        return set()  # no labels, or one label said twice ("up to £20k | up to £200k")
     found = set()
     for v in new.values:
         if not same_slot(v, before):
             continue
-        near = _label_stems(" ".join(new.text[: v.start].split()[-_NEAR:]))
+        near = content_stems(" ".join(new.text[: v.start].split()[-_NEAR:]))
         if mine <= near and not theirs & near:
             found.add(v.start)
     return found
 
 
-def _label_stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in STOPWORDS)
+def _labels(old: Said, before: Value) -> dict[int, frozenset[str]]:
+    """The label of each value of ``before``'s kind in ``old``, by offset, when ``old``
+    lists them each after a label of its own ("Chicken 75 C | Pork 70 C"); else empty
+    (no labels, or one label said twice: "up to £20k | up to £200k")."""
+    labels: dict[int, frozenset[str]] = {}
+    for v in old.values:
+        if same_slot(v, before):
+            m = _ITEM_LABEL.search(old.text, 0, v.start)
+            if m is None:
+                return {}
+            labels[v.start] = content_stems(m.group(1))
+    if len(labels) < 2 or not all(labels.values()) or len(set(labels.values())) < len(labels):
+        return {}
+    return labels
 
 
 def _alone(old: Said, new: Said, before: Value) -> bool:
@@ -220,6 +226,17 @@ def _alone(old: Said, new: Said, before: Value) -> bool:
     kept = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
     others = [v for v in old.values if v.key != before.key and same_slot(v, before)]
     return all(v.key in kept for v in others)
+
+
+def _none_kept(old: Said, new: Said, before: Value) -> bool:
+    """Whether the newer unit says none of the older unit's values of ``before``'s kind
+    but one of its own: "Courier collects at 11:00 and 15:00", then "courier going down
+    to one run a day, 13:30 pickup": the one replaces them all."""
+    if _labels(old, before):
+        return False  # each value of a labelled list is changed beside its own label
+    mine = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
+    theirs = {v.key for v in old.values if same_slot(v, before)}
+    return len(mine) == 1 and not mine & theirs
 
 
 def _nouns(a: Value, b: Value) -> int:
