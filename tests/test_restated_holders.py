@@ -309,3 +309,14 @@ def test_a_holder_moving_on_to_a_next_phase_stays() -> None:
     assert not any(gone_name(said, n) for n in names_in(said))
     said = "Nadia Kent moves on to the Leeds project next week."
     assert any(gone_name(said, n) for n in names_in(said))
+
+
+def test_a_supplier_switched_from_by_name_is_replaced_whatever_the_card_calls_it(
+    brain: Brain,
+) -> None:
+    card = "Laundry - Bristol\nVendor: CleanCo Textiles\nCollection: daily 07:00 from loading bay"
+    newer = (
+        "#bri-ops\nmark.t: heads up, we've switched our laundry contract from CleanCo to "
+        "Brightwash Linen. collection time stays 7am."
+    )
+    assert "CleanCo Textiles" in ended(brain, card, newer)

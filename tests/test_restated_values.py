@@ -11,7 +11,7 @@ from orgbrain.derive.restating.values import restated_values
 from orgbrain.extraction.shorthand import values_of
 from orgbrain.extraction.states import cell_statuses
 from orgbrain.extraction.values import marked_old
-from tests.restating import NOV, SEP, derived, ended
+from tests.restating import NOV, SEP, derived, ended, values
 
 
 def _read(text: str) -> list[tuple[str, str, str, str]]:
@@ -401,3 +401,24 @@ def test_one_value_said_in_place_of_all_the_older_ones_replaces_them(brain: Brai
     newer = "eastfield: courier going down to one run a day from next week, 13:30 pickup."
     old, new = derived(brain, (older, SEP), (newer, NOV))
     assert brain.get(old).superseded_by == new
+
+
+def test_a_value_set_to_beside_another_of_its_kind_is_the_new_one(brain: Brain) -> None:
+    older = "Revenue - Overbooking guidelines (Dublin)\nMon-Thu: up to 3% of sellable rooms"
+    newer = (
+        "#revenue\ndaniel.o: Dublin weekday no-show rate has been ~6% since Feb, so raising "
+        "the Mon-Thu overbook cap to 5%."
+    )
+    assert "3%" in ended(brain, older, newer)
+
+
+def test_a_value_moved_off_names_the_one_replaced_and_no_other(brain: Brain) -> None:
+    spot = "#fnb\nconor.r: spirits spot checks are weekly, Thursdays, on top of the monthly count"
+    count = "F&B stocktake\nFull count: last Sunday of the month, after close"
+    newer = (
+        "Subject: Stocktake timing\nFrom July the full count moves off the last Sunday and "
+        "is done on the 1st Monday of the month, before service."
+    )
+    a, b, _ = derived(brain, (spot, SEP), (count, SEP), (newer, NOV))
+    assert [s.object for s in values(brain, b) if not s.current]
+    assert all(s.current for s in values(brain, a))

@@ -21,8 +21,10 @@ CUE = re.compile(
     r"down\s+(?:to|from)|up\s+from|effective|as\s+of|starting|from\s+(?:now|then)\s+on|"
     r"from\s[^.;:]{1,40}?\sto|going\s+forward|from\s+here\s+on|henceforth|correct(?:ed|ion)|wrongly|revert(?:ed|ing|s)?|"
     r"back\s+to|was|were|previously|formerly|used\s+to|new|"
-    # a size or a length set anew ("drops to 30 days", "trimming the onsite to three")
-    r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?)"
+    # a size or a length set anew ("drops to 30 days", "goes to 60 days", "trimming the
+    # onsite to three")
+    r"(?:drop(?:s|ped|ping)?|fall(?:s|en|ing)?|fell|ris(?:e|es|en|ing)|rose|grow(?:s|n|ing)?|"
+    r"go(?:es)?|went|going)"
     r"\s+(?:to|from|by)\s+(?=[$€£]?\d)|"
     r"slip(?:s|ped|ping)?\s+(?:to|by|into)|"
     # a verb and its particle around the thing set anew ("brought the same-day cut off

@@ -252,12 +252,14 @@ def _singular(word: str) -> str:
 
 _OLD = re.compile(
     r"\b(?:(?:from|was|were|previously|formerly|rather\s+than|instead\s+of|used\s+to\s+be|"
+    r"mov(?:es?|ed|ing)\s+off|"
     r"wrongly\s+(?:said|stated|listed)|replac(?:es|ing)|replaced(?!\s+(?:by|with)\b))"
     r"\s+((?:[^\s.;:]+\s+){0,4})"
     r"|not\s+((?:the|a|an|our|at|on|by|in)\s+)?)['\"\u2018\u201c]?$",
     re.IGNORECASE,
 )
-"""Before a value, what names it as the one it replaced ("raised from 600", "(was 14)"),
+"""Before a value, what names it as the one it replaced ("raised from 600", "(was 14)",
+"moves off the last Sunday"),
 at most four words before it, none of them the way to the new one ("from 600 to 1,200":
 1,200 is not the old; "this replaces the '6 weeks before' guidance", but "replaced by 35
 days" names the new one); "not" just before

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...context import BrainContext
-from ...extraction.values import Value
+from ...extraction.values import Value, marked_old
 from ...model import Statement
 from ...retrieve.terms import STOPWORDS, stem
 from .units import PREDICATE, WORD, Pair, Said, content_stems
@@ -32,8 +32,9 @@ def settled_by_typed(ctx: BrainContext, p: Pair) -> bool:
         return True
     # the newer's subject is what the older card is about: its own label is no subject
     held = _typed_names(ctx, p.old, p.was) if p.was.kind == "name" else []
+    loose = _named_before(p)
     about = p.was.kind == "name" and any(
-        _about(p.old, s, held) for s in _typed_names(ctx, p.new, p.now, cut=True)
+        _about(p.old, s, held, loose=loose) for s in _typed_names(ctx, p.new, p.now, cut=True)
     )
     for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
         if s.predicate == PREDICATE or s.text != text:
@@ -83,7 +84,16 @@ def _typed_names(
     ]
 
 
-def _about(said: Said, s: Statement, held: Sequence[Statement]) -> bool:
+def _named_before(p: Pair) -> bool:
+    """Whether the newer unit names the older name itself as the one it replaces
+    ("switched our laundry contract from CleanCo to Brightwash Linen" after "Vendor:
+    CleanCo Textiles")."""
+    return any(
+        n.key in p.was.key and marked_old(p.new.text, n) for n in p.new.names if n.key != p.now.key
+    )
+
+
+def _about(said: Said, s: Statement, held: Sequence[Statement], *, loose: bool = False) -> bool:
     """Whether the older unit, with its title, is about ``s``'s subject, which none of its
     own typed statements ``held``, each of a label, shares a word with: it says every
     word of it ("Out of
@@ -91,11 +101,13 @@ def _about(said: Said, s: Statement, held: Sequence[Statement]) -> bool:
     "out-of-hours repairs line | owner | Apex Property Services"). Its own statement then
     has a label for a subject, and the typed rules, reading two subjects, settled
     nothing; where they read one ("The status page is hosted on Statuspage", "The status
-    page is moving to Instatus next quarter"), they did."""
+    page is moving to Instatus next quarter"), they did. Where the newer unit names the
+    older name as the one it replaces (``loose``), a word of the subject is enough: the
+    sentence says itself what it changes."""
     words = content_stems(s.subject)
     return (
         bool(words)
-        and words <= said.titled
+        and (bool(words & said.titled) if loose else words <= said.titled)
         and all(_labelled(o) and not words & content_stems(o.subject) for o in held)
     )
 

@@ -73,6 +73,8 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         if any(not marked_old(new.text, v) for v in again):
             continue  # the older value is still stated: not replaced
         held = {v.key for v in old.values if same_slot(v, before)}
+        if any(v.key not in held and marked_old(new.text, v) for v in now):
+            continue  # it names another value as the one it replaces ("moves off Sunday")
         fresh = [v for v in now if v.key not in held and not marked_old(new.text, v)]
         if len({v.key for v in fresh}) > 1:
             fresh = _paired(new, before, fresh)
@@ -140,11 +142,11 @@ def _paired(new: Said, before: Value, fresh: list[Value]) -> list[Value]:
     """Of a newer unit's several new values of a kind, the one it sets against ``before``
     ("packs are due 21 May rather than 14 May", beside "committee has slipped to 4
     June"): the nearest to where it names ``before`` as the one before, in the same
-    sentence ("the 10th, not the 14th. bids still close on the 3rd": not the 3rd); all
-    of them where it does not name it."""
+    sentence ("the 10th, not the 14th. bids still close on the 3rd": not the 3rd); where
+    it does not name it, the one it sets something to (``_set_to``)."""
     named = [v for v in new.values if v.key == before.key and marked_old(new.text, v)]
     if not named:
-        return fresh
+        return _set_to(new, fresh)
     at = named[0]
     near = [
         v for v in fresh if not _STOP.search(new.text, min(v.end, at.end), max(v.start, at.start))
@@ -153,6 +155,16 @@ def _paired(new: Said, before: Value, fresh: list[Value]) -> list[Value]:
         return []
     nearest = min(near, key=lambda v: abs(v.start - at.start))
     return [v for v in near if v.key == nearest.key]
+
+
+def _set_to(new: Said, fresh: list[Value]) -> list[Value]:
+    """Of several new values of a kind, the one a change sets something to, when one
+    is ("no-show rate has been ~6% since Feb, so raising the cap to 5%"); else all."""
+    to = [v for v in fresh if _TO.search(new.text, max(0, v.start - 16), v.start)]
+    return to if len({v.key for v in to}) == 1 else fresh
+
+
+_TO = re.compile(r"(?<!\bup\s)\bto\s+(?:about\s+|around\s+|roughly\s+|~)?$", re.IGNORECASE)
 
 
 def _set_instead(new: Said, before: Value) -> list[Value]:
