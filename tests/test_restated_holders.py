@@ -320,3 +320,30 @@ def test_a_supplier_switched_from_by_name_is_replaced_whatever_the_card_calls_it
         "Brightwash Linen. collection time stays 7am."
     )
     assert "CleanCo Textiles" in ended(brain, card, newer)
+
+
+def test_a_system_closed_to_new_work_is_replaced_by_the_one_named(brain: Brain) -> None:
+    older = (
+        "SOP-QA-005 Change Control - quick guide\n1. Raise the change request in TrackWise "
+        "(CC module).\n2. QA reviewer assigned within 3 business days."
+    )
+    newer = (
+        "Subject: Change controls move to Veeva Vault QMS\nFrom today new change requests "
+        "must be raised in Veeva Vault QMS. TrackWise is closed for new CCs."
+    )
+    assert "TrackWise" in ended(brain, older, newer)
+
+
+def test_the_name_a_change_retires_is_the_one_replaced_not_its_neighbours(
+    brain: Brain,
+) -> None:
+    older = (
+        "Clinical Systems bulletin - January\n* EDC: Medidata Rave remains the standard for "
+        "all new studies.\n* eTMF: all studies file in Wingspan eTMF."
+    )
+    newer = (
+        "Clinical Systems bulletin - July\n* eTMF migration complete: Wingspan has been "
+        "retired and all active studies now file in Veeva Vault eTMF."
+    )
+    gone = ended(brain, older, newer)
+    assert "Wingspan" in " ".join(gone) and "Medidata Rave" not in " ".join(gone)

@@ -422,3 +422,16 @@ def test_a_value_moved_off_names_the_one_replaced_and_no_other(brain: Brain) -> 
     a, b, _ = derived(brain, (spot, SEP), (count, SEP), (newer, NOV))
     assert [s.object for s in values(brain, b) if not s.current]
     assert all(s.current for s in values(brain, a))
+
+
+EM_B = (
+    "EM Limits - Aseptic Suite (Table 3, rev B)\n| Grade | Sample | Alert | Action |\n"
+    "| B | Settle plate (4h) | 3 CFU | 5 CFU |\n| C | Settle plate (4h) | 25 CFU | 50 CFU |"
+)
+
+
+def test_a_table_reissued_under_a_lettered_revision_changes_its_own_rows_cells(
+    brain: Brain,
+) -> None:
+    newer = EM_B.replace("rev B", "rev C").replace("25 CFU", "15 CFU")
+    assert ended(brain, EM_B, newer) == ["25 CFU"]

@@ -65,6 +65,7 @@ from .restating.guards import named_apart, two_things
 from .restating.names import renamed, replaced
 from .restating.record import best, record
 from .restating.states import state_changed
+from .restating.table import other_rows
 from .restating.typed import settled_by_typed
 from .restating.units import (
     MIN_SHARED,
@@ -110,6 +111,8 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
                 old, new = (a, b) if a.item.when < b.item.when else (b, a)
                 if new.item.when - old.item.when < CONFLICT_WINDOW:
                     continue  # at one time
+                if other_rows(old, new):
+                    continue  # a table's two rows ("| B | 3 CFU |", "| C | 15 CFU |")
                 if apart(a.qualified, b.qualified):
                     if not apart(a.qualified, b.qualified, states=True):
                         pairs += state_changed(old, new)  # "Beta (staff only)", then live

@@ -32,8 +32,12 @@ __all__ = ["one_document", "versioned"]
 
 _CODE = re.compile(r"(?<![\w-])(?=[A-Z0-9-]*\d)[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![\w-])")
 """A document code: capitals and digits joined by hyphens, with a digit ("WXM-HP-03")."""
-_VERSION = re.compile(r"\b(?:v|ver\.?\s?|version\s|rev\.?\s?|revision\s)\d+(?:\.\d+)*\b", re.I)
-"""A version mark ("v2.4", "version 3", "rev 2")."""
+_VERSION = re.compile(
+    r"\b(?:(?:v|ver\.?\s?|version\s|rev\.?\s?|revision\s|issue\s)\d+(?:\.\d+)*"
+    r"|(?:rev\.?\s?|revision\s)[a-z])\b",
+    re.I,
+)
+"""A version mark ("v2.4", "version 3", "rev 2", "rev B", "Issue 2")."""
 _ISSUED = re.compile(
     r"\b(?:\d{1,2}\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|"
     r"july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"

@@ -359,7 +359,9 @@ _GONE_AFTER = re.compile(
     r"sunset|deprecated|decommissioned|dropped|gone|moved\s+(?:on|over)|stepped\s+(?:down|away)|"
     # a firm let go, a form or tool refused from now on ("Paper AL1 forms will no longer
     # be accepted", "Datatank have been stood down")
-    r"stood\s+down|no\s+longer\s+(?:be\s+)?(?:accepted|used|supported))\b",
+    r"stood\s+down|no\s+longer\s+(?:be\s+)?(?:accepted|used|supported)|"
+    # a system shut to new work ("TrackWise is closed for new CCs")
+    r"closed\s+(?:for|to)\s+(?:new|all)\b)\b",
     re.IGNORECASE,
 )
 _GONE_BEFORE = re.compile(

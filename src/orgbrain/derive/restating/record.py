@@ -18,12 +18,15 @@ __all__ = ["best", "record"]
 
 
 def best(ctx: BrainContext, pairs: list[Pair]) -> list[Pair]:
-    """Per newer unit and slot, the older unit sharing the most words; then the one whose
-    value is still current; then the latest."""
-    chosen: dict[tuple[str, int, str, str], tuple[tuple[int, bool, datetime], Pair]] = {}
+    """Per newer unit and slot, the older unit whose value the newer names ("Wingspan has
+    been retired and all studies now file in Veeva Vault": Wingspan's line, not the
+    bulletin's other line of studies); then the one sharing the most words; then the
+    one whose value is still current; then the latest."""
+    chosen: dict[tuple[str, int, str, str], tuple[tuple[bool, int, bool, datetime], Pair]] = {}
     for p in pairs:
         key = (p.new.item.id, p.new.start, p.now.kind, p.now.unit)
-        rank = (len(p.shared), _current(ctx, p), p.old.item.when)
+        named = any(v.key == p.was.key for v in (*p.new.values, *p.new.names))
+        rank = (named, len(p.shared), _current(ctx, p), p.old.item.when)
         if key not in chosen or rank > chosen[key][0]:
             chosen[key] = (rank, p)
     return [p for _, p in chosen.values()]

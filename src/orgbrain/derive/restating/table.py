@@ -11,7 +11,7 @@ from ...extraction.values import Value
 from ...retrieve.terms import STOPWORDS, stem
 from .units import WORD, Said
 
-__all__ = ["column", "under"]
+__all__ = ["column", "other_rows", "under"]
 
 
 def column(said: Said, value: Value) -> str:
@@ -33,6 +33,25 @@ def _header(said: Said, value: Value) -> tuple[list[str], int]:
         return [], 0
     cells = [c.strip().lower() for c in header.strip().strip("|").split("|")]
     return cells, body[line_start:at].count("|")
+
+
+def other_rows(a: Said, b: Said) -> bool:
+    """Whether ``a`` and ``b`` are rows of tables that name two rows by their first cells
+    ("| B | Settle plate (4h) | 3 CFU |" and "| C | Settle plate (4h) | 15 CFU |"): two
+    things, whatever else their cells share."""
+    first = [_first_cell(s) for s in (a, b)]
+    return all(first) and first[0] != first[1]
+
+
+def _first_cell(said: Said) -> str:
+    """The first cell of the table row ``said`` lies in, case-folded; "" if none."""
+    body = said.item.body
+    start = body.rfind("\n", 0, said.start) + 1
+    end = body.find("\n", said.start)
+    row = body[start : end if end >= 0 else len(body)].strip()
+    if not row.startswith("|") or row.count("|") < 3:
+        return ""
+    return " ".join(row.strip("|").split("|", 1)[0].casefold().split())
 
 
 def under(said: Said, value: Value, old: Said, before: Value) -> bool:
