@@ -11,7 +11,7 @@ from ...extraction.values import Value
 from ...retrieve.terms import STOPWORDS, stem
 from .units import WORD, Said
 
-__all__ = ["column", "other_rows", "under"]
+__all__ = ["a_row", "column", "other_rows", "under"]
 
 
 def column(said: Said, value: Value) -> str:
@@ -41,6 +41,11 @@ def other_rows(a: Said, b: Said) -> bool:
     things, whatever else their cells share."""
     first = [_first_cell(s) for s in (a, b)]
     return all(first) and first[0] != first[1]
+
+
+def a_row(said: Said) -> bool:
+    """Whether ``said`` lies in a table's row."""
+    return bool(_first_cell(said))
 
 
 def _first_cell(said: Said) -> str:

@@ -18,7 +18,7 @@ from ...extraction.values import Value, marked_old, same_slot
 from ...retrieve.terms import stem
 from ..versions import one_document
 from .guards import said_for_another
-from .table import column, under
+from .table import a_row, column, under
 from .units import (
     LABEL,
     MIN_SHARED,
@@ -243,9 +243,10 @@ def _alone(old: Said, new: Said, before: Value) -> bool:
 def _none_kept(old: Said, new: Said, before: Value) -> bool:
     """Whether the newer unit says none of the older unit's values of ``before``'s kind
     but one of its own: "Courier collects at 11:00 and 15:00", then "courier going down
-    to one run a day, 13:30 pickup": the one replaces them all."""
-    if _labels(old, before):
-        return False  # each value of a labelled list is changed beside its own label
+    to one run a day, 13:30 pickup": the one replaces them all. Not the cells of a row
+    ("| Purchase orders | up to £20k | up to £200k |": which column changed?)."""
+    if _labels(old, before) or a_row(old):
+        return False  # each value of a list or a row is changed beside its own label
     mine = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
     theirs = {v.key for v in old.values if same_slot(v, before)}
     return len(mine) == 1 and not mine & theirs
