@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from orgbrain import Brain
+from orgbrain.derive.restating.guards import _abbreviated
+from orgbrain.derive.restating.units import spelled
 from orgbrain.extraction.subjects import Phrase, subjects
 from tests.restating import ended
 
@@ -127,3 +129,13 @@ def test_two_things_of_a_kind_are_not_one_changed(brain: Brain, older: str, newe
 )
 def test_one_thing_reworded_still_changes(brain: Brain, older: str, newer: str, was: str) -> None:
     assert was in ended(brain, older, newer)
+
+
+def test_initials_spell_out_words_across_brackets_and_small_words() -> None:
+    found = spelled("ADR", "sign-off from the Associate Dean (Research), Prof Nadia Rahman")
+    assert found is not None and found.group(0) == "Associate Dean (Research"
+    found = spelled("SM", "Approval by Director of Sales & Marketing")
+    assert found is not None and found.group(0) == "Sales & Marketing"
+    assert spelled("TL", "the team leader") is None
+    assert _abbreviated("Associate Dean", "agreed ADR sign-off needed only above 500k")
+    assert not _abbreviated("Associate Dean", "ADMIN sign-off")

@@ -101,14 +101,15 @@ def _near(text: str, name: Value) -> str:
 
 def _abbreviated(name: str, other: str) -> bool:
     """Whether ``other`` writes ``name`` as its initials, or spells out the words
-    ``name`` is the initials of ("Duty Manager", "DM")."""
+    ``name`` is the initials of ("Duty Manager", "DM"); the initials may run on into a
+    bracketed word's ("Associate Dean (Research)", "ADR")."""
     if INITIALS.fullmatch(name):
         return spelled(name, other) is not None
     initials = "".join(w[0] for w in name.split())
     return (
         2 <= len(initials) <= 4
         and initials.isupper()
-        and re.search(rf"(?<![\w-]){initials}(?![\w-])", other) is not None
+        and re.search(rf"(?<![\w-]){initials}[A-Z]?(?![\w-])", other) is not None
     )
 
 

@@ -268,9 +268,14 @@ INITIALS = re.compile(r"(?<![\w-])[A-Z]{2,4}(?![\w-])")
 
 def spelled(initials: str, text: str) -> re.Match[str] | None:
     """The capitalised words of ``text`` that ``initials`` are the initials of ("Team
-    Leader" for "TL"), if it spells them out."""
-    run = r"(?<!\w)" + r"\s+".join(rf"{c}[a-z]+" for c in initials) + r"(?!\w)"
+    Leader" for "TL", "Associate Dean (Research)" for "ADR", "Sales & Marketing" for
+    "SM"), if it spells them out."""
+    run = r"(?<!\w)" + _SPELLED_GAP.join(rf"{c}[a-z]+" for c in initials) + r"(?!\w)"
     return re.search(run, text)
+
+
+_SPELLED_GAP = r"[\s(]+(?:(?:of|and|for|the|&)[\s(]+)?"
+"""Between the words initials spell out: a space or a bracket, perhaps a small word."""
 
 
 def spelled_pairs(a: Said, b: Said) -> list[tuple[str, str]]:
