@@ -9,7 +9,7 @@ import re
 from ...extraction.context import table_header
 from ...extraction.values import Value
 from ...retrieve.terms import STOPWORDS, stem
-from .units import WORD, Said
+from .units import WORD, Said, line
 
 __all__ = ["a_row", "column", "other_rows", "under"]
 
@@ -50,10 +50,7 @@ def a_row(said: Said) -> bool:
 
 def _first_cell(said: Said) -> str:
     """The first cell of the table row ``said`` lies in, case-folded; "" if none."""
-    body = said.item.body
-    start = body.rfind("\n", 0, said.start) + 1
-    end = body.find("\n", said.start)
-    row = body[start : end if end >= 0 else len(body)].strip()
+    row = line(said.item.body, said.start).strip()
     if not row.startswith("|") or row.count("|") < 3:
         return ""
     return " ".join(row.strip("|").split("|", 1)[0].casefold().split())

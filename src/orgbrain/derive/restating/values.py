@@ -52,8 +52,14 @@ def restated_values(old: Said, new: Said, siblings: Sequence[Said]) -> list[Pair
         if before.kind == STATUS:
             continue  # ``states.state_changed``
         header = column(old, before)
-        listed = _listed(old, new, before)
-        if not (_alone(old, new, before) or header or listed or _none_kept(old, new, before)):
+        labels = _labels(old, before)
+        listed = _listed(labels, new, before)
+        if not (
+            _alone(old, new, before)
+            or header
+            or listed
+            or (not labels and _none_kept(old, new, before))
+        ):
             continue  # two of a kind in the older unit: which one changed?
         # a table row's cells are said under their column's header ("Property settle
         # limit" over "| B (handler) | £10,000 |"): its words count as the row's
@@ -192,13 +198,12 @@ _NEAR = 4
 """The most words before a newer value that may say which list item it is."""
 
 
-def _listed(old: Said, new: Said, before: Value) -> set[int]:
+def _listed(labels: dict[int, frozenset[str]], new: Said, before: Value) -> set[int]:
     """Where ``new`` states a value for the item of a list in ``old`` that ``before``
     is ("Test pieces: Fe 2.0 mm | Non-Fe 2.5 mm | Stainless 3.5 mm", then "stainless
     test piece 3.0 mm, Fe and non-Fe as they are"): the offsets of its values of that
     kind said just after the item's label, and after no other item's. Empty where the
-    older unit is no list of labelled values."""
-    labels = _labels(old, before)
+    older unit is no list of labelled values (``labels``: ``_labels`` of it)."""
     if not labels:
         return set()
     mine = labels[before.start]
@@ -244,9 +249,10 @@ def _none_kept(old: Said, new: Said, before: Value) -> bool:
     """Whether the newer unit says none of the older unit's values of ``before``'s kind
     but one of its own: "Courier collects at 11:00 and 15:00", then "courier going down
     to one run a day, 13:30 pickup": the one replaces them all. Not the cells of a row
-    ("| Purchase orders | up to £20k | up to £200k |": which column changed?)."""
-    if _labels(old, before) or a_row(old):
-        return False  # each value of a list or a row is changed beside its own label
+    ("| Purchase orders | up to £20k | up to £200k |": which column changed?), nor a
+    labelled list's values (the caller's ``_labels``), each changed beside its label."""
+    if a_row(old):
+        return False
     mine = {v.key for v in new.values if same_slot(v, before) and not marked_old(new.text, v)}
     theirs = {v.key for v in old.values if same_slot(v, before)}
     return len(mine) == 1 and not mine & theirs
