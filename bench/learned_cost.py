@@ -1,7 +1,7 @@
 """What the learned ranking stage costs a search: the p50 of ``timings_ms["learned"]``
 and of the whole search, over the first questions of LoCoMo dev, SciFact train and
 LongMemEval dev (each of its questions a brain of its own: every text is read cold),
-asked over the eval index caches (read only; docs/eval.md, "A learned ranker").
+asked over the eval index caches (read only; docs/journal.md, "A learned ranker").
 
     python -m bench.learned_cost --cache /tmp/ctxkeys-evc \\
         --locomo ../shared/data/locomo/locomo-dev.json --scifact ../shared/data/scifact \\

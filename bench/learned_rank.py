@@ -1,6 +1,6 @@
 """A learned order for the head of the default search, trained here on the dev sets.
 
-Issue 17's reranker candidate (docs/eval.md, "A learned ranker"). Two steps:
+Issue 17's reranker candidate (docs/journal.md, "A learned ranker"). Two steps:
 
 ``dump``: every question of every dev set asked over the eval index caches (as the evals
 build them; read only) with the default plan's ranking (no floors, no gate) and a
@@ -417,7 +417,7 @@ def select(args: argparse.Namespace) -> None:
 
 
 def session(args: argparse.Namespace) -> None:
-    """Candidate (d) of docs/eval.md, replayed on every set: a candidate gains ``w`` times
+    """Candidate (d) of docs/journal.md, replayed on every set: a candidate gains ``w`` times
     the best other candidate of its run or file (both as shares of the list's best)."""
     rows = [json.loads(line) for line in Path(args.data).open()]
     rows = [r for r in rows if r["head"]]
@@ -476,7 +476,7 @@ def _write(ranker: LinearRanker) -> None:
     keep = " ".join(f for f, w in zip(FEATURES, ranker.weights, strict=True) if w)
     body = (
         '"""The learned ranker\'s weights, as ``bench/learned_rank.py fit --write`` fitted them\n'
-        f'on the dev sets on {date.today().isoformat()} (docs/eval.md, "A learned ranker", and\n'
+        f'on the dev sets on {date.today().isoformat()} (docs/journal.md, "A learned ranker", and\n'
         '"The refit"): the default plan\'s last ranking stage (``tuned-z``). Generated: do not\n'
         "edit. Refit whenever the candidates change (a new stream, new keyword text, another\n"
         "fusion): ``dump`` over the eval caches, then\n"

@@ -11,7 +11,7 @@ LongMemEval recall_all@5 by session, facts recall@5), held out: SciFact by claim
 (five folds) or, with ``--by-document``, by cited document (claims that cite a common
 abstract share a fold: by claim, 538 of 809 claims share an abstract with another, and
 the map learns where those abstracts lie), LoCoMo by conversation, LongMemEval and the
-facts by question (five folds each). Not adopted: docs/eval.md, "Issue 17, a trained
+facts by question (five folds each). Not adopted: docs/journal.md, "Issue 17, a trained
 query transform (2026-12-05 session 4)"; the query path that read a map (and
 ``tuned-z-unmapped``) is at commit c64f763 on branch ``adapter``.
 

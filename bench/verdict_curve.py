@@ -48,7 +48,7 @@ RULE = (
 """Session 11 dropped the rule's old second bar (every set with questions without an
 answer at least as silent as under BEFORE): with the organisation's questions asked where
 their answer is not held (``orgbrain eval living --split``), no setting keeps both it and
-false silence under 5% on org (docs/eval.md, "Issue 17: the verdict with organisation
+false silence under 5% on org (docs/journal.md, "Issue 17: the verdict with organisation
 questions that have no answer")."""
 BEFORE = Gate(depth=5, min_cosine=0.4, min_coverage=0.5, plain_depth=1, plain_cosine=0.5)
 """The default gate before the near-best and one-of-several-names rules (main at 2d1f920),
@@ -152,7 +152,7 @@ def grid() -> Iterator[Gate]:
     plain = ((0, 1.0), *itertools.product((1, 3), (0.5, 0.55, 0.6, 0.65)))
     for d, c, v, (pd, pc) in itertools.product(depths, cosines, coverages, plain):
         yield Gate(depth=d, min_cosine=c, min_coverage=v, plain_depth=pd, plain_cosine=pc)
-    # The two later rules (docs/eval.md, "Issue 17, the verdict (2026-12-05 session 2)"):
+    # The two later rules (docs/journal.md, "Issue 17, the verdict (2026-12-05 session 2)"):
     # a match near the best cosine, and one of several names.
     plain = ((0, 1.0), *itertools.product((1,), (0.5, 0.55, 0.6, 0.65)))
     for d, c, v, (pd, pc), near, some in itertools.product(

@@ -275,7 +275,7 @@ def test_a_question_about_the_wrong_person_gets_silence(brain: Brain) -> None:
     assert right.hits and right.hits[0].item.id == melanie.id
     # Caroline only answers Melanie and asks about it: nothing says what *she* realised.
     # The strict gate stays silent; the default's calibrated gate (false silence under 5%
-    # on every dev set) trades this kind of silence away (docs/eval.md, issue 17).
+    # on every dev set) trades this kind of silence away (docs/journal.md, issue 17).
     wrong = brain.search("What did Caroline realize after her charity race?", plan="tuned-z-strict")
     assert wrong.hits == () and wrong.verdict == "none"
     assert "gate" in wrong.reason or "relevance floor" in wrong.reason

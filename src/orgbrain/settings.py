@@ -16,7 +16,7 @@ DEFAULT_BRAIN = ".orgbrain"
 
 # What users get: the best measured ranking (z-scored convex fusion over deep lists, next
 # turn credit) with the membership gate, so that a question the brain holds nothing about
-# gets silence (docs/eval.md, "The default plan"). `hybrid` is plain RRF with no gate.
+# gets silence (docs/journal.md, "The default plan"). `hybrid` is plain RRF with no gate.
 DEFAULT_PLAN = "tuned-z"
 """The plan ``Brain.search`` uses when none is named (``retrieve.plan.PLANS`` holds it)."""
 

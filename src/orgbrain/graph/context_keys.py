@@ -4,7 +4,7 @@ A reply ("Yes, last Tuesday!") means little without the turn before it. Where th
 knows the order of turns (a ``FOLLOWED_BY`` edge: one note of a run to the next), each end
 gets the other's body as keys (``Store.set_keys``): keyword-only text, searched with its
 label and body, never shown, cited or embedded. An item's keys are the bodies of the turn
-before it and the turn after it, each cut at ``KEYS_CAP`` characters (docs/eval.md,
+before it and the turn after it, each cut at ``KEYS_CAP`` characters (docs/journal.md,
 "Issue 17, contextual keys": LoCoMo dev ranking recall@10 0.749 -> 0.782, the default
 plan's neighbour boost off, which the keys replace).
 
@@ -47,7 +47,7 @@ __all__ = [
 SEQUENCE_EDGE = "FOLLOWED_BY"
 KEYS_CAP = 500
 """Characters of each neighbour's body kept in an item's keys. Measured with the real evals
-(docs/eval.md, "Issue 17, contextual keys"): 500 is as good as no cap on LoCoMo (whose
+(docs/journal.md, "Issue 17, contextual keys"): 500 is as good as no cap on LoCoMo (whose
 turns are all shorter) and better than 150 or 300 on LongMemEval, whose assistant turns run
 to thousands of characters and would otherwise outweigh the turn's own words."""
 KEYS_MARK = "context_keys"

@@ -1,5 +1,5 @@
 """The learned ranker's weights, as ``bench/learned_rank.py fit --write`` fitted them
-on the dev sets on 2026-12-05 (docs/eval.md, "A learned ranker", and
+on the dev sets on 2026-12-05 (docs/journal.md, "A learned ranker", and
 "The refit"): the default plan's last ranking stage (``tuned-z``). Generated: do not
 edit. Refit whenever the candidates change (a new stream, new keyword text, another
 fusion): ``dump`` over the eval caches, then

@@ -101,7 +101,7 @@ class SearchPlan:
     per_stream: int = 50
     keyword_depth: int | None = None
     """How deep the keyword streams are read, when not ``per_stream`` (None: as deep).
-    Measured and not used by the default (docs/eval.md, "Issue 17, the keyword depth")."""
+    Measured and not used by the default (docs/journal.md, "Issue 17, the keyword depth")."""
     rrf_k: int = 60
     half_life_days: float = 365.0
     freshness_floor: float = 0.25
@@ -182,7 +182,7 @@ def _at_least(depth: int | None, limit: int) -> int | None:
 # One kind of stream can give a hit at most 1/61 (rank 1, k 60): its floor is half the
 # two-kind floor, so that a top hit of the one kind can clear it.
 _ONE_KIND_FLOOR = 0.01
-# One verdict for every kind of data (docs/eval.md, issue 17, "Issue 17, the verdict
+# One verdict for every kind of data (docs/journal.md, issue 17, "Issue 17, the verdict
 # (2026-12-05 session 2)" and "Issue 17: the verdict with organisation questions that
 # have no answer"): the point of the trade-off curve, measured on five kinds of dev data
 # at once (SciFact train, LoCoMo dev, the facts, LongMemEval, and the organisation
@@ -199,7 +199,7 @@ _GATE = Gate(
     near_best=0.25,
     some_name_cosine=0.35,
 )
-# The gate before issue 17 (docs/eval.md, stop 9): the quiet end of the curve, twice as
+# The gate before issue 17 (docs/journal.md, stop 9): the quiet end of the curve, twice as
 # silent on questions without an answer, at three times the false silence.
 _STRICT_GATE = Gate(depth=3, min_cosine=0.5, min_coverage=0.67)
 _CONVEX = SearchPlan("convex", fusion="convex", keyword_share=0.5, per_stream=100)
@@ -215,20 +215,20 @@ PLANS: dict[str, SearchPlan] = {
     "convex": _CONVEX,
     "convex-next": replace(_CONVEX, name="convex-next", neighbour_weight=0.3),
     "tuned": replace(_CONVEX, name="tuned", neighbour_weight=0.3, gate=_GATE),
-    # z-score over lists read 500 deep (docs/eval.md, "Deeper lists"); only the best
+    # z-score over lists read 500 deep (docs/journal.md, "Deeper lists"); only the best
     # 100 fused ids are fetched, so the depth costs list reads, not item fetches.
     "convex-z": _CONVEX_Z,
     "convex-z-next": replace(_CONVEX_Z, name="convex-z-next", neighbour_weight=0.3),
     "tuned-z-flat": replace(_CONVEX_Z, name="tuned-z-flat", neighbour_weight=0.3, gate=_GATE),
     # The default: the above plus the typed graph (a stream of its own, and the router),
     # and the learned order of its first 50 candidates (retrieve/learned.py; trained on
-    # every dev set at once, held out by conversation/claim/question: docs/eval.md, "A
+    # every dev set at once, held out by conversation/claim/question: docs/journal.md, "A
     # learned ranker"). The gate reads the fused order's first hits and decides whether
     # it speaks; when it does, it gives the k hits asked for (no relative floor trims
     # the list: floor_rel 0). No neighbour boost: a turn's neighbours' words are its
-    # keys instead (graph/context_keys.py; docs/eval.md, "Issue 17, contextual keys").
+    # keys instead (graph/context_keys.py; docs/journal.md, "Issue 17, contextual keys").
     # The query's time window is a stream over the fetched candidates at half a stream's
-    # weight (docs/eval.md, "Issue 17, reading time in queries").
+    # weight (docs/journal.md, "Issue 17, reading time in queries").
     "tuned-z": replace(
         _CONVEX_Z,
         name="tuned-z",

@@ -183,7 +183,7 @@ class Searcher:
             timings["rerank"] = _ms(t)
         head: tuple[tuple[str, tuple[float, ...]], ...] = ()
         # The verdict reads the fused order's first hits, which its gate was calibrated
-        # on (docs/eval.md, "A learned ranker"); the learned order is what it gives.
+        # on (docs/journal.md, "A learned ranker"); the learned order is what it gives.
         heard = scored
         if plan.learned is not None and scored:
             t = time.perf_counter()
@@ -261,7 +261,7 @@ class Searcher:
         terms = query_terms(query)
         reading = read_time(query, self._now(frame))
         # The vector is of what the query asks, less its time: no text says "four weeks
-        # ago", and the window does the reading of it (docs/eval.md, issue 17, time).
+        # ago", and the window does the reading of it (docs/journal.md, issue 17, time).
         vector = self._embed_query(reading.rest or query, plan) if plan.uses_vectors else None
         timings["embed"] = _ms(t0)
         rows: list[list[ScoredId]] = []

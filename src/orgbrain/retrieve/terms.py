@@ -165,7 +165,7 @@ def stem(word: str) -> str:
     "e" goes too, as Porter's does: "escalates" loses "es", so "escalate" must lose its
     "e" to meet it (and "database" its plural, "release" "released"). Cached: the gate
     stems every word of the hits it reads, and words repeat (a search's hits were ~25k
-    uncached calls, 8% of a LoCoMo search; docs/eval.md, issue 17 cost)."""
+    uncached calls, 8% of a LoCoMo search; docs/journal.md, issue 17 cost)."""
     w = re.sub(r"['\u2019]s$", "", word.lower())
     for suffix, replacement in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
