@@ -30,6 +30,7 @@ from . import keywords
 from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
 from .pending import Pending
+from .purge import Purge
 from .rollups import Rollups
 from .rows import DIALECT, ITEM_COLUMNS, ROWS, item_from_row, item_values
 from .schema import migrate, read_only, vector_index_sql
@@ -59,7 +60,9 @@ _TEXT = ("class", "scope", "label", "body", "keys")
 """What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
-class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Transfer):
+class PostgresStore(
+    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer
+):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
