@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain, NotFound
+from orgbrain import Brain, Conflict, NotFound
 from tests.backends import Backend
 from tests.toy import HashEmbedder
 
@@ -128,3 +129,13 @@ def test_forgetting_takes_the_entities_only_it_named(brain: Brain) -> None:
     assert "Quagga payroll service" in entities(brain)
     about = brain.statements(about="Quagga payroll service", current=None)
     assert all(s.item_id != secret.id for s in about)
+
+
+def test_an_indexing_that_ends_after_forget_does_not_bring_the_file_back(brain: Brain) -> None:
+    file = brain.add_file(b"# Plan\n\nThe plan.\n", name="plan.md")  # read by an indexer
+    brain.forget(file.id, reason="wrong file")
+    store = brain._ctx.store
+    with pytest.raises(Conflict):
+        store.commit_index(replace(file, indexed=True), None, [], "system:indexer")
+    with pytest.raises(NotFound):
+        brain.get(file.id)

@@ -299,12 +299,16 @@ class SQLiteStore(
             # Only the version that was read may be marked indexed: a file re-added while
             # it was indexed keeps its new bytes, unindexed, for the next run.
             current = conn.execute(
-                "SELECT content_hash, blob_key FROM items WHERE workspace = ? AND id = ?",
+                "SELECT content_hash, blob_key, tombstoned_at FROM items "
+                "WHERE workspace = ? AND id = ?",
                 (file.workspace, file.id),
             ).fetchone()
-            if current is None or (current["content_hash"], current["blob_key"]) != (
-                file.content_hash,
-                file.blob_key,
+            # A file forgotten meanwhile stays forgotten (its row is not written back).
+            if (
+                current is None
+                or current["tombstoned_at"] is not None
+                or (current["content_hash"], current["blob_key"])
+                != (file.content_hash, file.blob_key)
             ):
                 raise Conflict(
                     f"{file.id} changed while it was being indexed; its new version waits"
