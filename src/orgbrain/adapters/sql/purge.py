@@ -26,6 +26,7 @@ from .dialect import Connection, Part
 
 __all__ = ["Purge"]
 
+ERASED = "(erased)"
 DERIVE_EVENTS = ("derive", "derived")
 """The log kinds that record an item's derivation (``derive/steps.py``)."""
 
@@ -67,6 +68,15 @@ class Purge(Part):
                 conn.execute(
                     d.sql(f"DELETE FROM events WHERE workspace = ? AND {kinds} AND {about}"),
                     [workspace, *kinds_p, *about_p],
+                )
+                # A write-back proposal that became the item holds its words as proposed.
+                made, made_p = d.any_of("item_id", ids)
+                conn.execute(
+                    d.sql(
+                        "UPDATE proposals SET label = ?, body = '', evidence = '[]' "
+                        f"WHERE workspace = ? AND {made}"
+                    ),
+                    [ERASED, workspace, *made_p],
                 )
             else:
                 conn.execute(
@@ -178,13 +188,16 @@ class Purge(Part):
             conn.execute(d.sql(sql), params)
 
     def _lone(self, conn: Connection, workspace: str, entity_id: str) -> bool:
-        """Whether ``entity_id`` is an entity nothing else names: no edge, no statement."""
+        """Whether ``entity_id`` is an entity nothing else names: no edge to a live item
+        (one from an item forgotten earlier does not count), no statement."""
         d = self._dialect
         row = conn.execute(
             d.sql(
                 "SELECT 1 FROM items i WHERE i.workspace = ? AND i.id = ? AND i.class = 'entity' "
-                "AND NOT EXISTS (SELECT 1 FROM edges e WHERE e.workspace = i.workspace "
-                "AND (e.src = i.id OR e.dst = i.id)) "
+                "AND NOT EXISTS (SELECT 1 FROM edges e JOIN items o ON o.workspace = e.workspace "
+                "AND o.id = (CASE WHEN e.src = i.id THEN e.dst ELSE e.src END) "
+                "WHERE e.workspace = i.workspace AND (e.src = i.id OR e.dst = i.id) "
+                "AND o.tombstoned_at IS NULL) "
                 "AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.workspace = i.workspace "
                 "AND (s.subject_id = i.id OR s.object_id = i.id))"
             ),
