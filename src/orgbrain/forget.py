@@ -6,6 +6,12 @@ why in the workspace's log (``forget`` events). A forgotten item keeps its conte
 its previous versions) for the record; an erased one keeps only the audit record: its
 label, body, name, source key, previous versions and every version's blobs are gone (for
 a leaked secret or personal data that must not be kept).
+
+Either way its source key is freed: a later write of the same key (a file of the same
+name) is a new item with a new id and a first version of its own, never the forgotten
+item brought back with its old versions readable. And what derivation copied of its
+words goes (``Store.purge_derived``): statements, mention edges, entities nothing else
+names, and the supersession links that would show its id (see ``adapters/sql/purge.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ __all__ = ["MAX_REASON_CHARS", "forget"]
 
 MAX_REASON_CHARS = 2000
 ERASED = "(erased)"
+FORGOTTEN = "forgotten:"
 
 
 def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False) -> Forgotten:
@@ -42,7 +49,7 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
     ctx.write_scope(item.scope)  # Forbidden unless the reader writes where the item lives
     now = ctx.clock()
     targets = [item, *ctx.sections_of(item.id)] if item.storage_class == "file" else [item]
-    gone = [_erased(t) if erase else t for t in targets]
+    gone = [_erased(t) if erase else _freed(t) for t in targets]
     ctx.store.put_items([(replace(t, tombstoned_at=now), None) for t in gone])
     # Its words leave the keys of the turns around it (graph/context_keys.py).
     rekey_around(ctx.store, ctx.workspace, [t.id for t in targets])
@@ -52,10 +59,13 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
         kept = ctx.store.erase_versions(ctx.workspace, item.id)
         for blob in sorted({*_blobs_of(item.blob_key, item.text_key), *_folders(kept)}):
             ctx.blobs.delete_prefix(blob)
+    # Last, so that an erase's scrub of the store's files covers everything above.
+    dropped = ctx.store.purge_derived(ctx.workspace, [t.id for t in targets], erase=erase)
     record: dict[str, object] = {
         "item_id": item.id,
         "storage_class": item.storage_class,
         "items": len(targets),
+        "entities_dropped": len(dropped),
         "erased": erase,
         "reason": why,
         "actor": ctx.actor,
@@ -64,6 +74,12 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
     return Forgotten(
         item.id, item.storage_class, len(targets), erase, why, ctx.actor, now, event_id
     )
+
+
+def _freed(item: Item) -> Item:
+    """The row with its source key given up (kept inside the new one, for the record): the
+    key's next write makes a new item instead of reviving this one with its versions."""
+    return replace(item, source_key=f"{FORGOTTEN}{item.id}:{item.source_key}")
 
 
 def _erased(item: Item) -> Item:

@@ -475,6 +475,15 @@ class Store(Protocol):
         caller to delete (``erase``)."""
         ...
 
+    def purge_derived(self, workspace: str, item_ids: Sequence[str], *, erase: bool) -> list[str]:
+        """Take what derivation copied of the forgotten items ``item_ids`` out of the store:
+        their statement evidence (a statement left with none goes, and what it replaced
+        holds again), their mention edges, and the entities nothing else names (deleted;
+        their ids are returned). Links at them (``supersedes``, ``superseded_by``) move to
+        the next live claim or are cleared. With ``erase``, every edge touching them and
+        their derivation log go too, and no erased word is left in the store's files."""
+        ...
+
     def supersede_item(self, edge: Edge) -> bool:
         """Record a ``SUPERSEDES`` edge (new ``src`` → old ``dst``): the old item's
         ``superseded_by`` and the new one's ``supersedes`` are set once, never moved."""

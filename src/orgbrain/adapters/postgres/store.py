@@ -30,6 +30,7 @@ from . import keywords
 from .db import DEFAULT_TIMEOUT_S, Connection, Database
 from .graphlog import EdgesAndLog
 from .pending import Pending
+from .purge import Purge
 from .rollups import Rollups
 from .rows import DIALECT, ITEM_COLUMNS, ROWS, item_from_row, item_values
 from .schema import migrate, read_only, vector_index_sql
@@ -59,7 +60,9 @@ _TEXT = ("class", "scope", "label", "body", "keys")
 """What the keyword index holds of an item: a change to any of them re-indexes it."""
 
 
-class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Transfer):
+class PostgresStore(
+    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer
+):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
     ``timeout_s`` bounds every statement (and the wait for a pooled connection); a
@@ -307,13 +310,17 @@ class PostgresStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Propo
             # Only the version that was read may be marked indexed: a file re-added while
             # it was indexed keeps its new bytes, unindexed, for the next run.
             current = conn.execute(
-                "SELECT content_hash, blob_key FROM items WHERE workspace = %s AND id = %s "
+                "SELECT content_hash, blob_key, tombstoned_at FROM items "
+                "WHERE workspace = %s AND id = %s "
                 "FOR UPDATE",
                 (file.workspace, file.id),
             ).fetchone()
-            if current is None or (current["content_hash"], current["blob_key"]) != (
-                file.content_hash,
-                file.blob_key,
+            # A file forgotten meanwhile stays forgotten (its row is not written back).
+            if (
+                current is None
+                or current["tombstoned_at"] is not None
+                or (current["content_hash"], current["blob_key"])
+                != (file.content_hash, file.blob_key)
             ):
                 raise Conflict(
                     f"{file.id} changed while it was being indexed; its new version waits"

@@ -41,6 +41,8 @@ class Database:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = FULL")
                 conn.execute("PRAGMA foreign_keys = ON")
+                # A deleted row's bytes are zeroed, not left in a free page (erase).
+                conn.execute("PRAGMA secure_delete = ON")
             except sqlite3.Error as exc:
                 raise Unavailable(
                     f"cannot open the {self._what} database {self.path}: {exc}"

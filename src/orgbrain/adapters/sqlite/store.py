@@ -25,6 +25,7 @@ from .db import Database
 from .graphlog import EdgesAndLog
 from .itemcache import BATCH, ItemCache
 from .keywords import KeywordIndex
+from .purge import Purge
 from .rollups import Rollups
 from .rows import (
     DIALECT,
@@ -66,7 +67,9 @@ _OLD_CONTENT = ", ".join(OLD_ROW_COLUMNS)
 _ITEM_SELECT = ", ".join(ITEM_COLUMNS)
 
 
-class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Transfer):
+class SQLiteStore(
+    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer
+):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
     kept up to date either way, so a brain opens under both)."""
@@ -296,12 +299,16 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
             # Only the version that was read may be marked indexed: a file re-added while
             # it was indexed keeps its new bytes, unindexed, for the next run.
             current = conn.execute(
-                "SELECT content_hash, blob_key FROM items WHERE workspace = ? AND id = ?",
+                "SELECT content_hash, blob_key, tombstoned_at FROM items "
+                "WHERE workspace = ? AND id = ?",
                 (file.workspace, file.id),
             ).fetchone()
-            if current is None or (current["content_hash"], current["blob_key"]) != (
-                file.content_hash,
-                file.blob_key,
+            # A file forgotten meanwhile stays forgotten (its row is not written back).
+            if (
+                current is None
+                or current["tombstoned_at"] is not None
+                or (current["content_hash"], current["blob_key"])
+                != (file.content_hash, file.blob_key)
             ):
                 raise Conflict(
                     f"{file.id} changed while it was being indexed; its new version waits"
@@ -325,22 +332,15 @@ class SQLiteStore(EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposa
                     ),
                 )
             stale = [
-                (int(r["rowid"]), r["id"], bool(r["had_vec"]))
+                r["id"]
                 for r in conn.execute(
-                    "SELECT rowid, id, embedding IS NOT NULL AS had_vec FROM items "
-                    "WHERE workspace = ? AND parent_id = ? AND class = 'section'",
+                    "SELECT id FROM items WHERE workspace = ? AND parent_id = ? "
+                    "AND class = 'section'",
                     (file.workspace, stored_file.id),
                 )
                 if r["id"] not in keep
             ]
-            for rowid, item_id, had_vec in stale:
-                conn.execute(
-                    "DELETE FROM edges WHERE workspace = ? AND (src = ? OR dst = ?)",
-                    (file.workspace, item_id, item_id),
-                )
-                conn.execute("DELETE FROM items WHERE rowid = ?", (rowid,))
-                if had_vec:
-                    self._log_vec_delete(conn, file.workspace, rowid)
+            self._drop_items(conn, file.workspace, stale)
             return stored
 
     def set_keys(self, workspace: str, keys: Mapping[str, str]) -> None:
