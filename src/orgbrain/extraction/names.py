@@ -46,7 +46,7 @@ FUNCTION_WORDS = frozenset(
     "please note usually often sometimes always never now currently".split()
 )
 _LETTER = re.compile(r"[^\W\d_]")
-_WORD = re.compile(r"[\w'\u2019]+")
+_WORD = re.compile(r"[\w'\u2019]+(?:[-/][\w'\u2019]+)*")
 _INNER_CAPITAL = re.compile(r"\w[a-z0-9]*[A-Z]|\b[A-Z]{2,}")
 _JOINED = re.compile(r"[A-Za-z0-9][-_.+][A-Za-z0-9]|[A-Za-z][0-9]|[0-9][A-Za-z]")
 _OPENS = re.compile(r"(?:^|[.!?:;|>#*\n\-]|\d\.)\s*[\"'`(\[]*$")
