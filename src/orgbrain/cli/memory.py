@@ -160,7 +160,13 @@ def statements(
 
 
 @click.command()
-@click.option("--limit", type=click.IntRange(1, 1000), default=200, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 1000),
+    default=200,
+    show_default=True,
+    help="The most pairs to list.",
+)
 @json_option
 @click.pass_obj
 def conflicts(state: CliState, limit: int) -> None:

@@ -58,6 +58,7 @@ from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
 from .changes import kin_statements, same_wording, words
+from .disagreement import disagree
 from .documents import settle_link
 
 __all__ = [
@@ -252,7 +253,7 @@ def _settle(
             # Arrived late: the first statement valid after it replaced it.
             if successor is None or old.valid_from < successor.valid_from:
                 successor = old
-        elif single and old.current and old.item_id != new.item_id:
+        elif single and old.current and disagree(old, new, ctx.get_many([old.item_id, item.id])):
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
     superseded += _retire(ctx, new) + _named_elsewhere(ctx, new) + _left(ctx, new)

@@ -9,12 +9,16 @@ from ..context import BrainContext
 from ..errors import InvalidInput
 from ..graph import visible_edges
 from ..model import Disagreement, Item, Statement, StatementType, Story, Superseding
+from .disagreement import disagree
 
 __all__ = ["MAX_CHAIN", "chain", "conflicts", "statements_about", "story"]
 
 MAX_CHAIN = 100
 """The most links ``chain`` follows each way."""
 MAX_STEPS = 200
+MAX_FLAGGED = 5000
+"""The most flagged statements ``conflicts`` reads to pair them: a pair needs both of its
+statements, so a limit on pairs is not a limit on statements."""
 
 
 def story(ctx: BrainContext, item_id: str, derivation: str, error: str | None) -> Story:
@@ -101,11 +105,13 @@ def statements_about(
 
 
 def conflicts(ctx: BrainContext, limit: int = 200) -> list[Disagreement]:
-    """Pairs of current statements that disagree, each pair once, oldest first."""
+    """At most ``limit`` pairs of current statements that disagree, each pair once,
+    oldest first."""
     flagged = ctx.store.statements(
-        ctx.workspace, ctx.visibility, current=True, conflicted=True, limit=limit
+        ctx.workspace, ctx.visibility, current=True, conflicted=True, limit=MAX_FLAGGED
     )
     by_id = {s.id: s for s in flagged}
+    items = ctx.get_many(sorted({s.item_id for s in flagged}))
     pairs: list[Disagreement] = []
     seen: set[frozenset[str]] = set()
     for s in flagged:
@@ -115,5 +121,9 @@ def conflicts(ctx: BrainContext, limit: int = 200) -> list[Disagreement]:
             if other is None or key in seen:
                 continue  # superseded since, or not visible to this reader
             seen.add(key)
+            if not disagree(s, other, items):
+                continue  # flagged by an older judge: a field line, or one file's sections
             pairs.append(Disagreement(s, other))
+            if len(pairs) == limit:
+                return pairs
     return pairs

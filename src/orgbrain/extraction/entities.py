@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .gazetteer import COMPANIES, FIRST_NAMES, NOT_NAMES, SYSTEMS
+from .names import recognisable
 from .types import Found
 
 __all__ = ["find_entities", "looks_like_person"]
@@ -143,7 +144,8 @@ def _known_pattern(
     types: dict[str, str] = {}
     for type_, value in known:
         value = value.strip()
-        if len(value) >= 2:
+        # A known "The" or "current" would be found in every text after it.
+        if len(value) >= 2 and recognisable(Found(type_, value, 0, len(value))):
             types.setdefault(value.casefold(), type_)
     if not types:
         return None, types

@@ -32,6 +32,7 @@ from typing import Literal
 from .dates import DateMention, find_dates
 from .documents import document_links, title_code
 from .entities import find_entities
+from .names import names_something
 from .predicates import (
     ADDITIVE,
     ATTRIBUTE_ALTERNATION,
@@ -225,7 +226,7 @@ class _Sentence:
         value = self.text[start:end]
         if value.lower() in ("it", "they") and self.antecedent is not None:
             return self.antecedent
-        if value.lower() in _PRONOUN or len(value.split()) > 6 or not re.search(r"\w", value):
+        if value.lower() in _PRONOUN or len(value.split()) > 6 or not names_something(value):
             return None
         return Found("topic", value, start, end)
 
@@ -254,7 +255,7 @@ class _Sentence:
                 m = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}").match(
                     self.text, start, end
                 )
-                if m:
+                if m and names_something(m.group(0), phrase=False):
                     person = Found("person", m.group(0), m.start(), m.end())
                     self.extra.append(person)
                     return person.value, person

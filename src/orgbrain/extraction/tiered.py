@@ -1,7 +1,8 @@
 """Three tiers in a row: patterns, then a small classifier, then an LLM when one is set.
 
 Each later tier sees what the earlier ones found and only adds (or re-scores) claims;
-a tier that fails leaves the earlier result as it was.
+a tier that fails leaves the earlier result as it was. Of the entities they found, only
+those a person would recognise are returned (``names.recognisable``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from .names import recognisable
 from .patterns import PatternExtractor
 from .types import Extraction
 
@@ -32,4 +34,7 @@ class TieredExtractor:
         found = self.patterns.extract(text, known=known)
         for refiner in self.refiners:
             found = refiner.refine(text, found, known=known)
-        return found
+        # A claim's subject stays a statement's subject, but only a name is a mention: the
+        # graph and item pages draw mentions, and "Trigger cycles" names nothing to draw.
+        drawn = tuple(f for f in found.entities if recognisable(f, text))
+        return Extraction(drawn, found.claims)

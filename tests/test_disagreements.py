@@ -1,0 +1,57 @@
+"""Conflicts a person would call a disagreement, and entities a person would recognise,
+on small real brains (real SQLite, the real model, the default extractor): the fast
+checks beside ``test_reference_docs.py``'s run over real documentation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from orgbrain import Brain
+from orgbrain.extraction import default_extractor
+from orgbrain.extraction.names import FUNCTION_WORDS
+
+DAY = datetime(2026, 11, 3, tzinfo=UTC)
+
+
+def test_label_lines_of_two_documents_are_two_fields_not_one_conflict(brain: Brain) -> None:
+    for text in (
+        "URL: https://wiki.example.org/Spec/ProtectedField",
+        "URL: https://github.com/util-linux/util-linux",
+        "Usage: yq [options] <jq filter> [input file...]",
+        "Usage: jq [options] <jq filter> [file...]",
+    ):
+        brain.add_note(text, occurred_at=DAY, wait="derived")
+    assert brain.statements(about="URL")  # read as statements, only never in conflict
+    assert brain.conflicts() == []
+
+
+def test_two_notes_that_contradict_are_one_pair_and_limit_counts_pairs(brain: Brain) -> None:
+    for text in (
+        "The payments on-call is Ana.",
+        "The payments on-call is Bo.",
+        "The billing on-call is Chen.",
+        "The billing on-call is Dee.",
+    ):
+        brain.add_note(text, occurred_at=DAY, wait="derived")
+    pairs = brain.conflicts()
+    assert sorted(sorted((d.a.object, d.b.object)) for d in pairs) == [
+        ["Ana", "Bo"],
+        ["Chen", "Dee"],
+    ]
+    assert len(brain.conflicts(1)) == 1  # one pair, not one flagged statement
+
+
+def test_clause_openers_and_lone_letters_are_no_mentions() -> None:
+    text = (
+        "To use this correctly: run it twice.\n"
+        "If you need to rebuild, It is possible to skip tests.\n"
+        "The use of a file trigger should be stated.\n"
+        "a | first column | second\n"
+        "Trigger cycles are bad. OpenSSH runs on FreeBSD; Ana Lopez owns the Payments API."
+    )
+    found = default_extractor().extract(text, known=[("topic", "The"), ("topic", "To")])
+    names = {f.value for f in found.entities}
+    assert {"OpenSSH", "FreeBSD", "Ana Lopez"} <= names
+    assert not {n for n in names if n.casefold() in FUNCTION_WORDS or len(n) < 2}
+    assert not any(n.split()[0].casefold() in FUNCTION_WORDS for n in names)
+    assert "Trigger cycles" not in names  # a subject, capitalised only as a sentence opens
