@@ -12,11 +12,12 @@ from operator import itemgetter
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
-from .evidence import EVIDENCE, TIME_SLACK, hit_evidence
+from .evidence import EVIDENCE, hit_evidence
 from .freshness import NEWER, age_days, by_topic, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
+from .narrow import narrow
 from .plan import SearchPlan, Stream
 from .replacements import (
     NO_MARKS,
@@ -174,7 +175,8 @@ class Searcher:
         found = self._streams(query, plan, timings, frame)
         plan = found.plan
         t = time.perf_counter()
-        candidates = self._candidates(found, plan)
+        candidates, window = self._candidates(found, plan)
+        found = replace(found, window=window)  # as narrowed: the gate reads it so
         scored = self._score(candidates, plan, kind, frame, query_names(query))
         timings["fuse"] = _ms(t)
         if self.ctx.reranker is not None and scored:
@@ -278,9 +280,12 @@ class Searcher:
                     cosines[item_id] = seen if seen > score else score
         return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
 
-    def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
+    def _candidates(
+        self, found: _Streams, plan: SearchPlan
+    ) -> tuple[list[Candidate], Window | None]:
         """Fuse the streams into one vote per item, load the items, fold files into their
-        sections and credit neighbours."""
+        sections, keep those in the query's time (``narrow``) and credit neighbours; and
+        the window as narrowed."""
         fused = self._fuse(plan, found.rows)
         graph = found.graph.ranked if plan.graph_weight > 0 else ()
         if graph:
@@ -294,11 +299,10 @@ class Searcher:
         ranks = _ranks(plan, found.rows, graph, fused)
         items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
-        # The asker's time (a window ahead of now, "tomorrow", or one in a clause that
-        # sets the scene, "left a laptop on a flight 6 weeks ago - ...") holds no note
-        # that answers: the notes written in it are merely the ones written then.
-        if plan.window_weight > 0 and found.window is not None and not found.window.askers:
-            fused = _in_window(fused, items, found.window, plan.window_weight, plan.rrf_k)
+        window = found.window
+        if plan.window_weight > 0 and window is not None:
+            depth = plan.gate.depth if plan.gate else plan.k_default
+            fused, window = narrow(fused, items, window, depth, plan.window_weight, plan.rrf_k)
         before = fused
         if plan.neighbour_weight > 0 and fused:
             fused = neighbour_boost(fused, self._neighbours(fused, plan), plan.neighbour_weight)
@@ -307,7 +311,7 @@ class Searcher:
                 item_id, f, ranks.get(item_id, {}), items.get(item_id), boost=f - before[item_id]
             )
             for item_id, f in fused.items()
-        ]
+        ], window
 
     def _score(
         self,
@@ -751,25 +755,6 @@ def _names(text: str, name: str) -> bool:
         re.search(rf"(?<!\w){re.escape(name[:1].upper())}(?i:{re.escape(name[1:])})", text)
         is not None
     )
-
-
-def _in_window(
-    fused: dict[str, float], items: dict[str, ItemSketch], window: Window, weight: float, k: int
-) -> dict[str, float]:
-    """The query's time as one more stream over the candidates: those that happened in
-    ``window`` (give or take ``TIME_SLACK``), in their fused order, each gaining
-    ``weight / (k + rank)`` as a stream's row does; best first again."""
-    timely = [
-        i
-        for i in fused
-        if (item := items.get(i)) is not None and window.holds(item.when, TIME_SLACK)
-    ]
-    if not timely:
-        return fused
-    out = dict(fused)
-    for r, item_id in enumerate(timely, start=1):
-        out[item_id] += weight / (k + r)
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def _fold_files_into_sections(
