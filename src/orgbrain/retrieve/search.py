@@ -27,6 +27,7 @@ from .replacements import (
     replaced_pairs,
     statement_links,
 )
+from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
 from .terms import query_names, query_terms, topic_words
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
@@ -179,10 +180,6 @@ class Searcher:
         found = replace(found, window=window)  # as narrowed: the gate reads it so
         scored = self._score(candidates, plan, kind, frame, query_names(query))
         timings["fuse"] = _ms(t)
-        if self.ctx.reranker is not None and scored:
-            t = time.perf_counter()
-            scored = self._rerank(query, scored, plan)
-            timings["rerank"] = _ms(t)
         head: tuple[tuple[str, tuple[float, ...]], ...] = ()
         # The verdict reads the fused order's first hits, which its gate was calibrated
         # on (docs/journal.md, "A learned ranker"); the learned order is what it gives.
@@ -191,6 +188,11 @@ class Searcher:
             t = time.perf_counter()
             scored, head = self._learned(query, found, scored, plan.learned, frame)
             timings["learned"] = _ms(t)
+        t = time.perf_counter()
+        scored, judged, noted = self._rerank(query, scored, frame)
+        timings["rerank"] = _ms(t)
+        if judged.order is not None:
+            heard = scored  # a reranker's order is what the verdict reads (seed 004)
         depth = (
             evidence_depth if evidence_depth is not None else plan.gate.depth if plan.gate else 0
         )
@@ -214,6 +216,7 @@ class Searcher:
                 superseded_by=full.get(c.superseded_by.id) if c.superseded_by else None,
                 older=full.get(c.item.supersedes or "") if c.item else None,
                 marks=marks.get(c.item_id, NO_MARKS),
+                rerank=judged.note if c.item_id in noted else "",
             )
             for c in kept
             if c.item_id in full
@@ -221,6 +224,8 @@ class Searcher:
         verdict, reason = decision.verdict, decision.reason
         if capped:
             reason = f"{reason}; k {k} capped at {plan.k_max}, the most a search returns"
+        if judged.note.startswith("skipped"):
+            reason = f"{reason}; reranker {judged.note}"
         ids = {h.item.id for h in hits}
         if any(set(h.conflicts) & ids for h in hits):
             verdict, reason = "conflict", f"{reason}; the best answers disagree"
@@ -610,17 +615,21 @@ class Searcher:
         traced = tuple((c.item_id, tuple(r)) for c, r in zip(head, rows, strict=True))
         return out, traced
 
-    def _rerank(self, query: str, scored: list[Candidate], plan: SearchPlan) -> list[Candidate]:
-        reranker = self.ctx.reranker
-        assert reranker is not None
-        head = scored[: plan.per_stream]
-        docs = [f"{c.item.label}\n{c.item.body}"[: plan.embed_chars] for c in head if c.item]
-        scores = reranker.rerank(query, docs)
-        order = sorted(range(len(head)), key=lambda j: -scores[j])
-        # Keep the fused scores (floors stay meaningful); only the order changes.
-        values = sorted((c.score for c in head), reverse=True)
-        reranked = [replace(head[j], score=values[n]) for n, j in enumerate(order)]
-        return reranked + scored[plan.per_stream :]
+    def _rerank(
+        self, query: str, scored: list[Candidate], frame: TimeFrame
+    ) -> tuple[list[Candidate], Judged, frozenset[str]]:
+        """The first ``rerank.DEPTH`` candidates in the reranker's order, their scores kept
+        in the same descending sequence (the floors keep their meaning); what it said;
+        and the ids it judged."""
+        head = scored[:DEPTH]
+        passages = [f"{c.item.label}\n{c.item.body}"[:PASSAGE_CHARS] for c in head if c.item]
+        judged = judge(self.ctx.reranker or BrainOrder(), query, passages)
+        noted = frozenset(c.item_id for c in head)
+        if judged.order is None or len(passages) < len(head):
+            return scored, judged, noted
+        values = [c.score for c in head]
+        out = [head[j].rescored(values[n]) for n, j in enumerate(judged.order)] + scored[DEPTH:]
+        return (out if frame.mode == "history" else _below_successors(out)), judged, noted
 
 
 def _cite(
@@ -632,6 +641,7 @@ def _cite(
     superseded_by: Item | None = None,
     older: Item | None = None,
     marks: Marks = NO_MARKS,
+    rerank: str = "",
 ) -> Hit:
     """The hit for candidate ``c``, read in full as ``item``."""
     return Hit(
@@ -645,6 +655,7 @@ def _cite(
         conflicts=conflicts,
         replaces=marks.replaces,
         replaced_by=marks.replaced_by,
+        rerank=rerank,
     )
 
 
