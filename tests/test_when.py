@@ -325,11 +325,11 @@ def test_a_search_reads_its_time_against_the_brain_clock(brain: Brain) -> None:
     assert then.window == "last week: 2026-10-19..2026-10-25"
 
 
-def test_the_window_is_a_stream_over_the_candidates() -> None:
-    """What happened in the window gains as a stream's rows do, in the fused order; the
-    rest keep their votes."""
+def test_the_window_narrows_the_candidates() -> None:
+    """What happened in the window stays, in the fused order; a handful gains as a
+    stream's rows do; many keep their votes and the window no longer narrows."""
     from orgbrain.model import ItemSketch
-    from orgbrain.retrieve.search import _in_window
+    from orgbrain.retrieve.narrow import narrow
 
     window = read_time("last week", SAT).window
     assert window is not None
@@ -340,10 +340,29 @@ def test_the_window_is_a_stream_over_the_candidates() -> None:
     }
     items = {i: ItemSketch.of(replace(_note(i, at), id=i)) for i, at in dates.items()}
     fused = {"old": 0.045, "in1": 0.04, "in2": 0.03}
-    out = _in_window(fused, items, window, weight=0.5, k=60)
-    assert out == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62, "old": 0.045}
-    assert list(out) == ["in1", "old", "in2"]  # best first again
-    assert _in_window(fused, {"old": items["old"]}, window, weight=0.5, k=60) == fused
+    out, read = narrow(fused, items, window, 5, 0.5, 60)
+    assert out == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62}
+    assert read.narrows
+    many, wide = narrow(fused, items, window, 1, 0.5, 60)
+    assert many == {"in1": 0.04, "in2": 0.03} and not wide.narrows
+    none, idle = narrow(fused, {"old": items["old"]}, window, 5, 0.5, 60)
+    assert none == fused and not idle.narrows
+
+
+def test_a_window_every_new_note_falls_in_makes_none_answer(brain: Brain) -> None:
+    """The report: fifty reference documents just added, and "Who is on call for the
+    payments team this week?" got five unrelated hits, since every one of them was
+    written this week. The window narrows; it answers nothing."""
+    from tests.reference_docs import REFERENCE_DOCS
+
+    brain.add_notes([NoteInput(text, label=label) for label, text in REFERENCE_DOCS])
+    asked = "Who is on call for the payments team this week?"
+    result = brain.search(asked)
+    assert result.window.startswith("this week")
+    assert result.verdict == "none" and not result.hits, [h.item.label for h in result.hits]
+    # A question the documents answer still gets its answer, in the same window.
+    found = brain.search("what does the design team review this week?")
+    assert found.hits and found.hits[0].item.label == "Design review"
 
 
 def test_the_dated_fact_set_reads_its_dates(tmp_path: Path) -> None:

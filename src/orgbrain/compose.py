@@ -28,6 +28,7 @@ __all__ = [
     "make_blobs",
     "make_chat",
     "make_embedder",
+    "make_reranker",
     "open_context",
     "open_embedded",
     "open_key_store",
@@ -209,9 +210,25 @@ def build_context(
         s,
         workspace=workspace or s.workspace,
         tokenizer=default_tokenizer(),
-        reranker=reranker,
+        reranker=reranker if reranker is not None else make_reranker(s),
         jobs=jobs if jobs is not None else MemoryJobQueue(),
         chat=chat if chat is not None else make_chat(s),
+    )
+
+
+def make_reranker(settings: Settings) -> Reranker | None:
+    """The reranker the settings name (``ORGBRAIN_RERANK_URL``, ``_MODEL``, ``_PROTOCOL``,
+    ``_KEY``, ``_TIMEOUT_S``), or None: the search keeps the brain's own order."""
+    if not settings.rerank_url:
+        return None
+    from .adapters.rerank_http import HTTPReranker
+
+    return HTTPReranker(
+        settings.rerank_url,
+        settings.rerank_model,
+        protocol=settings.rerank_protocol,
+        api_key=settings.rerank_key,
+        timeout=settings.rerank_timeout_s,
     )
 
 

@@ -295,6 +295,9 @@ class Hit:
     replaced_by: tuple[Replacement, ...] = ()
     """This hit's statements that newer items replaced (each citing the newer item): a
     note that says two things, one of them replaced, stays current but says which."""
+    rerank: str = ""
+    """What the reranker did with it: empty in the brain's own order, the reranker's name
+    when it placed it, ``skipped: <why>`` when it failed and the brain's order stood."""
 
     @property
     def replaces_in_part(self) -> tuple[Replacement, ...]:

@@ -150,6 +150,13 @@ class Tokenizer(Protocol):
 
 
 class Reranker(Protocol):
+    """Judges how well each passage answers a query: one score per document, higher is
+    better, in the documents' order. Raises ``OrgBrainError`` when it cannot judge (the
+    search then keeps its own order: reads fail open)."""
+
+    @property
+    def name(self) -> str: ...
+
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]: ...
 
 

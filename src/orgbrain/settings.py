@@ -49,6 +49,13 @@ class Settings:
     chat_url: str | None = None
     chat_model: str | None = None
     chat_key: str | None = None
+    # A reranker behind a rerank API (``ORGBRAIN_RERANK_URL``; protocol ``cohere`` or
+    # ``tei``): it reorders a search's first candidates; none: the brain's own order.
+    rerank_url: str | None = None
+    rerank_model: str | None = None
+    rerank_protocol: str = "cohere"
+    rerank_key: str | None = field(default=None, repr=False)
+    rerank_timeout_s: float = 5.0
     # The extractor's tiers derivation runs (comma-separated): patterns always; the
     # classifier is opt-in (on the dev set it lowers strict F1, docs/extraction.md); the
     # LLM runs only when a chat model is configured.
@@ -95,6 +102,7 @@ class Settings:
             ("derive_wait_s", "ORGBRAIN_DERIVE_WAIT_S", float),
             ("audit_steps", "ORGBRAIN_AUDIT_STEPS", int),
             ("store_timeout_s", "ORGBRAIN_STORE_TIMEOUT_S", float),
+            ("rerank_timeout_s", "ORGBRAIN_RERANK_TIMEOUT_S", float),
         ):
             if var in e:
                 try:
@@ -116,6 +124,10 @@ class Settings:
             ("chat_url", "ORGBRAIN_CHAT_URL"),
             ("chat_model", "ORGBRAIN_CHAT_MODEL"),
             ("chat_key", "ORGBRAIN_CHAT_KEY"),
+            ("rerank_url", "ORGBRAIN_RERANK_URL"),
+            ("rerank_model", "ORGBRAIN_RERANK_MODEL"),
+            ("rerank_protocol", "ORGBRAIN_RERANK_PROTOCOL"),
+            ("rerank_key", "ORGBRAIN_RERANK_KEY"),
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
             ("writer", "ORGBRAIN_WRITER"),
             ("auditor", "ORGBRAIN_AUDITOR"),

@@ -242,13 +242,18 @@ def _coverage(
     (``Window.askers``: a window ahead of now, "can he work off one permit tomorrow?", or
     one in a clause that sets the scene, "left a laptop on a flight 6 weeks ago - would we
     still have it?") says nothing of when the note that answers was written, so its date
-    holds nothing, and the time is a term only of a hit that says it."""
+    holds nothing, and the time is a term only of a hit that says it. A window that does
+    not narrow the candidates (``Window.narrows``) is no term at all: what is left of
+    the question must be held by the hit's own words ("on call", "payments"), or, when
+    nothing is, the hit's time answers it ("what happened yesterday?")."""
     if window is None or len(untimed) == len(content):
         return coverage(content, stems)
     said = [t for t in content if t not in untimed]
     timely = coverage(said, stems) == 1.0 or (
         not window.askers and window.holds(item.when, TIME_SLACK)
     )
+    if not window.narrows and not window.askers:
+        return coverage(untimed, stems) if untimed else float(timely)
     if window.askers and not timely:
         return coverage(untimed, stems) if untimed else 0.0
     held = coverage(untimed, stems) * len(untimed) if untimed else 0.0

@@ -123,8 +123,9 @@ class SearchPlan:
     route: bool = False
     superseded_factor: float = 0.5
     window_weight: float = 0.0
-    """> 0: the query's time window (``retrieve.when``) is a stream over the fetched
-    candidates at this weight: those that happened in it gain by rank, as the graph's do."""
+    """> 0: the query's time window (``retrieve.when``) narrows the fetched candidates to
+    those that happened in it (``retrieve.narrow``); when it picks out no more than the
+    gate reads, those gain by rank at this weight, as the graph's do."""
     learned: LinearRanker | None = None
     """A learned order for the first ``learned.depth`` candidates (``retrieve.learned``)."""
 
@@ -227,8 +228,10 @@ PLANS: dict[str, SearchPlan] = {
     # it speaks; when it does, it gives the k hits asked for (no relative floor trims
     # the list: floor_rel 0). No neighbour boost: a turn's neighbours' words are its
     # keys instead (graph/context_keys.py; docs/journal.md, "Issue 17, contextual keys").
-    # The query's time window is a stream over the fetched candidates at half a stream's
-    # weight (docs/journal.md, "Issue 17, reading time in queries").
+    # The query's time window narrows the fetched candidates to those in it, and only a
+    # window that picks out a handful credits them, at half a stream's weight
+    # (docs/journal.md, "Issue 17, reading time in queries"; until session 13 it credited
+    # every note in it, and any note of "this week" answered in a fresh brain).
     "tuned-z": replace(
         _CONVEX_Z,
         name="tuned-z",

@@ -12,11 +12,12 @@ from operator import itemgetter
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
-from .evidence import EVIDENCE, TIME_SLACK, hit_evidence
+from .evidence import EVIDENCE, hit_evidence
 from .freshness import NEWER, age_days, by_topic, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
 from .learned import LinearRanker, Signals, features, reorder
+from .narrow import narrow
 from .plan import SearchPlan, Stream
 from .replacements import (
     NO_MARKS,
@@ -26,6 +27,7 @@ from .replacements import (
     replaced_pairs,
     statement_links,
 )
+from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
 from .terms import query_names, query_terms, topic_words
 from .verdict import HitEvidence, apply_floors, membership
 from .when import Window, read_time
@@ -174,13 +176,10 @@ class Searcher:
         found = self._streams(query, plan, timings, frame)
         plan = found.plan
         t = time.perf_counter()
-        candidates = self._candidates(found, plan)
+        candidates, window = self._candidates(found, plan)
+        found = replace(found, window=window)  # as narrowed: the gate reads it so
         scored = self._score(candidates, plan, kind, frame, query_names(query))
         timings["fuse"] = _ms(t)
-        if self.ctx.reranker is not None and scored:
-            t = time.perf_counter()
-            scored = self._rerank(query, scored, plan)
-            timings["rerank"] = _ms(t)
         head: tuple[tuple[str, tuple[float, ...]], ...] = ()
         # The verdict reads the fused order's first hits, which its gate was calibrated
         # on (docs/journal.md, "A learned ranker"); the learned order is what it gives.
@@ -189,6 +188,11 @@ class Searcher:
             t = time.perf_counter()
             scored, head = self._learned(query, found, scored, plan.learned, frame)
             timings["learned"] = _ms(t)
+        t = time.perf_counter()
+        scored, judged, noted = self._rerank(query, scored, frame)
+        timings["rerank"] = _ms(t)
+        if judged.order is not None:
+            heard = scored  # a reranker's order is what the verdict reads (seed 004)
         depth = (
             evidence_depth if evidence_depth is not None else plan.gate.depth if plan.gate else 0
         )
@@ -212,6 +216,7 @@ class Searcher:
                 superseded_by=full.get(c.superseded_by.id) if c.superseded_by else None,
                 older=full.get(c.item.supersedes or "") if c.item else None,
                 marks=marks.get(c.item_id, NO_MARKS),
+                rerank=judged.note if c.item_id in noted else "",
             )
             for c in kept
             if c.item_id in full
@@ -219,6 +224,8 @@ class Searcher:
         verdict, reason = decision.verdict, decision.reason
         if capped:
             reason = f"{reason}; k {k} capped at {plan.k_max}, the most a search returns"
+        if judged.note.startswith("skipped"):
+            reason = f"{reason}; reranker {judged.note}"
         ids = {h.item.id for h in hits}
         if any(set(h.conflicts) & ids for h in hits):
             verdict, reason = "conflict", f"{reason}; the best answers disagree"
@@ -278,9 +285,12 @@ class Searcher:
                     cosines[item_id] = seen if seen > score else score
         return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
 
-    def _candidates(self, found: _Streams, plan: SearchPlan) -> list[Candidate]:
+    def _candidates(
+        self, found: _Streams, plan: SearchPlan
+    ) -> tuple[list[Candidate], Window | None]:
         """Fuse the streams into one vote per item, load the items, fold files into their
-        sections and credit neighbours."""
+        sections, keep those in the query's time (``narrow``) and credit neighbours; and
+        the window as narrowed."""
         fused = self._fuse(plan, found.rows)
         graph = found.graph.ranked if plan.graph_weight > 0 else ()
         if graph:
@@ -294,11 +304,10 @@ class Searcher:
         ranks = _ranks(plan, found.rows, graph, fused)
         items = self.ctx.get_sketches(list(fused))
         fused = _fold_files_into_sections(fused, items)
-        # The asker's time (a window ahead of now, "tomorrow", or one in a clause that
-        # sets the scene, "left a laptop on a flight 6 weeks ago - ...") holds no note
-        # that answers: the notes written in it are merely the ones written then.
-        if plan.window_weight > 0 and found.window is not None and not found.window.askers:
-            fused = _in_window(fused, items, found.window, plan.window_weight, plan.rrf_k)
+        window = found.window
+        if plan.window_weight > 0 and window is not None:
+            depth = plan.gate.depth if plan.gate else plan.k_default
+            fused, window = narrow(fused, items, window, depth, plan.window_weight, plan.rrf_k)
         before = fused
         if plan.neighbour_weight > 0 and fused:
             fused = neighbour_boost(fused, self._neighbours(fused, plan), plan.neighbour_weight)
@@ -307,7 +316,7 @@ class Searcher:
                 item_id, f, ranks.get(item_id, {}), items.get(item_id), boost=f - before[item_id]
             )
             for item_id, f in fused.items()
-        ]
+        ], window
 
     def _score(
         self,
@@ -606,17 +615,21 @@ class Searcher:
         traced = tuple((c.item_id, tuple(r)) for c, r in zip(head, rows, strict=True))
         return out, traced
 
-    def _rerank(self, query: str, scored: list[Candidate], plan: SearchPlan) -> list[Candidate]:
-        reranker = self.ctx.reranker
-        assert reranker is not None
-        head = scored[: plan.per_stream]
-        docs = [f"{c.item.label}\n{c.item.body}"[: plan.embed_chars] for c in head if c.item]
-        scores = reranker.rerank(query, docs)
-        order = sorted(range(len(head)), key=lambda j: -scores[j])
-        # Keep the fused scores (floors stay meaningful); only the order changes.
-        values = sorted((c.score for c in head), reverse=True)
-        reranked = [replace(head[j], score=values[n]) for n, j in enumerate(order)]
-        return reranked + scored[plan.per_stream :]
+    def _rerank(
+        self, query: str, scored: list[Candidate], frame: TimeFrame
+    ) -> tuple[list[Candidate], Judged, frozenset[str]]:
+        """The first ``rerank.DEPTH`` candidates in the reranker's order, their scores kept
+        in the same descending sequence (the floors keep their meaning); what it said;
+        and the ids it judged."""
+        head = scored[:DEPTH]
+        passages = [f"{c.item.label}\n{c.item.body}"[:PASSAGE_CHARS] for c in head if c.item]
+        judged = judge(self.ctx.reranker or BrainOrder(), query, passages)
+        noted = frozenset(c.item_id for c in head)
+        if judged.order is None or len(passages) < len(head):
+            return scored, judged, noted
+        values = [c.score for c in head]
+        out = [head[j].rescored(values[n]) for n, j in enumerate(judged.order)] + scored[DEPTH:]
+        return (out if frame.mode == "history" else _below_successors(out)), judged, noted
 
 
 def _cite(
@@ -628,6 +641,7 @@ def _cite(
     superseded_by: Item | None = None,
     older: Item | None = None,
     marks: Marks = NO_MARKS,
+    rerank: str = "",
 ) -> Hit:
     """The hit for candidate ``c``, read in full as ``item``."""
     return Hit(
@@ -641,6 +655,7 @@ def _cite(
         conflicts=conflicts,
         replaces=marks.replaces,
         replaced_by=marks.replaced_by,
+        rerank=rerank,
     )
 
 
@@ -751,25 +766,6 @@ def _names(text: str, name: str) -> bool:
         re.search(rf"(?<!\w){re.escape(name[:1].upper())}(?i:{re.escape(name[1:])})", text)
         is not None
     )
-
-
-def _in_window(
-    fused: dict[str, float], items: dict[str, ItemSketch], window: Window, weight: float, k: int
-) -> dict[str, float]:
-    """The query's time as one more stream over the candidates: those that happened in
-    ``window`` (give or take ``TIME_SLACK``), in their fused order, each gaining
-    ``weight / (k + rank)`` as a stream's row does; best first again."""
-    timely = [
-        i
-        for i in fused
-        if (item := items.get(i)) is not None and window.holds(item.when, TIME_SLACK)
-    ]
-    if not timely:
-        return fused
-    out = dict(fused)
-    for r, item_id in enumerate(timely, start=1):
-        out[item_id] += weight / (k + r)
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def _fold_files_into_sections(

@@ -35,22 +35,25 @@ __all__ = ["TimeReading", "Window", "read_time"]
 @dataclass(frozen=True, slots=True)
 class Window:
     """A span of UTC days: ``start`` inclusive, ``end`` exclusive (both midnights, or the
-    reference time for a span that runs up to now); ``phrase``: the words read.
-    ``ahead``: the window starts after the reference time ("tomorrow", "next week"): it
-    says when the asker will act, and no note was written in it. ``scene``: the words lie
-    in a clause that only sets the question's scene, and the clause says more than them
-    ("Pax left a laptop on a Belfast flight 6 weeks ago - would we still have it?", "I
-    ran conflicts three weeks ago and we're only now opening the matter - can I still
-    rely on that search?"): it says when the asker acted, not when the note that answers
-    was written. A question that opens with its time ("Last week, what did we decide?"),
-    or whose scene says little besides it ("In the meeting last week, what did we
-    decide?"), asks about that time."""
+        reference time for a span that runs up to now); ``phrase``: the words read.
+        ``ahead``: the window starts after the reference time ("tomorrow", "next week"): it
+        says when the asker will act, and no note was written in it. ``scene``: the words lie
+        in a clause that only sets the question's scene, and the clause says more than them
+        ("Pax left a laptop on a Belfast flight 6 weeks ago - would we still have it?", "I
+        ran conflicts three weeks ago and we're only now opening the matter - can I still
+        rely on that search?"): it says when the asker acted, not when the note that answers
+        was written. A question that opens with its time ("Last week, what did we decide?"),
+        or whose scene says little besides it ("In the meeting last week, what did we
+        decide?"), asks about that time. ``narrows``: false when the window held none of a
+    search's candidates, or more than its gate reads (``narrow.narrow``): it then tells no
+    hit from another, and a hit's date holds no term of the question."""
 
     start: datetime
     end: datetime
     phrase: str
     ahead: bool = False
     scene: bool = False
+    narrows: bool = True
 
     @property
     def askers(self) -> bool:

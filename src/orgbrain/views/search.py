@@ -104,6 +104,11 @@ class HitView(View):
         description="This hit's statements that newer items replaced (the hit may stay "
         "current: a note that says two things, one of them replaced)",
     )
+    rerank: str = Field(
+        default="",
+        description="What the reranker did: empty for the brain's own order, its name when "
+        "it placed this hit, 'skipped: <why>' when it failed and the brain's order stood",
+    )
 
     @classmethod
     def of(cls, h: Hit, *, body_chars: int | None = None) -> HitView:
@@ -118,6 +123,7 @@ class HitView(View):
             conflicts=list(h.conflicts),
             replaces=[ReplacementView.of(r) for r in h.replaces],
             replaced_by=[ReplacementView.of(r) for r in h.replaced_by],
+            rerank=h.rerank,
         )
 
     def to_model(self) -> Hit:
@@ -132,6 +138,7 @@ class HitView(View):
             conflicts=tuple(self.conflicts),
             replaces=tuple(r.to_model() for r in self.replaces),
             replaced_by=tuple(r.to_model() for r in self.replaced_by),
+            rerank=self.rerank,
         )
 
 
