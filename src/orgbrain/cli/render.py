@@ -22,6 +22,7 @@ from rich.text import Text
 
 from ..model import Hit, IndexReport, Item, SearchResult
 from ..views import ErrorView, ItemView
+from ..views import match_reason as match_reason_of
 
 __all__ = [
     "JSON_PRINTED",
@@ -236,19 +237,7 @@ def search_text(result: SearchResult) -> list[Text]:
 
 def match_reason(hit: Hit) -> str:
     """Why a hit was found: its words, its meaning, or both."""
-    words = any(stream.startswith("keyword") for stream in hit.ranks)
-    meaning = any(stream.startswith("vector") for stream in hit.ranks)
-    if words and meaning:
-        return "matched words and meaning"
-    if words:
-        return "matched words"
-    if meaning:
-        return "close in meaning"
-    if "graph" in hit.ranks:
-        return "about what the question names"
-    if "supersedes" in hit.ranks:
-        return "replaced a match"
-    return "next to a match"
+    return match_reason_of(hit.ranks)
 
 
 def silence_reason(result: SearchResult) -> str:
