@@ -206,6 +206,15 @@ def test_section_labels_name_the_title_once(brain: Brain) -> None:
     assert [s.label for s in brain.sections(other.id)] == ["Handbook §1", "Handbook > Billing"]
 
 
+def test_a_second_top_level_heading_is_not_put_under_the_first(brain: Brain) -> None:
+    # The title is the first heading; a sibling `# Search` is not under it.
+    text = b"# Billing\n\nPriya owns it.\n\n## Refunds\n\nOver 500 EUR.\n\n# Search\n\nMei.\n"
+    item = brain.add_file(text, name="handbook.md", index=True)
+    sections = brain.sections(item.id)
+    assert [s.label for s in sections] == ["Billing", "Billing > Refunds", "Search"]
+    assert sections[2].locator.heading_path == ("Search",)
+
+
 @pytest.mark.parametrize("batch", [1, 3, 100])
 def test_each_vector_lands_on_its_own_section(tmp_path: Path, batch: int) -> None:
     # The hash embedder embeds each text on its own, so any batching gives equal vectors:

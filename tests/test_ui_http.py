@@ -339,7 +339,8 @@ def test_static_assets_are_packaged_and_versioned(served: Served) -> None:
     c = ui_client(served.url, served.key())
     page = c.get(f"/ui/graph/{served.brain.for_workspace('acme').add_note('a b c d').id}").text
     urls = re.findall(r'(?:src|href)="(/ui/static/[^"]+)"', page)
-    assert {u.rsplit("/", 1)[-1] for u in urls} == {"app.css", "app.js", "cytoscape.min.js"}
+    names = {u.rsplit("/", 1)[-1] for u in urls}
+    assert names == {"app.css", "app.js", "cytoscape.min.js", "favicon.svg"}
     for url in urls:
         r = c.get(url)
         assert r.status_code == 200 and r.headers["cache-control"].endswith("immutable")

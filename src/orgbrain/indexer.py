@@ -142,6 +142,7 @@ class _Prepared:
     chunks: list[Chunk]
     text_key: str
     title: str
+    heads: list[str]  # each chunk's breadcrumb (``_heads``)
     texts: list[str]
 
 
@@ -320,8 +321,10 @@ class Indexer:
             self.blobs.put(text_key, [extracted.text.encode("utf-8")])
 
         title = extracted.title or file.label
-        texts = [_embed_text(title, c) for c in chunks] + [f"{title}\n{extracted.text}"]
-        return _Prepared(file, extracted, chunks, text_key, title, texts)
+        heads = _heads(title, chunks)
+        texts = [f"{h}\n{c.text}" for h, c in zip(heads, chunks, strict=True)]
+        texts.append(f"{title}\n{extracted.text}")
+        return _Prepared(file, extracted, chunks, text_key, title, heads, texts)
 
     def _record(self, file: Item, error: str) -> None:
         # On the version that was read: bytes re-added since are not blamed for it.
@@ -349,7 +352,7 @@ class Indexer:
         )
         origin = Origin("system:indexer", f"index:{file.id}", now, file.origin.run_id)
         sections = [
-            (self._section(indexed_file, c, text_key, title, origin), vectors[i])
+            (self._section(indexed_file, c, text_key, prepared.heads[i], origin), vectors[i])
             for i, c in enumerate(prepared.chunks)
         ]
         # The file keeps only its own (mean) vector: its sections hold the passages, and a
@@ -365,13 +368,13 @@ class Indexer:
         request_derive(replace(self.ctx, workspace=file.workspace), stored)
         return IndexReport(file.id, indexed_file.label, len(stored))
 
-    def _section(self, file: Item, c: Chunk, text_key: str, title: str, origin: Origin) -> Item:
+    def _section(self, file: Item, c: Chunk, text_key: str, head: str, origin: Origin) -> Item:
         return Item(
             id=new_id("sec"),
             workspace=file.workspace,
             kind="section",
             storage_class="section",
-            label=_head(title, c.heading_path) if c.heading_path else f"{title} §{c.ordinal + 1}",
+            label=head if c.heading_path else f"{head} §{c.ordinal + 1}",
             body=c.text,
             source_key=f"{file.source_key}#{c.key}",
             indexed=True,
@@ -397,15 +400,17 @@ def _index_attributes(workspace: str | None, files: int) -> dict[str, Attr]:
     }
 
 
-def _embed_text(title: str, c: Chunk) -> str:
-    return f"{_head(title, c.heading_path)}\n{c.text}"
-
-
-def _head(title: str, heading_path: Sequence[str]) -> str:
-    """``title > heading > ...``, naming the title once when the first heading is it (a
-    Markdown file's title is its first ``#`` heading, a docx's often its first heading)."""
-    path = heading_path[1:] if heading_path and heading_path[0] == title else heading_path
-    return " > ".join((title, *path))
+def _heads(title: str, chunks: Sequence[Chunk]) -> list[str]:
+    """Each chunk's breadcrumb: ``title > heading > ...``, or the title alone for text before
+    any heading. When the title is itself one of the document's headings (a Markdown file's
+    title is its first ``#`` heading, a docx's often its first heading) it is never put in
+    front of a heading that is not under it: a second top-level ``# Search`` is ``Search``,
+    not ``Billing > Search``."""
+    among = any(c.heading_path[:1] == (title,) for c in chunks)
+    return [
+        " > ".join(c.heading_path if among and c.heading_path else (title, *c.heading_path))
+        for c in chunks
+    ]
 
 
 def _failed(file: Item, exc: OrgBrainError, *, retry: bool = False) -> IndexReport:

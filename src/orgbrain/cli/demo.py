@@ -12,7 +12,7 @@ from ..settings import Settings
 from ..views import IndexReportView, ItemView, SearchResultView
 from . import app
 from .app import CliState, json_option
-from .render import console, echo_json
+from .render import console, echo_json, match_reason, plural, silence_reason
 
 __all__ = ["COMMANDS", "demo"]
 
@@ -39,6 +39,7 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
     say = (lambda *_a, **_k: None) if as_json else out.print
     settings = state.settings if state is not None else Settings.from_env()
     sample = resources.files("orgbrain") / "sample"
+    _keep_out_of_git(path)
     with app.open_brain(replace(settings, brain=path)) as brain:
         say(f"[bold]1. add[/bold] the sample documents to {path}/")
         added = []
@@ -52,23 +53,32 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
 
         before = brain.search(question)
         say(f"\n[bold]2. ask[/bold] before indexing: {question!r}")
-        say(f"   {len(before.hits)} hits ({before.reason}): added is not known")
+        known = sum(item.indexed for item in added)
+        if known:
+            # A second run: the same bytes were indexed by the first, so the brain knows them.
+            which = "these documents" if known == len(added) else f"{known} of them"
+            say(f"   {plural(len(before.hits), 'hit')}: an earlier demo indexed {which} already")
+        else:
+            say(f"   {plural(len(before.hits), 'hit')}: what is only added is not known yet")
 
         say("\n[bold]3. index[/bold] what is pending")
         reports = brain.index_pending()
+        if not reports:
+            say("   nothing: every document is indexed already")
         for report in reports:
-            status = f"{report.sections} sections" if report.ok else f"error: {report.error}"
+            status = plural(report.sections, "section") if report.ok else f"error: {report.error}"
             say(f"   {report.item_id}  {report.label:<34} {status}")
 
         result = brain.search(question, k=3)
         say(f"\n[bold]4. ask[/bold] again: {question!r}  (verdict: {result.verdict})")
         for n, hit in enumerate(result.hits, start=1):
-            say(f"\n   [{n}] score {hit.score:.4f}  {hit.citation.describe()}")
+            say(f"\n   [{n}] {hit.citation.describe()}  ({match_reason(hit)})")
             cited = b"".join(brain.read_file(hit.item.id)).decode("utf-8", "replace")
             for line in cited.strip().splitlines()[:8]:
                 say(f"       │ {line}", markup=False)
         small = brain.search("yo")
-        say(f"\n[bold]5. small talk[/bold] 'yo' → {len(small.hits)} hits ({small.reason})")
+        said = plural(len(small.hits), "hit")
+        say(f"\n[bold]5. small talk[/bold] 'yo' → {said}: {silence_reason(small)}")
         say(f"\nTry: orgbrain --brain {path} search \"what does 'the migration' mean?\"")
         say(f"Or in a browser: orgbrain serve --brain {path}, then open the address it prints")
         if as_json:
@@ -82,6 +92,15 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
                     "small_talk": SearchResultView.of(small),
                 }
             )
+
+
+def _keep_out_of_git(path: Path) -> None:
+    """A new demo folder holds a ``.gitignore`` of ``*`` (as a venv does): a demo run in a
+    checkout must not show up in ``git status``."""
+    if path.exists():
+        return
+    path.mkdir(parents=True)
+    (path / ".gitignore").write_text("# made by orgbrain demo\n*\n", encoding="utf-8")
 
 
 COMMANDS = (demo,)

@@ -6,40 +6,53 @@ import logging
 import signal
 import sys
 import threading
+from datetime import datetime, timedelta
 from types import FrameType
 from typing import cast
 
 import click
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 
 from ..jobs import JOB_STATES, WorkReport, worker_name
+from ..model import utcnow
 from ..ports import Job, JobState
 from ..views import JobList, WorkReportView
 from .app import CliState, json_option
-from .render import console, echo_json
+from .render import console, echo_json, errors_below, id_column, listing_table
 
 __all__ = ["COMMANDS", "jobs", "worker"]
 
 
-def _when(job: Job) -> str:
+def _when(job: Job, now: datetime) -> str:
+    """How long ago, or until when, in a few characters: the ids take most of 80 columns."""
     if job.state == "running" and job.lease_until is not None:
-        return f"lease until {job.lease_until:%H:%M:%S}"
+        return f"lease {_span(job.lease_until - now)}"
     if job.state == "queued" and job.attempts:
-        return f"retry after {job.run_after:%H:%M:%S}"
-    return f"{(job.finished_at or job.updated_at):%Y-%m-%d %H:%M:%S}"
+        return f"retry {_span(job.run_after - now)}"
+    return f"{_span(now - (job.finished_at or job.updated_at))} ago"
 
 
-def jobs_table(found: list[Job]) -> Table:
-    table = Table()
-    table.add_column("id", no_wrap=True)
-    for name in ("kind", "state", "tries", "item", "when", "error"):
+def _span(gap: timedelta) -> str:
+    seconds = max(0, int(gap.total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def jobs_table(found: list[Job], now: datetime) -> Group:
+    table = listing_table()
+    id_column(table, (job.id for job in found))
+    for name in ("kind", "state", "tries"):
         table.add_column(name, overflow="fold")
+    id_column(table, (job.subject or "" for job in found), "item")
+    table.add_column("when", no_wrap=True)
     for job in found:
         tries = f"{job.attempts}/{job.max_attempts}"
-        row = [job.id, job.kind, job.state, tries, job.subject or "", _when(job)]
-        table.add_row(*(Text(cell) for cell in row), Text(job.last_error or ""))
-    return table
+        row = [job.id, job.kind, job.state, tries, job.subject or "", _when(job, now)]
+        table.add_row(*(Text(cell) for cell in row))
+    return Group(table, *errors_below((job.id, job.last_error) for job in found))
 
 
 @click.command()
@@ -65,7 +78,7 @@ def jobs(
         click.echo("no jobs")
         return
     out = console()
-    out.print(jobs_table(list(page.jobs)))
+    out.print(jobs_table(list(page.jobs), utcnow()))
     if page.next_cursor:
         out.print(f"more: orgbrain jobs --cursor {page.next_cursor}", markup=False)
 

@@ -16,20 +16,25 @@ from typing import Any
 
 import click
 from pydantic import BaseModel
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
 from ..model import Hit, IndexReport, Item, SearchResult
 from ..views import ErrorView, ItemView
+from ..views import match_reason as match_reason_of
 
 __all__ = [
     "JSON_PRINTED",
     "console",
     "echo_error_json",
     "echo_json",
+    "errors_below",
+    "id_column",
     "item_panel",
     "items_table",
+    "listing_table",
+    "plural",
     "report_line",
     "search_text",
     "sections_table",
@@ -93,25 +98,38 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _id_column(table: Table, ids: Iterable[str]) -> None:
-    table.add_column("id", no_wrap=True, min_width=max((len(i) for i in ids), default=2))
+def plural(n: int, word: str) -> str:
+    """``1 section``, ``2 sections``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def items_table(items: Sequence[Item], title: str | None = None) -> Table:
-    table = Table(title=title)
-    _id_column(table, (i.id for i in items))
+def listing_table(title: str | None = None) -> Table:
+    """A table without box lines: at 80 columns the lines took a fifth of the width and
+    folded 23-character ids over two or three lines."""
+    return Table(title=title, box=None, pad_edge=False, header_style="bold")
+
+
+def id_column(table: Table, ids: Iterable[str], name: str = "id") -> None:
+    table.add_column(name, no_wrap=True, min_width=max((len(i) for i in ids), default=2))
+
+
+def items_table(items: Sequence[Item], title: str | None = None) -> Group:
+    """Items one a line; a failed file's error under the table (a column of its own
+    squeezed the labels to a few letters a line)."""
+    table = listing_table(title)
+    id_column(table, (i.id for i in items))
     for name in ("class", "kind", "label", "indexed", "scope"):
         table.add_column(name, overflow="fold")
-    errors = any(i.index_error for i in items)
-    if errors:
-        table.add_column("error", overflow="fold")
     for i in items:
         name = i.label if not i.name or i.name == i.label else f"{i.label} ({i.name})"
         row = [i.id, i.storage_class, i.kind, name, yes_no(i.indexed), i.scope]
-        if errors:
-            row.append(i.index_error or "")
         table.add_row(*(Text(cell) for cell in row))
-    return table
+    return Group(table, *errors_below((i.id, i.index_error) for i in items))
+
+
+def errors_below(errors: Iterable[tuple[str, str | None]]) -> list[Text]:
+    """``error: <id> <message>`` lines for the rows of a table that failed."""
+    return [Text(f"error: {i}  {e}", style="red") for i, e in errors if e]
 
 
 def _locator_text(item: Item) -> str:
@@ -126,9 +144,9 @@ def _locator_text(item: Item) -> str:
 
 
 def sections_table(sections: Sequence[Item]) -> Table:
-    table = Table(title="sections")
+    table = listing_table("sections")
     table.add_column("#", justify="right")
-    _id_column(table, (s.id for s in sections))
+    id_column(table, (s.id for s in sections))
     table.add_column("label", overflow="fold")
     table.add_column("bytes", no_wrap=True)
     table.add_column("pages/sheet", overflow="fold")
@@ -161,7 +179,7 @@ def item_panel(item: Item) -> Table:
 def report_line(report: IndexReport) -> Text:
     label = "" if report.label == report.item_id else f"  {report.label}"
     if report.ok:
-        return Text(f"indexed  {report.item_id}{label}  ({report.sections} sections)")
+        return Text(f"indexed  {report.item_id}{label}  ({plural(report.sections, 'section')})")
     return Text(f"failed   {report.item_id}{label}: {report.error}")
 
 
@@ -219,19 +237,7 @@ def search_text(result: SearchResult) -> list[Text]:
 
 def match_reason(hit: Hit) -> str:
     """Why a hit was found: its words, its meaning, or both."""
-    words = any(stream.startswith("keyword") for stream in hit.ranks)
-    meaning = any(stream.startswith("vector") for stream in hit.ranks)
-    if words and meaning:
-        return "matched words and meaning"
-    if words:
-        return "matched words"
-    if meaning:
-        return "close in meaning"
-    if "graph" in hit.ranks:
-        return "about what the question names"
-    if "supersedes" in hit.ranks:
-        return "replaced a match"
-    return "next to a match"
+    return match_reason_of(hit.ranks)
 
 
 def silence_reason(result: SearchResult) -> str:

@@ -49,7 +49,7 @@ from .moves import BlobCheckView, CountCheckView, MoveReportView, ProbeCheckView
 from .passage import PassageView
 from .proposals import ProposalList, ProposalView, WriteBackAckView
 from .reports import ContextItemView, ForgottenView, IndexReportView, TurnContextView
-from .search import CitationView, HitView, ReplacementView, SearchResultView
+from .search import CitationView, HitView, ReplacementView, SearchResultView, match_reason
 
 __all__ = [
     "INTERNAL",
@@ -113,4 +113,5 @@ __all__ = [
     "WriteAccepted",
     "WriteBackAckView",
     "item_state",
+    "match_reason",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -11,7 +12,25 @@ from ..model import Citation, Hit, Replacement, SearchResult, Verdict
 from ._base import View
 from .items import ByteRangeView, ItemView, LocatorView
 
-__all__ = ["CitationView", "HitView", "ReplacementView", "SearchResultView"]
+__all__ = ["CitationView", "HitView", "ReplacementView", "SearchResultView", "match_reason"]
+
+
+def match_reason(ranks: Mapping[str, int]) -> str:
+    """Why a hit was found, for a person (a fused score such as 0.0325 means nothing to
+    one): its words, its meaning, or both; ``ranks`` is a hit's rank per stream."""
+    words = any(stream.startswith("keyword") for stream in ranks)
+    meaning = any(stream.startswith("vector") for stream in ranks)
+    if words and meaning:
+        return "matched words and meaning"
+    if words:
+        return "matched words"
+    if meaning:
+        return "close in meaning"
+    if "graph" in ranks:
+        return "about what the question names"
+    if "supersedes" in ranks:
+        return "replaced a match"
+    return "next to a match"
 
 
 class CitationView(View):

@@ -9,7 +9,7 @@ them) are package data, so every page works with no network.
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from .access import UiState, Viewer
 from .pages import PAGES
@@ -29,6 +29,11 @@ def install_ui(app: FastAPI, config: UiConfig | None = None) -> UiState:
     @static.get(STATIC_PREFIX + "/{version}/{name:path}")
     def asset(version: str, name: str) -> Response:
         return state.renderer.assets.response(version, name)
+
+    @static.get("/favicon.ico")
+    def favicon() -> Response:
+        # Asked for by browsers (and on pages that are not ours: raw files, JSON).
+        return RedirectResponse(state.renderer.assets.url("favicon.svg"), status_code=302)
 
     app.include_router(static)
     for router in PAGES:

@@ -18,6 +18,9 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.responses import HTMLResponse, Response
 
+from ...views import match_reason
+from .markup import light_markdown
+
 __all__ = ["PAGE_HEADERS", "STATIC_PREFIX", "Assets", "Renderer"]
 
 STATIC_PREFIX = "/ui/static"
@@ -94,6 +97,8 @@ class Renderer:
         env.globals["static"] = self.assets.url
         env.globals["query"] = _query
         env.filters["when"] = _when
+        env.filters["md"] = light_markdown
+        env.globals["match_reason"] = match_reason
         env.filters["size"] = _size
         env.filters["pct"] = lambda v: f"{100 * float(v):.0f}%"
         return env

@@ -30,6 +30,8 @@ def _node(item: ItemView, depth: int) -> dict[str, Any]:
             "kind": item.kind,
             "scope": item.scope,
             "depth": depth,
+            # Sections of two files may share a label ("Billing"): the list says whose.
+            "file": item.name if item.storage_class == "section" else None,
             "href": f"/ui/entities/{item.id}"
             if item.storage_class == "entity"
             else f"/ui/items/{item.id}",

@@ -19,7 +19,8 @@ router = APIRouter(route_class=HtmlRoute, include_in_schema=False)
 
 VERDICTS = {
     "single": "The brain answers from one source.",
-    "many": "The brain answers from several sources.",
+    # "many" says more than one hit stayed within reach of the best, not that each answers.
+    "many": "The brain answers: the best match comes first.",
     "conflict": "The brain holds sources that disagree: read both.",
     "none": "The brain has nothing to say.",
 }

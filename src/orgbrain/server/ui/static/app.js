@@ -68,9 +68,9 @@
     }
 
     function sendAll(files) {
-      var chain = Promise.resolve(), added = 0;
+      var chain = Promise.resolve(), added = 0, refused = 0;
       Array.prototype.forEach.call(files, function (f) {
-        chain = chain.then(function () { return sendOne(f).then(function (ok) { if (ok) added++; }); });
+        chain = chain.then(function () { return sendOne(f).then(function (ok) { if (ok) added++; else refused++; }); });
       });
       chain.then(function () {
         if (added) {
@@ -78,7 +78,8 @@
           var a = document.createElement("a");
           a.href = "/ui/items?order=newest"; a.textContent = "Show them in the grid";
           done.appendChild(a); list.appendChild(done);
-          window.setTimeout(function () { window.location.assign("/ui/items?order=newest"); }, 600);
+          // Moving on would wipe a refused file's reason off the page: stay until it is read.
+          if (!refused) window.setTimeout(function () { window.location.assign("/ui/items?order=newest"); }, 600);
         }
       });
     }
@@ -183,16 +184,20 @@
       wheelSensitivity: 0.3,
       style: [
         { selector: "node", style: {
-          "label": "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": 120,
+          "label": "data(label)", "font-size": 10,
           "background-color": function (n) { return COLORS[n.data("cls")] || "#525a65"; },
-          "color": "#1b1f24", "text-valign": "bottom", "text-margin-y": 4, "width": 18, "height": 18 } },
+          "color": "#1b1f24", "text-valign": "bottom", "text-margin-y": 4, "width": 18, "height": 18,
+          "text-wrap": "wrap", "text-max-width": 110, "min-zoomed-font-size": 0 } },
         { selector: "node[depth = 0]", style: { "width": 30, "height": 30, "border-width": 3, "border-color": "#1b1f24" } },
         { selector: "edge", style: {
           "width": 1.5, "line-color": "#9aa3ad", "target-arrow-color": "#9aa3ad", "target-arrow-shape": "triangle",
-          "curve-style": "bezier", "label": "data(type)", "font-size": 7, "color": "#525a65", "text-rotation": "autorotate" } },
+          "curve-style": "bezier", "label": data.edges.length <= 12 ? "data(type)" : "", "font-size": 7, "color": "#525a65", "text-rotation": "autorotate" } },
         { selector: ":selected", style: { "background-color": "#b3261e", "line-color": "#b3261e" } }
       ],
-      layout: { name: "cose", animate: false, nodeRepulsion: 9000, idealEdgeLength: 90 }
+      // Rings by hop, each node given room for its label: a force layout piled a file's
+      // sections and the entities they mention on top of each other, labels and all.
+      layout: { name: "concentric", animate: false, avoidOverlap: true, nodeDimensionsIncludeLabels: true,
+        minNodeSpacing: 12, concentric: function (n) { return 10 - n.data("depth"); }, levelWidth: function () { return 1; } }
     });
     window.orgbrainGraph = cy;
     el.setAttribute("data-ready", String(cy.nodes().length));
