@@ -14,7 +14,7 @@ import click
 from ..brain import Brain
 from ..errors import InvalidInput, OrgBrainError
 from ..indexer import IndexReport
-from ..model import Item
+from ..model import Item, utcnow
 from ..scopes import parse_scope
 from ..views import ErrorView, IndexReportView, ItemView
 from .app import CliState, json_option
@@ -179,14 +179,17 @@ def add(
         "occurred_at": occurred_at,
         "supersedes": supersedes,
     }
+    started = utcnow()
     done = _add_all(brain, targets, fields, quiet=state.json)
     reports: list[IndexReport] = []
+    todo = [item for _, item in done.items if not item.indexed]
     if index_now:
-        todo = [item for _, item in done.items if not item.indexed]
         reports = _index_all(brain, todo, quiet=state.json)
+    # What this command indexed: files it indexed, and changed files indexed as added.
+    touched = {i.id for i in todo} | {i.id for _, i in done.items if i.origin.at >= started}
     done.items = [(t, brain.get(item.id)) for t, item in done.items]
     if waiting == "derived":
-        _derive_here(brain, [item for _, item in done.items], quiet=state.json)
+        _derive_here(brain, [i for _, i in done.items if i.id in touched], quiet=state.json)
     _show_added(state, done, reports)
     if done.failed:
         target, exc = done.failed[0]
