@@ -117,9 +117,10 @@ def test_index_derives_reference_documents_so_the_next_note_costs_what_a_first_d
     docs = reference_documents(tmp_path / "docs")
     team.ok("add", str(tmp_path / "docs"))
     started = time.perf_counter()
-    reports = team.json("index", "--pending")["reports"]
+    indexed = team.json("index", "--pending")
     indexing = time.perf_counter() - started
-    assert sum(r["ok"] for r in reports) == len(docs)
+    assert sum(r["ok"] for r in indexed["reports"]) == len(docs)
+    assert indexed["derivation"]["done"] == indexed["derivation"]["claimed"] > len(docs)
 
     with team.brain() as brain:
         assert brain.jobs(state="queued", kind="derive").jobs == ()

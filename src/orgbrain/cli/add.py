@@ -14,9 +14,10 @@ import click
 from ..brain import Brain
 from ..errors import InvalidInput, OrgBrainError
 from ..indexer import IndexReport
+from ..jobs import WorkReport
 from ..model import Item, utcnow
 from ..scopes import parse_scope
-from ..views import ErrorView, IndexReportView, ItemView
+from ..views import ErrorView, IndexReportView, ItemView, WorkReportView
 from .app import CliState, json_option
 from .deriving import derive_files
 from .options import report_derivation, resolve_wait, wait_options, write_options
@@ -102,11 +103,12 @@ def _index_all(brain: Brain, items: Sequence[Item], *, quiet: bool) -> list[Inde
         )
 
 
-def _derive_here(brain: Brain, files: Sequence[Item], *, quiet: bool) -> None:
+def _derive_here(brain: Brain, files: Sequence[Item], *, quiet: bool) -> WorkReport:
     """Derive the indexed files' sections and run their audit passes in this process."""
     indexed = [f for f in files if f.indexed]
-    derive_files(brain, indexed, quiet=quiet)
+    report = derive_files(brain, indexed, quiet=quiet)
     report_derivation(brain, indexed, f"{len(indexed)} file(s)")
+    return report
 
 
 def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
@@ -248,15 +250,17 @@ def index(state: CliState, ids: tuple[str, ...], pending: bool, no_wait: bool) -
     brain = state.brain()
     targets = [brain.get(i) for i in ids] if ids else brain.pending()
     reports = _index_all(brain, targets, quiet=state.json)
+    derived = WorkReport()
     if not no_wait:
         indexed = brain.get_many([r.item_id for r in reports if r.ok])
-        _derive_here(brain, list(indexed.values()), quiet=state.json)
+        derived = _derive_here(brain, list(indexed.values()), quiet=state.json)
     if state.json:
         echo_json(
             {
                 "reports": [IndexReportView.of(r) for r in reports],
                 "indexed": sum(1 for r in reports if r.ok),
                 "failed": sum(1 for r in reports if not r.ok),
+                "derivation": WorkReportView.model_validate(derived, from_attributes=True),
             }
         )
     elif not reports:
@@ -265,6 +269,11 @@ def index(state: CliState, ids: tuple[str, ...], pending: bool, no_wait: bool) -
         out = console()
         for report in reports:
             out.print(report_line(report))
+        if derived.claimed:
+            click.echo(
+                f"derived {derived.done} sections and notes (entities, statements, "
+                f"supersession), {derived.retried} to retry, {derived.failed} failed"
+            )
     _raise_index_failures(reports)
 
 
