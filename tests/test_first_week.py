@@ -123,7 +123,7 @@ def test_index_derives_reference_documents_so_the_next_note_costs_what_a_first_d
     assert indexed["derivation"]["done"] == indexed["derivation"]["claimed"] > len(docs)
 
     with team.brain() as brain:
-        assert brain.jobs(state="queued", kind="derive").jobs == ()
+        assert brain.jobs(state="queued").jobs == ()  # derived and audited, nothing left
         files = brain.items(storage_class="file").items
         sections = [s for f in files for s in brain.sections(f.id)]
         held = [s for s in sections if brain.statements(item_id=s.id)]
@@ -133,6 +133,13 @@ def test_index_derives_reference_documents_so_the_next_note_costs_what_a_first_d
     # Generous for a shared 2-core box, and a floor so a fast baseline cannot flake it.
     print(f"index --pending: {indexing:.1f} s for {len(sections)} sections; note", after)
     assert after <= 3 * max(on_empty, 0.5), (after, on_empty, indexing)
+
+    edited = docs[0]
+    edited.write_text(edited.read_text() + "\nThe zebra-crossing mirror is hosted in Oslo.\n")
+    [again] = team.json("add", str(edited))["added"]
+    assert again["item"]["indexed"] is True
+    hits = team.json("search", "where is the zebra-crossing mirror hosted?")["hits"]
+    assert "Oslo" in hits[0]["item"]["body"]
 
 
 def test_an_edited_file_added_again_answers_with_its_newest_text(
