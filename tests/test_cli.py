@@ -529,6 +529,9 @@ def test_demo_adds_indexes_and_answers_with_a_citation(run: Invoke, tmp_path: Pa
     assert hits and any("Priya" in h["item"]["body"] for h in hits)
     assert hits[0]["citation"]["byte_range"] is not None
     assert report["small_talk"]["hits"] == []
+    with Brain.open(target) as brain:  # derived as it was indexed, not left to a later command
+        assert brain.jobs(state="queued", kind="derive").jobs == ()
+        assert brain.counts().get("entity", 0) > 0
     text = ok(run("demo", "--brain", str(target))).stdout  # again: same bytes change nothing
     assert "1. add" in text and "decisions.md" in text
 

@@ -346,6 +346,12 @@ def note_item(ctx: BrainContext, n: NoteInput) -> Item:
     cls = storage_class_for(n.kind)
     if cls in ("file", "section"):
         raise InvalidInput(f"kind {n.kind!r} is reserved for files; add the file instead")
+    if cls != "note":
+        # Search reads files, sections and notes: a written "entity" would never be found.
+        raise InvalidInput(
+            f"kind {n.kind!r} is reserved: entities and statements are derived from what "
+            "notes and files say; write it as a note (any other kind, e.g. person or fact)"
+        )
     scope = ctx.write_scope(n.scope)
     label = (n.label or first_line(text)).strip()
     key = n.source_key or content_key("note", f"{scope}\n{n.kind}\n{text}".encode())

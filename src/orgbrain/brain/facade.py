@@ -6,7 +6,7 @@ it; no service holds a ``Brain``, and the facade exposes no port.
 
 from __future__ import annotations
 
-import time
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -18,7 +18,7 @@ from .. import forget as forgetting
 from .. import sweep as sweeping
 from .. import writes
 from ..context import BrainContext
-from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
+from ..errors import InvalidInput, NotFound, OrgBrainError
 from ..ids import new_id
 from ..indexer import Embedded, Indexer, IndexReport
 from ..model import STORAGE_CLASSES, Forgotten, Item, Passage, SearchResult, StorageClass
@@ -214,7 +214,8 @@ class Brain(
         ``source`` is a path, the bytes, or a binary stream (read in pieces, never whole).
         The same ``source_key`` (default ``file:<name>``) names the same item: the same
         bytes change nothing; new bytes become its current version (out of answers until
-        reindexed) and the previous one stays in its history, bytes and all.
+        reindexed: at once, when the previous one was indexed) and the previous one stays
+        in its history, bytes and all.
         ``supersedes`` names visible files or notes this one replaces (checked before
         anything is stored). ``wait="derived"`` (with ``index``) returns once its sections'
         derivation is done.
@@ -255,6 +256,8 @@ class Brain(
         if index and not item.indexed:
             self.index(item.id)
             item = self.get(item.id)
+        elif existing is not None and existing.indexed and not item.indexed:
+            item = self._reindexed(item)
         if wait == "derived" and item.indexed:
             self.wait_derived(self.sections(item.id), ctx.settings.derive_wait_s)
         return item
@@ -299,31 +302,19 @@ class Brain(
             items = [found.get(i.id, i) for i in items]
         return items
 
-    def derived_within(self, items: Sequence[Item], timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the items' derivation (a file's: its indexing
-        by a worker, then its sections'): False when it goes on after that. The items are
-        written either way; a transport says so instead of failing an acknowledged write.
-        A file whose indexing failed has nothing to derive (its state says why)."""
-        deadline = time.monotonic() + timeout
-        todo = [i for i in items if i.storage_class != "file"]
-        for file in (i for i in items if i.storage_class == "file"):
-            while (state := self.index_state(file.id)) not in ("indexed", "failed"):
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(0.05)
-            if state == "indexed":
-                todo += self.sections(file.id)
-        try:
-            self.wait_derived(todo, max(0.0, deadline - time.monotonic()))
-        except Unavailable:
-            return False
-        return True
-
     # -- index --------------------------------------------------------------------------
 
     def index(self, item_id: str) -> IndexReport:
         """Make an added file answerable. Raises on a bad file after recording the error."""
         return self._indexer.index(self.get(item_id))
+
+    def _reindexed(self, item: Item) -> Item:
+        """A file whose indexed version was replaced by new bytes, indexed at once so it
+        keeps answering; new bytes that fail to index leave it failed, as ``index`` would
+        (its state says why), and the add itself stands."""
+        with contextlib.suppress(OrgBrainError):
+            self.index(item.id)
+        return self.get(item.id)
 
     def pending(self) -> list[Item]:
         """Files added but not yet indexed (and not failed)."""

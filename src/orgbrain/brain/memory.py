@@ -3,6 +3,7 @@ supersession chains, statements and conflicts, and the event feed."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -10,9 +11,9 @@ from .. import derive
 from ..audit import audit_story
 from ..context import BrainContext
 from ..derive import derive_key, derive_state, request_derive
-from ..errors import InvalidInput
+from ..errors import InvalidInput, Unavailable
 from ..graph import normalise_value
-from ..jobs import audited_within, wait_derived
+from ..jobs import audited_within, index_states, wait_derived
 from ..model import Disagreement, Item, Statement, StatementType, Story, Superseding
 from ..ports import ItemFilter, Job
 
@@ -47,6 +48,30 @@ class MemoryFacade:
     def wait_derived(self, items: Sequence[Item], timeout: float = DERIVE_WAIT_S) -> None:
         """Block until the items' derivation is done, working on it in this thread."""
         wait_derived(self._ctx, items, timeout)
+
+    def derived_within(self, items: Sequence[Item], timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the items' derivation (a file's: its indexing
+        by a worker, then its sections'): False when it goes on after that. The items are
+        written either way; a transport says so instead of failing an acknowledged write.
+        A file whose indexing failed has nothing to derive (its state says why)."""
+        ctx = self._ctx
+        deadline = time.monotonic() + timeout
+        todo = [i for i in items if i.storage_class != "file"]
+        for file in (i for i in items if i.storage_class == "file"):
+            while (state := index_states(ctx, [ctx.get(file.id)])[file.id]) not in (
+                "indexed",
+                "failed",
+            ):
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            if state == "indexed":
+                todo += ctx.sections_of(file.id)
+        try:
+            wait_derived(ctx, todo, max(0.0, deadline - time.monotonic()))
+        except Unavailable:
+            return False
+        return True
 
     def audited_within(self, files: Sequence[Item], timeout: float) -> bool:
         """Work on the files' audit passes in this thread until done: False when one goes

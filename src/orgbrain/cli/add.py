@@ -14,10 +14,12 @@ import click
 from ..brain import Brain
 from ..errors import InvalidInput, OrgBrainError
 from ..indexer import IndexReport
-from ..model import Item
+from ..jobs import WorkReport
+from ..model import Item, utcnow
 from ..scopes import parse_scope
-from ..views import ErrorView, IndexReportView, ItemView
+from ..views import ErrorView, IndexReportView, ItemView, WorkReportView
 from .app import CliState, json_option
+from .deriving import derive_files
 from .options import report_derivation, resolve_wait, wait_options, write_options
 from .progress import progress, work_progress
 from .render import console, echo_json, report_line
@@ -101,6 +103,14 @@ def _index_all(brain: Brain, items: Sequence[Item], *, quiet: bool) -> list[Inde
         )
 
 
+def _derive_here(brain: Brain, files: Sequence[Item], *, quiet: bool) -> WorkReport:
+    """Derive the indexed files' sections and run their audit passes in this process."""
+    indexed = [f for f in files if f.indexed]
+    report = derive_files(brain, indexed, quiet=quiet)
+    report_derivation(brain, indexed, f"{len(indexed)} file(s)")
+    return report
+
+
 def _raise_index_failures(reports: Sequence[IndexReport]) -> None:
     failed = [r for r in reports if not r.ok]
     if failed:
@@ -153,11 +163,13 @@ def add(
 
     With --index they are indexed too, and it returns once their sections' derivation is
     done (--no-wait: once indexed). A file added again with new bytes becomes a new
-    version; the previous one stays readable (`orgbrain history`)."""
+    version, indexed and derived at once when the previous one was indexed (so it keeps
+    answering); the previous one stays readable (`orgbrain history`)."""
     scope = parse_scope(scope)
-    waiting = resolve_wait(wait, no_wait, "derived" if index_now else "ack")
-    if waiting == "derived" and not index_now:
+    if wait == "derived" and not index_now:
         raise InvalidInput("--wait derived needs --index: a file is derived from its sections")
+    # A changed file that was indexed is indexed again as it is added: derived here too.
+    waiting = resolve_wait(wait, no_wait, "derived")
     targets = _targets(paths, source_key)
     if (source_key or label or supersedes) and (len(targets) != 1 or not targets[0].explicit):
         raise InvalidInput("--source-key, --label and --supersedes need exactly one file")
@@ -169,16 +181,17 @@ def add(
         "occurred_at": occurred_at,
         "supersedes": supersedes,
     }
+    started = utcnow()
     done = _add_all(brain, targets, fields, quiet=state.json)
     reports: list[IndexReport] = []
+    todo = [item for _, item in done.items if not item.indexed]
     if index_now:
-        todo = [item for _, item in done.items if not item.indexed]
         reports = _index_all(brain, todo, quiet=state.json)
-        if waiting == "derived":
-            indexed = [brain.get(item.id) for _, item in done.items]
-            files = [i for i in indexed if i.indexed]
-            report_derivation(brain, files, f"{len(files)} file(s)")
-        done.items = [(t, brain.get(item.id)) for t, item in done.items]
+    # What this command indexed: files it indexed, and changed files indexed as added.
+    touched = {i.id for i in todo} | {i.id for _, i in done.items if i.origin.at >= started}
+    done.items = [(t, brain.get(item.id)) for t, item in done.items]
+    if waiting == "derived":
+        _derive_here(brain, [i for _, i in done.items if i.id in touched], quiet=state.json)
     _show_added(state, done, reports)
     if done.failed:
         target, exc = done.failed[0]
@@ -222,21 +235,32 @@ def _problem(target: _Target, exc: OrgBrainError) -> dict[str, object]:
 @click.command()
 @click.argument("ids", nargs=-1)
 @click.option("--pending", is_flag=True, help="Index every pending file (the default).")
+@click.option(
+    "--no-wait",
+    is_flag=True,
+    help="Return once indexed; derivation waits in the queue for `orgbrain worker`.",
+)
 @json_option
 @click.pass_obj
-def index(state: CliState, ids: tuple[str, ...], pending: bool) -> None:
-    """Make added files answerable: extract, chunk, embed. One bad file never stops the rest."""
+def index(state: CliState, ids: tuple[str, ...], pending: bool, no_wait: bool) -> None:
+    """Make added files answerable: extract, chunk, embed; then derive them (entities,
+    statements, supersession) here, unless --no-wait. One bad file never stops the rest."""
     if ids and pending:
         raise InvalidInput("give ids or --pending, not both")
     brain = state.brain()
     targets = [brain.get(i) for i in ids] if ids else brain.pending()
     reports = _index_all(brain, targets, quiet=state.json)
+    derived = WorkReport()
+    if not no_wait:
+        indexed = brain.get_many([r.item_id for r in reports if r.ok])
+        derived = _derive_here(brain, list(indexed.values()), quiet=state.json)
     if state.json:
         echo_json(
             {
                 "reports": [IndexReportView.of(r) for r in reports],
                 "indexed": sum(1 for r in reports if r.ok),
                 "failed": sum(1 for r in reports if not r.ok),
+                "derivation": WorkReportView.model_validate(derived, from_attributes=True),
             }
         )
     elif not reports:
@@ -245,6 +269,11 @@ def index(state: CliState, ids: tuple[str, ...], pending: bool) -> None:
         out = console()
         for report in reports:
             out.print(report_line(report))
+        if derived.claimed:
+            click.echo(
+                f"derived {derived.done} sections and notes (entities, statements, "
+                f"supersession), {derived.retried} to retry, {derived.failed} failed"
+            )
     _raise_index_failures(reports)
 
 

@@ -36,6 +36,10 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+LOCAL_AGENT = "agent:local"
+"""Who an agent writes as when it runs as the local owner (no --user): an agent, so its
+notes say so, not ``human:local``."""
+
 
 def principal_from(
     workspace: str, user: str | None, teams: tuple[str, ...], agent: bool
@@ -97,13 +101,23 @@ def _brain_for(state: CliState, user: str | None, teams: tuple[str, ...], agent:
 def mcp(
     state: CliState, run_id: str | None, user: str | None, teams: tuple[str, ...], as_agent: bool
 ) -> None:
-    """Serve the agent tools over MCP on stdin/stdout, for a local agent (--json: no effect)."""
+    """Serve the agent tools over MCP on stdin/stdout, for a local agent (--json: no effect).
+
+    A worker thread derives (and indexes) what the agent writes while the session lasts."""
     from ..server.mcp import serve_stdio
+    from ..server.worker import WorkerPool
 
     brain = _brain_for(state, user, teams, as_agent)
+    if brain.principal is None and as_agent:
+        brain = brain.acting_as(LOCAL_AGENT)
     # Load the embedding model while the client starts up, not on its first search.
     threading.Thread(target=_warm, args=(brain,), daemon=True).start()
-    serve_stdio(brain, ToolContext(run_id=run_id, source="mcp"))
+    workers = WorkerPool(state.brain(), threads=1)
+    workers.start()
+    try:
+        serve_stdio(brain, ToolContext(run_id=run_id, source="mcp"))
+    finally:
+        workers.stop()
 
 
 def _warm(brain: Brain) -> None:

@@ -12,6 +12,7 @@ from ..settings import Settings
 from ..views import IndexReportView, ItemView, SearchResultView
 from . import app
 from .app import CliState, json_option
+from .deriving import derive_files
 from .render import console, echo_json, match_reason, plural, silence_reason
 
 __all__ = ["COMMANDS", "demo"]
@@ -68,6 +69,10 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
         for report in reports:
             status = plural(report.sections, "section") if report.ok else f"error: {report.error}"
             say(f"   {report.item_id}  {report.label:<34} {status}")
+        # Derived here, as `orgbrain index` does: the sample's living memory is there now.
+        indexed = brain.get_many([r.item_id for r in reports if r.ok])
+        derived = derive_files(brain, list(indexed.values()), quiet=as_json)
+        say(f"   derived {plural(derived.done, 'section')}: entities, statements, supersession")
 
         result = brain.search(question, k=3)
         say(f"\n[bold]4. ask[/bold] again: {question!r}  (verdict: {result.verdict})")

@@ -3,16 +3,14 @@ after a write, and working it out now."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 import click
 from rich.text import Text
 
-from ..context import BrainContext
-from ..jobs import DeriveJobs, JobHandler, Outcome, Settle, WorkReport
+from ..jobs import WorkReport
 from ..model import STATEMENT_TYPES, Statement, StatementType, Story, Superseding
-from ..ports import Job
 from ..views import (
     ConflictList,
     ConflictView,
@@ -22,15 +20,11 @@ from ..views import (
     WorkReportView,
 )
 from .app import CliState, json_option
+from .deriving import Counted, derive_handler
 from .progress import progress
 from .render import console, echo_json, snippet
 
 __all__ = ["COMMANDS", "conflicts", "derive", "derive_handler", "inspect", "statements"]
-
-
-def derive_handler() -> JobHandler:
-    """The derive job kind as this process runs it; tests give it their own extractor."""
-    return DeriveJobs()
 
 
 def _when(value: object) -> str:
@@ -185,23 +179,6 @@ def conflicts(state: CliState, limit: int) -> None:
             out.print(Text(f"   {s.object}: {_cite(s)} {snippet(s.text, 120)!r} ({s.id})"))
 
 
-class _Counted:
-    """A job handler that calls ``step`` as each job settles (for the progress line)."""
-
-    def __init__(self, inner: JobHandler, step: Callable[[str], None]) -> None:
-        self.inner = inner
-        self.step = step
-        self.kind = inner.kind
-        self.batch = inner.batch
-
-    def run(self, ctx: BrainContext, jobs: Sequence[Job], settle: Settle) -> None:
-        def counted(outcome: Outcome) -> None:
-            settle(outcome)
-            self.step(outcome.job_id)
-
-        self.inner.run(ctx, jobs, counted)
-
-
 @click.command()
 @click.argument("ids", nargs=-1)
 @click.option("--all", "every", is_flag=True, help="Everything not derived yet (the default).")
@@ -218,7 +195,7 @@ def derive(state: CliState, ids: tuple[str, ...], every: bool) -> None:
     report = WorkReport()
     if waiting:
         with progress(waiting, "deriving", enabled=not state.json) as step:
-            handler = _Counted(derive_handler(), lambda _job: step(""))
+            handler = Counted(derive_handler(), lambda _job: step(""))
             report = brain.worker(handlers=[handler]).drain()
     if state.json:
         view = WorkReportView.model_validate(report, from_attributes=True)

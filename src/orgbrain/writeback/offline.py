@@ -55,6 +55,13 @@ _GOTCHA = re.compile(
     re.IGNORECASE,
 )
 _OWNERS = frozenset({"owner", "backup_owner", "contact"})
+_MY_PREFERENCE = re.compile(
+    r"^\s*(?:i|i'd|i'm)\b[^.;]{0,20}?\b(?:prefer|prefers|preferred|rather|would like|"
+    r"like to be|want to be|hate being|do not like|don't like)\b|\bmy preference\b",
+    re.IGNORECASE,
+)
+"""A run's user stating their own preference in the first person ("I prefer to be paged
+on Slack"): the extractor finds no named subject in it, yet it is the user's to keep."""
 
 
 def _norm(text: str) -> str:
@@ -87,6 +94,11 @@ class OfflineWriter:
         if len(sentence) < 12:
             return None
         decision = from_decisions or bool(_DECIDED.search(sentence))
+        if _MY_PREFERENCE.search(sentence):
+            if self._said(sentence, tools):
+                return None
+            # Personal, so the gate sends it to its user's inbox whatever the confidence.
+            return Draft("preference", sentence, CUE_CONFIDENCE, PERSONAL, evidence=(sentence,))
         if _CHATTER.search(sentence) and not decision:
             return None  # what this run did, not what the organisation knows
         claims = self._claims(sentence)
