@@ -72,7 +72,8 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
         # Derived here, as `orgbrain index` does: the sample's living memory is there now.
         indexed = brain.get_many([r.item_id for r in reports if r.ok])
         derived = derive_files(brain, list(indexed.values()), quiet=as_json)
-        say(f"   derived {plural(derived.done, 'section')}: entities, statements, supersession")
+        if derived.done:
+            say(f"   derived {plural(derived.done, 'section')}: entities, statements, supersession")
 
         result = brain.search(question, k=3)
         say(f"\n[bold]4. ask[/bold] again: {question!r}  (verdict: {result.verdict})")
