@@ -177,6 +177,13 @@ class BlobStore(Protocol):
         is older than ``older_than``; return how many were removed."""
         ...
 
+    def settled_before(self) -> datetime | None:
+        """A time before which every put into this store has finished or was abandoned
+        by a writer that is gone: when no other live process may be writing, the moment
+        this process began to (its own puts start after it). None when another writer
+        lives, or the store cannot tell: then only a blob's age says it is abandoned."""
+        ...
+
 
 class Store(Protocol):
     """Items, edges and their indexes for many workspaces.
