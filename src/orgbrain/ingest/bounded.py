@@ -157,8 +157,8 @@ class _Child:
         return CorruptFile.code, f"the {fmt} reader died on this file (exit code {code})"
 
     def close(self) -> None:
-        self._requests.close()
-        self._answers.close()
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait(10)
+        self._requests.close()
+        self._answers.close()

@@ -66,3 +66,5 @@ def main() -> None:
             answers.send(outcome)
         except MemoryError:
             answers.send(("error", (TooLarge.code, memory_message(fmt, memory))))
+        except OSError:
+            return  # the parent died or gave up on this file while we read it
