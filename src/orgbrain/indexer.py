@@ -19,8 +19,8 @@ from .context import BrainContext
 from .derive import request_derive
 from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
-from .ingest import Chunk, Extracted, chunk
-from .ingest.bounded import Bounds, extract_bounded
+from .ingest import Chunk, Extracted
+from .ingest.bounded import Bounds, read_bounded
 from .ingest.sniff import MEDIA_TYPES, FileFormat
 from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
 from .ports import BlobStore, Embedder, Store, Vector
@@ -303,8 +303,7 @@ class Indexer:
         try:
             data = self.blobs.read(file.blob_key)
             fmt = _format_of(file)
-            extracted = extract_bounded(data, fmt, self.bounds)
-            chunks = chunk(extracted)
+            extracted, chunks = read_bounded(data, fmt, self.bounds)
             if not chunks:
                 raise CorruptFile(f"{file.name}: no text to index")
         except OrgBrainError as exc:

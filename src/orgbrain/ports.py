@@ -184,6 +184,13 @@ class BlobStore(Protocol):
         is older than ``older_than``; return how many were removed."""
         ...
 
+    def settled_before(self) -> datetime | None:
+        """A time before which every put into this store has finished or was abandoned
+        by a writer that is gone: when no other live process may be writing, the moment
+        this process began to (its own puts start after it). None when another writer
+        lives, or the store cannot tell: then only a blob's age says it is abandoned."""
+        ...
+
 
 class Store(Protocol):
     """Items, edges and their indexes for many workspaces.
@@ -685,10 +692,14 @@ class JobQueue(Protocol):
     def claim(
         self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0
     ) -> list[Job]:
-        """Atomically take up to ``limit`` ready jobs of ``kinds``, oldest first: queued
-        ones whose ``run_after`` has come and running ones whose lease expired. Each is
-        ``running`` under ``owner`` for ``lease_s`` seconds, its ``attempts`` one higher.
-        A job whose lease expired on its last attempt is failed instead of claimed."""
+        """Atomically take up to ``limit`` ready jobs of ``kinds`` of one workspace, oldest
+        first: queued ones whose ``run_after`` has come and running ones whose lease
+        expired. The workspace is one with no job of ``kinds`` running under a live lease
+        if there is one, then the one served least recently (the latest ``updated_at`` of
+        its claimed or settled jobs of ``kinds``), then the one with the oldest ready job:
+        a slow job never holds another workspace's jobs, and workspaces take turns.
+        Each job is ``running`` under ``owner`` for ``lease_s`` seconds, its ``attempts``
+        one higher. A job whose lease expired on its last attempt is failed instead."""
         ...
 
     def extend(self, job_ids: Sequence[str], owner: str, lease_s: float) -> list[str]:

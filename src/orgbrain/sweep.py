@@ -4,9 +4,11 @@ item's commit, and partial writes (temporary files) of puts that never finished.
 A blob is in use when an item of its workspace names it: its raw bytes (``blob_key``),
 their version folder (``<item>/<version>/…``, the extracted text beside them included),
 or a text blob (``text_key``); and so is every blob a kept previous version of the item
-names, the same way (``Store.versions``). Only what is older than the grace period is removed, so an
-upload in flight in another process (its blob written, its row not yet committed) is
-never swept.
+names, the same way (``Store.versions``). An upload in flight in another process (its
+blob written, its row not yet committed) is never swept: only what is older than the
+grace period is removed, or, when the blob store can tell that no other writer is alive
+(``BlobStore.settled_before``: a killed server's leftovers), whatever was written before
+this process began to write.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ class SweepReport:
 def sweep_blobs(ctx: BrainContext, workspaces: list[str], grace: timedelta = GRACE) -> SweepReport:
     """Remove unnamed blobs of ``workspaces`` and partial writes, older than ``grace``."""
     cutoff = ctx.clock() - grace
+    settled = ctx.blobs.settled_before()
+    if settled is not None:
+        cutoff = max(cutoff, settled)
     removed = 0
     for ws in workspaces:
         named: dict[str, Named] = {}

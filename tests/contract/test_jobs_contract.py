@@ -172,8 +172,9 @@ def test_claim_takes_ready_jobs_oldest_first_up_to_the_limit(q: JobQueue, clock:
 
 
 def test_workspaces_take_turns(q: JobQueue, clock: Clock) -> None:
-    """One workspace's bulk upload (50 jobs) never makes another's one file wait: claims
-    go round the workspaces, each one's oldest ready job first."""
+    """One workspace's bulk upload (50 jobs) never makes another's one file wait: a claim
+    takes one workspace's jobs, the least recently served one, so a slow batch holds only
+    its own workspace and the next claim goes to another."""
     bulk = []
     for n in range(50):
         bulk.append(put(q, f"bulk{n}", ws="big"))
@@ -182,9 +183,21 @@ def test_workspaces_take_turns(q: JobQueue, clock: Clock) -> None:
     clock.advance(0.001)
     other = [put(q, f"o{n}", ws="third") for n in range(2)]
     first = q.claim("w-1", ["test"], limit=4)
-    assert [j.id for j in first] == [bulk[0].id, small.id, other[0].id, bulk[1].id]
-    again = q.claim("w-1", ["test"], limit=3)
-    assert [j.id for j in again] == [bulk[2].id, other[1].id, bulk[3].id]
+    assert [j.id for j in first] == [j.id for j in bulk[:4]]  # none served yet: oldest
+    clock.advance(0.001)
+    # "big" is busy (its batch still running): another worker serves the next workspace.
+    assert [j.id for j in q.claim("w-2", ["test"], limit=4)] == [small.id]
+    clock.advance(0.001)
+    assert [j.id for j in q.claim("w-3", ["test"], limit=4)] == [j.id for j in other]
+    clock.advance(0.001)
+    for job in (*first, small, *other):
+        owner = "w-1" if job in first else "w-2" if job is small else "w-3"
+        assert q.complete(job.id, owner)
+        clock.advance(0.001)
+    put(q, "two", ws="small")
+    clock.advance(0.001)
+    # Nothing running: "big" was served longest ago, though "small" has a job again.
+    assert [j.id for j in q.claim("w-1", ["test"], limit=2)] == [j.id for j in bulk[4:6]]
 
 
 def test_a_held_job_is_not_claimed_again_until_its_lease_expires(
@@ -283,7 +296,7 @@ def test_list_filters_and_pages_newest_first(q: JobQueue) -> None:
     jobs = [put(q, f"k{n}") for n in range(5)]
     other = q.enqueue("w1", "index", "i", {}, actor="human:bob")
     put(q, "x", ws="w2")
-    q.claim("w-1", ["test"], limit=3)  # workspaces take turns: k0, then w2's x, then k1
+    q.claim("w-1", ["test"], limit=2)  # w1's two oldest (one workspace a claim)
     page = q.list_jobs("w1")
     assert [j.id for j in page.jobs] == [other.id, *[j.id for j in reversed(jobs)]]
     assert page.next_cursor is None

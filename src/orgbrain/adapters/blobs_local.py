@@ -12,6 +12,7 @@ from typing import BinaryIO
 
 from ..errors import InvalidInput, NotFound, TooLarge
 from .fsync import fsync_path
+from .writers_local import hold_writer_lock, other_writers_alive
 
 __all__ = ["LocalBlobStore"]
 
@@ -31,6 +32,7 @@ class LocalBlobStore:
 
     def put(self, key: str, chunks: Iterable[bytes], *, max_bytes: int | None = None) -> int:
         path = self._path(key)
+        hold_writer_lock(self.root)  # before any byte: a sweep then knows we may be writing
         fd, tmp = self._temp_beside(path)
         size = 0
         try:
@@ -111,6 +113,10 @@ class LocalBlobStore:
             if path.is_file() and not path.name.startswith(_TMP):
                 at = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
                 yield path.relative_to(self.root).as_posix(), at
+
+    def settled_before(self) -> datetime | None:
+        since = hold_writer_lock(self.root)
+        return None if other_writers_alive(self.root) else since
 
     def clear_partial(self, older_than: datetime) -> int:
         if not self.root.is_dir():

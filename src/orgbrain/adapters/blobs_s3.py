@@ -245,6 +245,9 @@ class S3BlobStore:
             batch = doomed[i : i + 1000]
             self._call(f"delete {target}", obstore.delete, self._store, batch)
 
+    def settled_before(self) -> datetime | None:
+        return None  # a bucket keeps no record of who is uploading: age alone tells
+
     def clear_partial(self, older_than: datetime) -> int:
         # A put aborts its upload when it fails; only a process killed mid-upload leaves
         # parts, and they are never visible. obstore lists no multipart uploads, so the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from ..errors import InvalidInput, Unavailable
 from ..ids import new_id
@@ -17,6 +17,7 @@ from ..ports import Job, JobBacklog, JobPage, JobRequest, JobState, JobTiming
 __all__ = ["MemoryJobQueue"]
 
 _LEASE_LOST = "the lease expired on its last attempt: its worker stopped or hung"
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 class MemoryJobQueue:
@@ -140,13 +141,12 @@ class MemoryJobQueue:
                 elif expired or (job.state == "queued" and job.run_after <= now):
                     ready.append(i)
             ready.sort(key=lambda i: (self._jobs[i].run_after, i))
-            # Workspaces take turns: each one's first ready job, then each one's second...
-            turn: dict[str, int] = {}
-            turns = {}
-            for i in ready:
-                ws = self._jobs[i].workspace
-                turns[i] = turn[ws] = turn.get(ws, 0) + 1
-            ready.sort(key=lambda i: turns[i])  # stable: within a turn, oldest first
+            # One workspace a claim (the SQLite adapter says why and which).
+            if not ready:
+                return []
+            workspaces = {self._jobs[i].workspace for i in ready}
+            chosen = min(workspaces, key=self._turn(kinds, now, ready))
+            ready = [i for i in ready if self._jobs[i].workspace == chosen]
             out: list[Job] = []
             for i in ready[:limit]:
                 job = replace(
@@ -160,6 +160,26 @@ class MemoryJobQueue:
                 self._jobs[i] = job
                 out.append(job)
             return out
+
+    def _turn(
+        self, kinds: Sequence[str], now: datetime, ready: list[int]
+    ) -> Callable[[str], tuple[bool, datetime, int]]:
+        """A workspace's place in the claim order: busy last, then least recently served,
+        then its oldest ready job (``ready`` is in that order already)."""
+        first: dict[str, int] = {}
+        for n, i in enumerate(ready):
+            first.setdefault(self._jobs[i].workspace, n)
+
+        def turn(ws: str) -> tuple[bool, datetime, int]:
+            mine = [j for j in self._jobs if j.workspace == ws and j.kind in kinds]
+            busy = any(
+                j.state == "running" and j.lease_until is not None and j.lease_until > now
+                for j in mine
+            )
+            served = max((j.updated_at for j in mine if j.state != "queued"), default=_NEVER)
+            return busy, served, first[ws]
+
+        return turn
 
     def _held(self, job_id: str, owner: str) -> int | None:
         i = self._index(job_id)

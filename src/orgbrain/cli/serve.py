@@ -67,7 +67,7 @@ def configure_logging(level: str) -> None:
 @click.option(
     "--index-threads",
     type=click.IntRange(0, 16),
-    default=1,
+    default=2,
     show_default=True,
     help="Threads indexing files in the background (0: none; `orgbrain worker` processes "
     "over the same store run the queue).",

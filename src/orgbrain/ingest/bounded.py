@@ -1,35 +1,38 @@
 """Extraction within bounds of time and memory, in a child process.
 
 A hostile file (a PDF stream that inflates to gigabytes, a million-cell sheet, markup that
-takes minutes) must not take the server's memory or a worker's time with it. A file of a
-format whose reader can blow up is extracted in a child process under ``RLIMIT_AS`` and a
-wall-clock deadline; over either, the child is gone and the file fails with ``too_large``
-and the reason, while the parent's memory stays flat. Formats read here in linear time
-and memory (text, markdown, rst, csv, json) stay in process: a child per file would cost
-more than it could save.
+takes minutes, a small text of a million headings) must not take the server's memory or
+a worker's time with it. Every file, whatever its format, is read and cut into chunks in a
+child process (``child``) under ``RLIMIT_AS`` and a wall-clock deadline; over either, the
+child is gone and the file fails with ``too_large`` and the reason, while the parent's
+memory stays flat.
 
-Children come from a ``forkserver`` (never ``fork``: the server has threads) that has
-imported the readers once, so a child starts in tens of milliseconds.
+Children are fresh interpreters that import only orgbrain (never ``multiprocessing``,
+whose children import the caller's ``__main__`` again), kept idle between files so that
+only the first file a child reads pays for its start.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import resource
+import atexit
+import os
+import signal
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from orgbrain.errors import CorruptFile, OrgBrainError, TooLarge
 
-from .extract import extract
+from .child import memory_message, read_and_chunk
+from .chunk import Chunk
 from .extracted import Extracted
 from .sniff import FileFormat
 
-__all__ = ["ISOLATED_FORMATS", "Bounds", "extract_bounded"]
-
-ISOLATED_FORMATS: frozenset[str] = frozenset({"pdf", "docx", "xlsx", "pptx", "html"})
+__all__ = ["Bounds", "read_bounded"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,74 +44,121 @@ class Bounds:
     memory_bytes: int = 2 << 30
 
 
-_CONTEXT: Any = None
-_LOCK = threading.Lock()
-
-
-def _forkserver() -> Any:
-    global _CONTEXT
-    with _LOCK:
-        if _CONTEXT is None:
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["orgbrain.ingest.extract"])
-            _CONTEXT = ctx
-        return _CONTEXT
-
-
-def extract_bounded(data: bytes, fmt: FileFormat, bounds: Bounds | None) -> Extracted:
-    """``extract(data, fmt)``, in a bounded child for the formats that need one."""
-    if bounds is None or fmt not in ISOLATED_FORMATS:
-        return extract(data, fmt)
-    ctx = _forkserver()
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, data, fmt, bounds.memory_bytes), daemon=True)
-    child.start()
-    send.close()
-    try:
-        if not receive.poll(bounds.seconds):
-            raise TooLarge(
-                f"reading this {fmt} took over {bounds.seconds:g} s and was stopped "
-                "(ORGBRAIN_EXTRACT_SECONDS sets the bound)"
-            )
+def read_bounded(
+    data: bytes, fmt: FileFormat, bounds: Bounds | None
+) -> tuple[Extracted, list[Chunk]]:
+    """``extract(data, fmt)`` and its chunks, in a bounded child unless ``bounds`` is None."""
+    if bounds is None:
+        outcome, payload = read_and_chunk(data, fmt, 0)
+    else:
+        child = _take(bounds.memory_bytes)
+        healthy = False
         try:
-            outcome, payload = receive.recv()
-        except EOFError:
-            child.join(5)
-            raise CorruptFile(
-                f"the {fmt} reader died on this file (exit code {child.exitcode}; over "
-                f"{bounds.memory_bytes >> 20} MiB of memory, the bound, is the usual cause)"
-            ) from None
-    finally:
-        receive.close()
-        if child.is_alive():
-            child.kill()
-        child.join(5)
+            outcome, payload = child.read(data, fmt, bounds)
+            healthy = outcome == "ok"
+        finally:
+            _give_back(child, healthy)
     if outcome == "ok":
-        assert isinstance(payload, Extracted)
-        return payload
+        extracted, chunks = payload
+        return extracted, chunks
     code, message = payload
     raise OrgBrainError.from_code(code, message)
 
 
-def _child(send: Connection, data: bytes, fmt: FileFormat, memory: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    over = (
-        TooLarge.code,
-        f"reading this {fmt} needs over {memory >> 20} MiB of memory and was stopped "
-        "(ORGBRAIN_EXTRACT_MEMORY sets the bound)",
-    )
-    result: tuple[str, Any]
-    try:
-        result = ("ok", extract(data, fmt))
-    except OrgBrainError as exc:
-        result = ("error", (exc.code, exc.message))
-    except MemoryError:
-        result = ("error", over)
-    except Exception as exc:  # a reader's bug fails the file, never the parent
-        result = ("error", (CorruptFile.code, f"{fmt} could not be read ({type(exc).__name__})"))
-    try:
-        send.send(result)
-    except MemoryError:
-        send.send(("error", over))
-    finally:
-        send.close()
+# Signals a reader dies of when an allocation fails under RLIMIT_AS: PDFium and C++
+# readers abort on out-of-memory, and the kernel's OOM killer sends SIGKILL.
+_OUT_OF_MEMORY = frozenset({-signal.SIGABRT, -signal.SIGKILL})
+_IDLE_PER_BOUND = 4
+_idle: dict[int, list[_Child]] = {}
+_lock = threading.Lock()
+_closing_at_exit = False
+
+
+def _take(memory: int) -> _Child:
+    global _closing_at_exit
+    with _lock:
+        waiting = _idle.get(memory)
+        if waiting:
+            return waiting.pop()
+        if not _closing_at_exit:
+            atexit.register(_close_idle)
+            _closing_at_exit = True
+    return _Child(memory)
+
+
+def _close_idle() -> None:
+    with _lock:
+        children = [c for waiting in _idle.values() for c in waiting]
+        _idle.clear()
+    for child in children:
+        child.close()
+
+
+def _give_back(child: _Child, healthy: bool) -> None:
+    # A child that failed a file may hold what the failure left behind (a heap grown to
+    # the bound); a new one is cheaper than finding out.
+    if healthy:
+        with _lock:
+            waiting = _idle.setdefault(child.memory, [])
+            if len(waiting) < _IDLE_PER_BOUND:
+                waiting.append(child)
+                return
+    child.close()
+
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+_START = "from orgbrain.ingest.child import main; main()"
+
+
+class _Child:
+    def __init__(self, memory: int) -> None:
+        self.memory = memory
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        env = dict(os.environ)
+        # The child finds this very orgbrain even when the caller put it on sys.path itself.
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
+        # Thread pools reserve address space per thread, which counts against RLIMIT_AS.
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", _START, str(request_r), str(answer_w), str(memory)],
+                pass_fds=(request_r, answer_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+        finally:
+            os.close(request_r)
+            os.close(answer_w)
+        self._requests = Connection(request_w, readable=False)
+        self._answers = Connection(answer_r, writable=False)
+
+    def read(self, data: bytes, fmt: str, bounds: Bounds) -> tuple[str, Any]:
+        try:
+            self._requests.send((data, fmt))
+            answered = self._answers.poll(bounds.seconds)
+            if answered:
+                outcome: tuple[str, Any] = self._answers.recv()
+                return outcome
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            return "error", self._died(fmt)
+        self.close()
+        return "error", (
+            TooLarge.code,
+            f"reading this {fmt} took over {bounds.seconds:g} s and was stopped "
+            "(ORGBRAIN_EXTRACT_SECONDS sets the bound)",
+        )
+
+    def _died(self, fmt: str) -> tuple[str, str]:
+        code = self._process.wait(10)
+        if code in _OUT_OF_MEMORY:
+            return TooLarge.code, memory_message(fmt, self.memory)
+        return CorruptFile.code, f"the {fmt} reader died on this file (exit code {code})"
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait(10)
+        self._requests.close()
+        self._answers.close()

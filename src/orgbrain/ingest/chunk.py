@@ -21,9 +21,12 @@ from .markdown import Heading, frontmatter_end, iter_md_headings, md_headings
 __all__ = [
     "MAX_CHARS",
     "MAX_SECTIONS",
+    "MIN_AVERAGE_CHARS",
     "OVERLAP",
+    "SPARSE_FROM",
     "Chunk",
     "Heading",
+    "check_density",
     "chunk",
     "flat_windows",
     "frontmatter_end",
@@ -32,6 +35,12 @@ __all__ = [
 
 MAX_CHARS = 1000
 OVERLAP = 100
+
+# Indexing costs one embedding per section, so a few bytes a section make a small file
+# cost hours: a 1 MB markdown of "# h" lines is 250,000 sections. Past ``SPARSE_FROM``
+# sections, a file must average ``MIN_AVERAGE_CHARS`` a section (prose averages about 900).
+SPARSE_FROM = 1000
+MIN_AVERAGE_CHARS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +269,17 @@ def _byte_offsets(text: str, offsets: list[int]) -> dict[int, int]:
         prev_char = o
         result[o] = prev_byte
     return result
+
+
+def check_density(chars: int, sections: int) -> None:
+    """``TooLarge`` for a text whose sections are too many for its size (``SPARSE_FROM``);
+    the indexer asks, while ``chunk`` itself cuts any text its caller asks for."""
+    if sections > SPARSE_FROM and chars < sections * MIN_AVERAGE_CHARS:
+        raise TooLarge(
+            f"the text would make {sections} sections of {chars // sections} characters on "
+            f"average (a heading every line or so); past {SPARSE_FROM} sections a file must "
+            f"average {MIN_AVERAGE_CHARS}, so each section is worth its indexing; merge them"
+        )
 
 
 def _check_sizes(max_chars: int, overlap: int) -> None:

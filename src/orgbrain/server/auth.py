@@ -56,7 +56,8 @@ class ServerConfig:
     deadline_s: float = 30.0
     max_file_bytes: int = Settings().max_file_bytes
     max_json_bytes: int = 2 * 1024 * 1024
-    index_threads: int = 1
+    index_threads: int = 2
+    """Two, so one workspace's slow file never holds another's (a claim is one workspace's)."""
     stream_max_s: float = 3600.0
     """The longest a following event stream stays open, whatever it asked for."""
     job_lease_s: float = 60.0

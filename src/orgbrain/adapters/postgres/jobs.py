@@ -134,8 +134,6 @@ class PostgresJobQueue(Jobs):
             "owner": owner,
             "error": _LEASE_LOST,
             "limit": limit,
-            # Claimers racing for the same jobs skip each other's: pick a few spare.
-            "pick": limit * 2 + 8,
         }
         # Idle workers poll: look first without a transaction.
         with self._db.read() as conn:
@@ -150,39 +148,34 @@ class PostgresJobQueue(Jobs):
                 "AND attempts >= max_attempts FOR UPDATE SKIP LOCKED)",
                 p,
             )
-            # Workspaces take turns (each one's oldest ready job, then each one's next), so
-            # one workspace's bulk upload never makes another's one file wait behind it.
-            order = [
-                int(r["pk"])
+            # One workspace a claim, so a slow job holds only its own workspace's batch: the
+            # one with nothing running under a live lease first, then the one served least
+            # recently (its latest claimed or settled job), so workspaces take turns.
+            turns = [
+                str(r["workspace"])
                 for r in conn.execute(
-                    "SELECT pk FROM (SELECT pk, run_after, row_number() OVER "
-                    "(PARTITION BY workspace ORDER BY run_after, pk) AS turn "
-                    f"FROM jobs WHERE {_READY}) t ORDER BY turn, run_after, pk LIMIT %(pick)s",
+                    "SELECT workspace FROM (SELECT workspace, MIN(run_after) AS oldest, "
+                    f"MIN(pk) AS first FROM jobs WHERE {_READY} GROUP BY workspace) w "
+                    "ORDER BY EXISTS (SELECT 1 FROM jobs b WHERE b.workspace = w.workspace "
+                    "AND b.state = 'running' AND b.lease_until > %(at)s "
+                    "AND b.kind = ANY(%(kinds)s)), (SELECT MAX(s.updated_at) FROM jobs s "
+                    "WHERE s.workspace = w.workspace AND s.state <> 'queued' "
+                    "AND s.kind = ANY(%(kinds)s)) NULLS FIRST, oldest, first",
                     p,
                 )
             ]
-            if not order:
-                return []
-            # Lock the first ``limit`` of them that no other claimer holds, in turn order.
-            picked = [
-                int(r["pk"])
-                for r in conn.execute(
-                    f"SELECT pk FROM jobs WHERE pk = ANY(%(pks)s) AND {_READY} "
-                    "ORDER BY array_position(%(pks)s, pk) LIMIT %(limit)s "
-                    "FOR UPDATE SKIP LOCKED",
-                    {**p, "pks": order},
-                )
-            ]
-            if not picked:
-                # Other claimers hold every one of those: take any ready job they do not.
+            picked: list[int] = []
+            for workspace in turns:  # claimers racing skip the jobs the other one locked
                 picked = [
                     int(r["pk"])
                     for r in conn.execute(
-                        f"SELECT pk FROM jobs WHERE {_READY} ORDER BY run_after, pk "
-                        "LIMIT %(limit)s FOR UPDATE SKIP LOCKED",
-                        p,
+                        f"SELECT pk FROM jobs WHERE workspace = %(ws)s AND {_READY} "
+                        "ORDER BY run_after, pk LIMIT %(limit)s FOR UPDATE SKIP LOCKED",
+                        {**p, "ws": workspace},
                     )
                 ]
+                if picked:
+                    break
             if not picked:
                 return []
             rows = conn.execute(

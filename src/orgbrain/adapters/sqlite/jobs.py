@@ -142,15 +142,27 @@ class SQLiteJobQueue(Jobs):
                 "AND attempts >= max_attempts",
                 (_LEASE_LOST, at, at, *kinds, at),
             )
-            # Workspaces take turns (each one's oldest ready job, then each one's next), so
-            # one workspace's bulk upload never makes another's one file wait behind it.
+            # One workspace a claim, so a slow job holds only its own workspace's batch: the
+            # one with nothing running under a live lease first, then the one served least
+            # recently (its latest claimed or settled job), so workspaces take turns.
+            picked_ws = conn.execute(
+                "SELECT workspace FROM (SELECT workspace, MIN(run_after) AS oldest, "
+                f"MIN(rowid) AS first FROM jobs WHERE {ready} GROUP BY workspace) AS w "
+                "ORDER BY EXISTS (SELECT 1 FROM jobs b WHERE b.workspace = w.workspace "
+                f"AND b.state = 'running' AND b.lease_until > ? AND b.kind IN ({marks})), "
+                "COALESCE((SELECT MAX(s.updated_at) FROM jobs s WHERE s.workspace = "
+                f"w.workspace AND s.state != 'queued' AND s.kind IN ({marks})), ''), "
+                "oldest, first LIMIT 1",
+                (*kinds, at, at, at, *kinds, *kinds),
+            ).fetchone()
+            if picked_ws is None:
+                return []
             rowids = [
                 int(r[0])
                 for r in conn.execute(
-                    "SELECT rowid FROM (SELECT rowid, run_after, row_number() OVER "
-                    "(PARTITION BY workspace ORDER BY run_after, rowid) AS turn "
-                    f"FROM jobs WHERE {ready}) ORDER BY turn, run_after, rowid LIMIT ?",
-                    (*kinds, at, at, limit),
+                    f"SELECT rowid FROM jobs WHERE workspace = ? AND {ready} "
+                    "ORDER BY run_after, rowid LIMIT ?",
+                    (picked_ws[0], *kinds, at, at, limit),
                 )
             ]
             if not rowids:
