@@ -124,7 +124,7 @@ def test_a_note_cannot_take_an_entitys_key(owner: Brain) -> None:
     entity = _entity(owner)
     alice = user(owner, "alice")
     for kind in ("note", "decision", "entity"):
-        with pytest.raises(InvalidInput, match=r"belongs to a entity|are derived"):
+        with pytest.raises(InvalidInput, match=r"belongs to a entity|are for"):
             alice.add_note("x", kind=kind, source_key=entity.source_key)
     with pytest.raises(InvalidInput):
         alice.add_file(b"x", name="x.txt", source_key=entity.source_key)
@@ -137,7 +137,8 @@ def test_a_note_cannot_take_an_entitys_key(owner: Brain) -> None:
 
 
 def test_a_note_cannot_take_a_sections_key_nor_a_file_a_notes(owner: Brain) -> None:
-    file = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan.md", index=True)
+    file = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan.md", source_key="doc:plan")
+    owner.index(file.id)
     [section] = owner.sections(file.id)
     note = owner.add_note("A note.", source_key="doc:note")
     with pytest.raises(InvalidInput, match="belongs to a section"):
@@ -150,3 +151,17 @@ def test_a_note_cannot_take_a_sections_key_nor_a_file_a_notes(owner: Brain) -> N
     assert owner.get(note.id).storage_class == "note"
     # a note still updates itself by its key
     assert owner.add_note("A note, v2.", source_key="doc:note").id == note.id
+
+
+def test_a_note_cannot_squat_the_key_a_files_section_will_have(owner: Brain) -> None:
+    """Indexing upserts sections by key (``<file key>#<part>``): a note written first under
+    such a key became a section of the file, its id and history with it."""
+    plan = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan.md", index=True)
+    [section] = owner.sections(plan.id)
+    later = section.source_key.replace("plan.md", "plan2.md")
+    for key in (later, "file:plan2.md"):
+        with pytest.raises(InvalidInput, match="are for files"):
+            owner.add_note("squatter", source_key=key)
+    plan2 = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan2.md", index=True)
+    assert [s.source_key for s in owner.sections(plan2.id)] == [later]
+    assert [i.body for i in owner.items(limit=100).items if i.body == "squatter"] == []

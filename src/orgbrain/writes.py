@@ -27,7 +27,7 @@ from .ingest.sniff import MEDIA_TYPES, FileFormat, Sniffer
 from .model import Edge, Item, storage_class_for
 
 __all__ = [
-    "DERIVED_KEY_PREFIXES",
+    "KEY_OWNERS",
     "MAX_NOTE_CHARS",
     "MAX_SUPERSEDES",
     "FileSource",
@@ -49,9 +49,14 @@ MAX_NOTE_CHARS = 100_000
 MAX_SUPERSEDES = 20
 """The most items one write may say it supersedes."""
 _BAD_NAME = re.compile(r"[\x00-\x1f/\\]")
-DERIVED_KEY_PREFIXES = ("entity:",)
-"""Keys only derivation gives (``graph.links.entity_source_key``): no write takes one, so
-no note squats an entity before it is found."""
+KEY_OWNERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "entity:": ("the graph's entities", ()),
+    "file:": ("files and their sections", ("file",)),
+}
+"""Key prefixes kept for one class, and the classes a write may give such a key: an
+entity's key is derivation's alone (``graph.links.entity_source_key``), and a file's
+default key (``file:<name>``) is what its sections' keys extend (``<key>#<part>``), so no
+note squats a key an entity or a section will have (indexing would make it a section)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +117,13 @@ def keyed_item(ctx: BrainContext, key: str, scope: str, storage_class: str) -> I
     """The item a write of a ``storage_class`` item under ``key`` in ``scope`` updates, or
     None for a new one. A key belongs to one storage class and one scope: a write may
     update a file as a file or a note as a note, never turn one class into another nor take
-    a derived item's key (an entity's, a section's), and ``InvalidInput`` says so. Keys are
+    a derived item's key (an entity's, a section's, ``KEY_OWNERS``), and ``InvalidInput``
+    says so. Keys are
     per scope and ``scope`` is one the writer writes (so sees): another scope's items are
     never found here, and a key held there answers exactly as a free one."""
-    if key.startswith(DERIVED_KEY_PREFIXES):
-        raise InvalidInput(f"source key {key!r}: keys starting {key.split(':')[0]}: are derived")
+    for prefix, (kept_for, classes) in KEY_OWNERS.items():
+        if key.startswith(prefix) and storage_class not in classes:
+            raise InvalidInput(f"source key {key!r}: keys starting {prefix} are for {kept_for}")
     existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
     if existing is not None and (
         existing.storage_class != storage_class or storage_class not in ("file", "note")
