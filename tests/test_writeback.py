@@ -330,6 +330,32 @@ def test_a_run_id_someone_else_used_answers_as_a_free_one(brain: Brain) -> None:
     assert sam.writeback_state("run-1") == replace(sams, created=False)  # Sam's pass, untouched
 
 
+def test_a_pass_asked_for_before_run_ids_were_their_writers_is_still_found(brain: Brain) -> None:
+    """A job keyed ``writeback:<run id>`` (before the key named its writer) stays its
+    writer's pass: found, not asked for twice; another user's run of that id is new."""
+    jobs = brain._ctx.jobs
+    assert jobs is not None
+    sam, bob = brain.for_principal(SAM), brain.for_principal(BOB)
+    data = products(run_id="run-old")
+    old = jobs.enqueue(
+        "default",
+        "writeback",
+        "writeback:run-old",
+        {
+            "user_id": "sam",
+            "team_ids": ["core"],
+            "actor": "human:sam",
+            "run_id": "run-old",
+            "products": data,
+        },
+        actor="human:sam",
+    )
+    assert sam.writeback_state("run-old").job_id == old.id
+    with pytest.raises(NotFound):
+        bob.writeback_state("run-old")
+    assert bob.write_back(products(run_id="run-old"), wait=False).job_id != old.id
+
+
 def test_a_retried_pass_stores_and_writes_nothing_twice(brain: Brain) -> None:
     ctx = brain._ctx
     run = parse_products("run-1", products())
