@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain, InvalidInput, NotFound, Principal
+from orgbrain import Brain, InvalidInput, Item, NotFound, Principal
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.scopes import Visibility
 from tests.toy import HashEmbedder
@@ -108,3 +108,60 @@ def test_the_migration_namespaces_keys_of_an_older_brain(tmp_path: Path) -> None
     with Brain.open(tmp_path / "b", embedder=HashEmbedder()) as b:
         again = b.add_file(b"Team plan", name="plan.txt", scope="team:ops")
         assert again.id == old.id  # re-adding finds the same item, no duplicate
+
+
+# -- a key belongs to one storage class ---------------------------------------------------
+
+
+def _entity(b: Brain, scope: str = "org") -> Item:
+    src = b.add_note("Priya Raman owns billing.", scope=scope)
+    found = b.observe_mention(src.id, "person", "Priya Raman", "Priya Raman")
+    return b.get(found.entity.id)
+
+
+def test_a_note_cannot_take_an_entitys_key(owner: Brain) -> None:
+    """Issue 12.4: a note written with an org entity's key took its id and made it a note."""
+    entity = _entity(owner)
+    alice = user(owner, "alice")
+    for kind in ("note", "decision", "entity"):
+        with pytest.raises(InvalidInput, match=r"belongs to a entity|are for"):
+            alice.add_note("x", kind=kind, source_key=entity.source_key)
+    with pytest.raises(InvalidInput):
+        alice.add_file(b"x", name="x.txt", source_key=entity.source_key)
+    after = owner.get(entity.id)
+    assert (after.storage_class, after.body, after.canonical) == (
+        "entity",
+        entity.body,
+        entity.canonical,
+    )
+
+
+def test_a_note_cannot_take_a_sections_key_nor_a_file_a_notes(owner: Brain) -> None:
+    file = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan.md", source_key="doc:plan")
+    owner.index(file.id)
+    [section] = owner.sections(file.id)
+    note = owner.add_note("A note.", source_key="doc:note")
+    with pytest.raises(InvalidInput, match="belongs to a section"):
+        owner.add_note("x", source_key=section.source_key)
+    with pytest.raises(InvalidInput, match="belongs to a note"):
+        owner.add_file(b"x", name="x.txt", source_key=note.source_key)
+    with pytest.raises(InvalidInput, match="belongs to a note"):
+        owner.add_note("x", kind="entity", source_key=note.source_key)
+    assert owner.get(section.id).storage_class == "section"
+    assert owner.get(note.id).storage_class == "note"
+    # a note still updates itself by its key
+    assert owner.add_note("A note, v2.", source_key="doc:note").id == note.id
+
+
+def test_a_note_cannot_squat_the_key_a_files_section_will_have(owner: Brain) -> None:
+    """Indexing upserts sections by key (``<file key>#<part>``): a note written first under
+    such a key became a section of the file, its id and history with it."""
+    plan = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan.md", index=True)
+    [section] = owner.sections(plan.id)
+    later = section.source_key.replace("plan.md", "plan2.md")
+    for key in (later, "file:plan2.md"):
+        with pytest.raises(InvalidInput, match="are for files"):
+            owner.add_note("squatter", source_key=key)
+    plan2 = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan2.md", index=True)
+    assert [s.source_key for s in owner.sections(plan2.id)] == [later]
+    assert [i.body for i in owner.items(limit=100).items if i.body == "squatter"] == []

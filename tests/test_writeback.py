@@ -8,6 +8,7 @@ import itertools
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
@@ -312,8 +313,47 @@ def test_a_principal_writes_back_its_own_runs_only(brain: Brain) -> None:
     ack = sam.write_back(products(scope="team:core"), wait=True)
     assert ack.counts == {"written": 1}
     assert [(p.state, p.scope) for p in brain.proposals(state=None)] == [("written", "team:core")]
-    with pytest.raises(Conflict):
-        brain.for_principal(BOB).write_back(products(scope="team:core"))
+
+
+def test_a_run_id_someone_else_used_answers_as_a_free_one(brain: Brain) -> None:
+    """Issue 12.7c: Bob reusing Sam's run id was a 409 ("written back by someone else"),
+    a free one a new pass: an oracle of others' runs. A run id is its asker's own."""
+    sam, bob = brain.for_principal(SAM), brain.for_principal(BOB)
+    sams = sam.write_back(products(scope="team:core", summary=RULE), wait=True)
+    held = bob.write_back(products(scope="team:core"), wait=True)
+    other = "We decided to move search to OpenSearch instead of Solr."
+    free = bob.write_back(products(run_id="run-free", scope="team:core", summary=other), wait=True)
+    assert held.job_id not in (sams.job_id, free.job_id)
+    assert (held.created, held.state, held.counts) == (free.created, free.state, free.counts)
+    assert held.counts == {"written": 1} and sams.counts == {"pending": 1}
+    assert bob.writeback_state("run-1") == replace(held, created=False)
+    assert sam.writeback_state("run-1") == replace(sams, created=False)  # Sam's pass, untouched
+
+
+def test_a_pass_asked_for_before_run_ids_were_their_writers_is_still_found(brain: Brain) -> None:
+    """A job keyed ``writeback:<run id>`` (before the key named its writer) stays its
+    writer's pass: found, not asked for twice; another user's run of that id is new."""
+    jobs = brain._ctx.jobs
+    assert jobs is not None
+    sam, bob = brain.for_principal(SAM), brain.for_principal(BOB)
+    data = products(run_id="run-old")
+    old = jobs.enqueue(
+        "default",
+        "writeback",
+        "writeback:run-old",
+        {
+            "user_id": "sam",
+            "team_ids": ["core"],
+            "actor": "human:sam",
+            "run_id": "run-old",
+            "products": data,
+        },
+        actor="human:sam",
+    )
+    assert sam.writeback_state("run-old").job_id == old.id
+    with pytest.raises(NotFound):
+        bob.writeback_state("run-old")
+    assert bob.write_back(products(run_id="run-old"), wait=False).job_id != old.id
 
 
 def test_a_retried_pass_stores_and_writes_nothing_twice(brain: Brain) -> None:
@@ -334,7 +374,7 @@ def test_a_pass_cut_short_after_storing_a_proposal_writes_it_on_retry(brain: Bra
     assert stored.state == "written"
     ctx.store.put_proposal(
         Proposal(
-            id=proposal_id("default", "run-1", DECISION),
+            id=proposal_id("default", "run-1", DECISION, "human:local"),
             workspace="default",
             run_id="run-1",
             actor="human:local",

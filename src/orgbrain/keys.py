@@ -71,7 +71,12 @@ class ApiKey:
     @property
     def principal(self) -> Principal:
         return Principal(
-            self.workspace, self.user_id, self.team_ids, self.agent, "review" in self.permissions
+            self.workspace,
+            self.user_id,
+            self.team_ids,
+            self.agent,
+            review="review" in self.permissions,
+            write="write" in self.permissions,
         )
 
     @property

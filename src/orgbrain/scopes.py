@@ -55,12 +55,20 @@ class Principal:
     """May approve or reject write-back proposals at ``org`` and at its own teams (an API
     key's ``review`` permission). A person always reviews proposals in their own scope; an
     agent acting for them only with ``review``, so an agent cannot approve what it proposed."""
+    write: bool = True
+    """Holds an API key's ``write`` permission (a principal made in Python writes). A
+    decision on a proposal needs ``review`` or this (``may_decide``), on every surface."""
 
     def may_review(self, scope: str) -> bool:
-        """Whether this principal may see, approve and reject a proposal stored at ``scope``."""
+        """Whether this principal may see a proposal stored at ``scope`` in its inbox."""
         if scope.startswith("user:"):
             return scope == f"user:{self.user_id}" and (self.review or not self.agent)
         return self.review and self.visibility.allows(scope)
+
+    def may_decide(self, scope: str) -> bool:
+        """Whether this principal may approve or reject a proposal stored at ``scope``: one
+        it sees, and a key with ``review`` or ``write`` (a read-only key only reads)."""
+        return self.may_review(scope) and (self.review or self.write)
 
     @property
     def visibility(self) -> Visibility:

@@ -27,6 +27,7 @@ from .ingest.sniff import MEDIA_TYPES, FileFormat, Sniffer
 from .model import Edge, Item, storage_class_for
 
 __all__ = [
+    "KEY_OWNERS",
     "MAX_NOTE_CHARS",
     "MAX_SUPERSEDES",
     "FileSource",
@@ -35,6 +36,7 @@ __all__ = [
     "add_notes",
     "default_file_key",
     "file_key",
+    "keyed_item",
     "name_of",
     "put_bytes",
     "record_supersedes",
@@ -47,6 +49,14 @@ MAX_NOTE_CHARS = 100_000
 MAX_SUPERSEDES = 20
 """The most items one write may say it supersedes."""
 _BAD_NAME = re.compile(r"[\x00-\x1f/\\]")
+KEY_OWNERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "entity:": ("the graph's entities", ()),
+    "file:": ("files and their sections", ("file",)),
+}
+"""Key prefixes kept for one class, and the classes a write may give such a key: an
+entity's key is derivation's alone (``graph.links.entity_source_key``), and a file's
+default key (``file:<name>``) is what its sections' keys extend (``<key>#<part>``), so no
+note squats a key an entity or a section will have (indexing would make it a section)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +109,25 @@ def name_of(source: FileSource, name: str | None) -> str:
 
 
 def file_key(ctx: BrainContext, key: str, scope: str) -> Item | None:
-    """The file ``key`` already names in ``scope`` (a scope the writer writes, so one it
-    sees), or None; ``InvalidInput`` when the key names an item that is not a file. Keys
-    are per scope, so another scope's items are never found, updated or moved here."""
+    """The file ``key`` already names in ``scope``, or None (``keyed_item``)."""
+    return keyed_item(ctx, key, scope, "file")
+
+
+def keyed_item(ctx: BrainContext, key: str, scope: str, storage_class: str) -> Item | None:
+    """The item a write of a ``storage_class`` item under ``key`` in ``scope`` updates, or
+    None for a new one. A key belongs to one storage class and one scope: a write may
+    update a file as a file or a note as a note, never turn one class into another nor take
+    a derived item's key (an entity's, a section's, ``KEY_OWNERS``), and ``InvalidInput``
+    says so. Keys are
+    per scope and ``scope`` is one the writer writes (so sees): another scope's items are
+    never found here, and a key held there answers exactly as a free one."""
+    for prefix, (kept_for, classes) in KEY_OWNERS.items():
+        if key.startswith(prefix) and storage_class not in classes:
+            raise InvalidInput(f"source key {key!r}: keys starting {prefix} are for {kept_for}")
     existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
-    if existing is not None and existing.storage_class != "file":
+    if existing is not None and (
+        existing.storage_class != storage_class or storage_class not in ("file", "note")
+    ):
         raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
     return existing
 
@@ -355,9 +379,7 @@ def note_item(ctx: BrainContext, n: NoteInput) -> Item:
     scope = ctx.write_scope(n.scope)
     label = (n.label or first_line(text)).strip()
     key = n.source_key or content_key("note", f"{scope}\n{n.kind}\n{text}".encode())
-    existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
-    if existing is not None and existing.storage_class in ("file", "section"):
-        raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
+    existing = keyed_item(ctx, key, scope, cls)
     return Item(
         id=existing.id if existing else new_id("not"),
         workspace=ctx.workspace,

@@ -10,16 +10,11 @@ from dataclasses import replace
 from .. import writeback
 from ..context import BrainContext
 from ..errors import Conflict, Forbidden, InvalidInput, NotFound, Unavailable
-from ..jobs import Worker, WriteBackJobs, visible_job, wait_derived, worker_name
+from ..jobs import Worker, WriteBackJobs, wait_derived, worker_name
 from ..model import Proposal, ProposalState, RunProducts, WriteBackAck
 from ..ports import Job
-from ..writeback import (
-    MAX_PROPOSALS,
-    parse_products,
-    products_dict,
-    request_writeback,
-    writeback_key,
-)
+from ..writeback import find_writeback, parse_products, products_dict, request_writeback
+from ..writeback.review import MAX_LISTED
 
 __all__ = ["WRITEBACK_WAIT_S", "WriteBackFacade"]
 
@@ -53,9 +48,7 @@ class WriteBackFacade:
                 raise Forbidden(f"a run of user {products.user_id} is not yours to write back")
             products = replace(products, user_id=p.user_id)
         products = replace(products, scope=ctx.write_scope(products.scope))
-        job, created = request_writeback(ctx, products)
-        if not created and not visible_job(ctx, job):
-            raise Conflict(f"run {products.run_id} was written back by someone else")
+        job, created = request_writeback(ctx, products)  # this actor's own pass of the run
         if not created and job.payload.get("products") != products_dict(products):
             raise Conflict(
                 f"run {products.run_id} was written back already with other work products "
@@ -68,11 +61,8 @@ class WriteBackFacade:
     def writeback_state(self, run_id: str) -> WriteBackAck:
         """Where a run's write-back pass stands, and (once done) its proposals this reader
         may see."""
-        ctx = self._ctx
-        if ctx.jobs is None:
-            raise Unavailable("this brain has no job queue")
-        job = ctx.jobs.find(ctx.workspace, [writeback_key(run_id)]).get(writeback_key(run_id))
-        if job is None or not visible_job(ctx, job):
+        job = find_writeback(self._ctx, run_id)
+        if job is None:
             raise NotFound(f"no write-back for run {run_id}")
         return self._ack(job, False)
 
@@ -116,8 +106,9 @@ class WriteBackFacade:
         counts: dict[str, int] = {}
         if job.state == "done":
             ctx = self._ctx
-            proposals = tuple(writeback.list_proposals(ctx, states=None, run_id=run_id))
-            for p in ctx.store.proposals(ctx.workspace, run_id=run_id, limit=MAX_PROPOSALS):
+            listed = writeback.list_proposals(ctx, states=None, run_id=run_id)
+            proposals = tuple(p for p in listed if p.actor == job.actor)
+            for p in _of_pass(ctx, job, run_id):
                 counts[p.state] = counts.get(p.state, 0) + 1
         return WriteBackAck(run_id, job.id, job.state, created, proposals, counts, job.last_error)
 
@@ -136,11 +127,8 @@ class WriteBackFacade:
                 time.sleep(0.05)
         if current.state == "done":
             run_id = str(current.payload.get("run_id", ""))
-            written = [
-                p.item_id
-                for p in ctx.store.proposals(ctx.workspace, run_id=run_id, states=["written"])
-                if p.item_id
-            ]
+            mine = _of_pass(ctx, current, run_id)
+            written = [p.item_id for p in mine if p.state == "written" and p.item_id]
             items = list(ctx.get_many(written).values())
             left = max(deadline - time.monotonic(), 1.0)
             try:
@@ -148,6 +136,12 @@ class WriteBackFacade:
             except Unavailable:
                 pass  # written and acknowledged; derivation goes on
         return current
+
+
+def _of_pass(ctx: BrainContext, job: Job, run_id: str) -> list[Proposal]:
+    """The proposals ``job``'s pass of ``run_id`` stored (not another actor's run of it)."""
+    found = ctx.store.proposals(ctx.workspace, run_id=run_id, limit=MAX_LISTED)
+    return [p for p in found if p.actor == job.actor]
 
 
 def _products(run: RunProducts | Mapping[str, object]) -> RunProducts:

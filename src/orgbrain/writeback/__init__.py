@@ -16,7 +16,7 @@ from .gate import DEFAULT_GATE, GatePolicy, Verdict, judge
 from .llm import LLMWriter
 from .offline import OfflineWriter
 from .products import MAX_PRODUCT_CHARS, parse_products, products_dict
-from .queue import WRITEBACK_KIND, request_writeback, writeback_key
+from .queue import WRITEBACK_KIND, find_writeback, request_writeback, writeback_key
 from .review import approve, get_proposal, list_proposals, reject, reviewable
 from .run import proposal_id, run_pass, write_proposal
 from .sensitive import Sensitivity, detect
@@ -39,6 +39,7 @@ __all__ = [
     "WriterTools",
     "approve",
     "detect",
+    "find_writeback",
     "get_proposal",
     "judge",
     "list_proposals",

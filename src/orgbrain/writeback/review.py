@@ -3,6 +3,8 @@
 A proposal is visible only to whoever may approve it (``Principal.may_review``): one at
 ``user:<id>`` to that user; one at ``team:<id>`` or ``org`` to principals with the
 ``review`` permission there; the local owner sees all. Anyone else reads it as absent.
+Deciding one also needs ``review`` or ``write`` (``Principal.may_decide``, checked here for
+every surface): a read-only key sees its own proposals and decides none (``Forbidden``).
 Approving (optionally edited) writes it at its stored scope with the approver as the
 origin's actor and ``proposal:<id>`` as its source key; rejecting keeps it with the
 reason. A decision is made once (compare-and-set), and both are logged (``review``).
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 
 from ..context import BrainContext
-from ..errors import Conflict, InvalidInput, NotFound
+from ..errors import Conflict, Forbidden, InvalidInput, NotFound
 from ..model import PROPOSAL_STATES, Proposal
 from ..telemetry import MEMORY_RECORD_ID, MEMORY_STORE_ID, Span, set_attributes, span
 from ..writes import MAX_NOTE_CHARS
@@ -58,6 +60,15 @@ def get_proposal(ctx: BrainContext, proposal_id: str) -> Proposal:
     return found
 
 
+def _decidable(ctx: BrainContext, proposal_id: str) -> Proposal:
+    """The proposal, once ``ctx``'s reader may decide it: the one check every surface
+    (HTTP, MCP, the web UI, Python) goes through, whatever the transport checked first."""
+    p = get_proposal(ctx, proposal_id)
+    if ctx.principal is not None and not ctx.principal.may_decide(p.scope):
+        raise Forbidden("this key lacks the review or write permission")
+    return p
+
+
 def approve(
     ctx: BrainContext,
     proposal_id: str,
@@ -83,7 +94,7 @@ def _approve(
     body: str | None,
     reason: str | None,
 ) -> Proposal:
-    p = get_proposal(ctx, proposal_id)
+    p = _decidable(ctx, proposal_id)
     if body is not None:
         body = body.strip()
         if not body:
@@ -122,7 +133,7 @@ def reject(ctx: BrainContext, proposal_id: str, *, reason: str) -> Proposal:
 def _reject(ctx: BrainContext, proposal_id: str, reason: str) -> Proposal:
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("say why the proposal is rejected")
-    p = get_proposal(ctx, proposal_id)
+    p = _decidable(ctx, proposal_id)
     if p.state != "pending":
         raise Conflict(f"proposal {p.id} is {p.state}, not pending")
     at = ctx.clock()

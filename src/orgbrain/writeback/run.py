@@ -2,7 +2,8 @@
 organisation knowledge is written through the normal write path (so it is derived and
 may supersede). Every decision is logged (``gate`` events, then one ``writeback``).
 
-A proposal's id is a digest of its run and text, and a written one becomes the note with
+A proposal's id is a digest of its asker, run and text (a run id is its asker's own:
+another actor's run of the same id is another pass), and a written one becomes the note with
 source key ``proposal:<id>``: a pass retried after a crash finds what it already stored
 and wrote, and does neither twice.
 """
@@ -24,10 +25,12 @@ from .writer import Draft, Writer, WriterTools
 __all__ = ["SEARCH_K", "proposal_id", "run_pass", "write_proposal"]
 
 SEARCH_K = 5
+_LISTED = 500
+"""The most of a run's proposals read back (a pass stores a few; one id, many actors)."""
 
 
-def proposal_id(workspace: str, run_id: str, body: str) -> str:
-    material = f"{workspace}\n{run_id}\n{' '.join(body.casefold().split())}"
+def proposal_id(workspace: str, run_id: str, body: str, actor: str) -> str:
+    material = f"{workspace}\n{actor}\n{run_id}\n{' '.join(body.casefold().split())}"
     return "prp_" + hashlib.sha256(material.encode()).hexdigest()[:20]
 
 
@@ -63,7 +66,7 @@ def run_pass(
 def _run_pass(
     ctx: BrainContext, products: RunProducts, writer: Writer, policy: GatePolicy
 ) -> list[Proposal]:
-    for stuck in ctx.store.proposals(ctx.workspace, run_id=products.run_id, states=["written"]):
+    for stuck in _own(ctx, products, states=["written"]):
         if stuck.item_id is None:
             _mark_written(ctx, stuck, write_proposal(ctx, stuck, source="writeback"))
     plan = get_plan(ctx.settings.plan)
@@ -86,7 +89,7 @@ def _run_pass(
                     MEMORY_RECORD_ID: stored.item_id,
                 },
             )
-    out = ctx.store.proposals(ctx.workspace, run_id=products.run_id)
+    out = _own(ctx, products)
     states = [p.state for p in out]
     ctx.store.log_event(
         ctx.workspace,
@@ -107,6 +110,14 @@ def _run_pass(
     return out
 
 
+def _own(
+    ctx: BrainContext, products: RunProducts, states: list[str] | None = None
+) -> list[Proposal]:
+    """This pass's proposals: its run's, stored by its asker (another's run of the id is not)."""
+    found = ctx.store.proposals(ctx.workspace, run_id=products.run_id, states=states, limit=_LISTED)
+    return [p for p in found if p.actor == ctx.actor]
+
+
 def _gate(
     ctx: BrainContext,
     products: RunProducts,
@@ -119,7 +130,7 @@ def _gate(
     decision is logged once (a ``gate`` event), however often the pass runs."""
     verdict = judge(draft, products, writable, policy)
     fresh = Proposal(
-        id=proposal_id(ctx.workspace, products.run_id, draft.body),
+        id=proposal_id(ctx.workspace, products.run_id, draft.body, ctx.actor),
         workspace=ctx.workspace,
         run_id=products.run_id,
         actor=ctx.actor,

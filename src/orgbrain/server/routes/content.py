@@ -3,6 +3,10 @@
 A single ``Range: bytes=a-b`` (or ``a-`` or ``-n``) is honoured with 206; one starting at
 or past the end is 416. Anything else in a Range header (other units, several ranges,
 bad syntax) is ignored, as RFC 9110 allows, and the whole content is sent.
+
+Uploaded bytes are anyone's: every answer says ``X-Content-Type-Options: nosniff``, and a
+file of a type a browser would run in this origin (HTML, SVG, XML, scripts: anything not
+in ``INLINE_SAFE``) is sent as an attachment, so a link to it downloads and never renders.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..auth import Reader
 from ..problems import RangeNotSatisfiable, problem_responses
 from .items import ItemId
 
-__all__ = ["parse_range", "router"]
+__all__ = ["INLINE_SAFE", "disposition", "parse_range", "router"]
 
 router = APIRouter(prefix="/v1", tags=["items"])
 
@@ -28,6 +32,20 @@ TEXT_PLAIN = "text/plain; charset=utf-8"
 _DIGITS = re.compile(r"[0-9]{1,19}")
 _BINARY: dict[str, Any] = {"schema": {"type": "string", "format": "binary"}}
 _CONTENT_TYPES = sorted({"text/plain", "application/octet-stream", *MEDIA_TYPES.values()})
+INLINE_SAFE = frozenset(
+    {
+        "text/plain",
+        "text/markdown",
+        "text/csv",
+        "text/x-rst",
+        "application/json",
+        "application/pdf",
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+    }
+)
+"""Types a browser shows without running anything in the page's origin."""
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
@@ -120,9 +138,9 @@ def read_content(
         size, media = len(data), TEXT_PLAIN
         wanted = parse_range(range_header, size)
         chunks = iter([data if wanted is None else data[wanted[0] : wanted[1]]])
-    headers = {"Accept-Ranges": "bytes"}
-    if item.storage_class == "file" and item.name and whole_file:
-        headers["Content-Disposition"] = _inline(item.name)
+    headers = {"Accept-Ranges": "bytes", "X-Content-Type-Options": "nosniff"}
+    if item.storage_class == "file" and whole_file:
+        headers["Content-Disposition"] = disposition(item.name or item.id, media)
     if wanted is None:
         headers["Content-Length"] = str(size)
         return StreamingResponse(chunks, media_type=media, headers=headers)
@@ -137,6 +155,14 @@ def _as_range_header(start: int | None, end: int | None) -> str:
     if end is not None and end <= first:
         raise InvalidInput(f"an empty byte range [{first}, {end}): end must be past start")
     return f"bytes={first}-" + ("" if end is None else str(end - 1))
+
+
+def disposition(name: str, media: str) -> str:
+    """``inline`` for a type in ``INLINE_SAFE``, else ``attachment``, with the file's name."""
+    named = _inline(name)
+    if media.split(";")[0].strip().lower() in INLINE_SAFE:
+        return named
+    return "attachment" + named[len("inline") :]
 
 
 def _inline(name: str) -> str:

@@ -65,7 +65,8 @@ class Viewer:
 
     @property
     def may_review(self) -> bool:
-        return self.key.allows("review") or not self.key.agent
+        # Principal.may_decide, for the key's own proposals
+        return self.key.allows("review") or (self.key.allows("write") and not self.key.agent)
 
     def require(self, permission: Permission) -> None:
         self.key.require(permission)
