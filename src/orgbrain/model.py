@@ -335,6 +335,7 @@ class SearchResult:
     hits: tuple[Hit, ...]
     verdict: Verdict
     reason: str
+    """Why, with the gate's numbers (for logs, evaluations and ``--json``)."""
     top_score: float
     plan: str
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -348,6 +349,9 @@ class SearchResult:
     window: str = ""
     """The query's time as read, and the days it stands for ("last week:
     2026-11-23..2026-11-29"); empty when it names none (``retrieve.when``)."""
+    why: str = ""
+    """Why, in words a reader understands, with no number (``retrieve.grounds``): what
+    every transport shows."""
 
     @property
     def speak(self) -> bool:
