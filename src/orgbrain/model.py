@@ -604,6 +604,7 @@ class TurnContext:
     tokens: int
     decision: Decision
     reason: str
+    """Why, with the search's numbers (for the turn log and ``--json``)."""
     top_score: float = 0.0
     scores: tuple[float, ...] = ()
     dropped_anchors: tuple[str, ...] = ()
@@ -611,6 +612,8 @@ class TurnContext:
     event_id: int | None = None
     budget: int = 0
     error: str | None = field(default=None, repr=False)
+    why: str = ""
+    """Why, in words a reader understands (``SearchResult.why``), with no score."""
 
 
 # -- write-back ---------------------------------------------------------------------------

@@ -172,7 +172,8 @@ def _read(
 
 
 def _label(label: str) -> str:
-    label = " ".join(label.split())
+    # A section's label is its breadcrumb: its own heading is what a reader knows it by.
+    label = " ".join(label.split()).rsplit(" > ", 1)[-1]
     return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
 
