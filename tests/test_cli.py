@@ -157,7 +157,7 @@ def test_add_a_folder_then_index_pending(run: Invoke, corpus: Path) -> None:
     assert all(i["id"] in table for i in pending) and "pending" in table
 
     # Adding before indexing is not knowing: nothing to say yet.
-    assert "nothing to say" in ok(run("search", "who owns billing")).stdout
+    assert "Nothing answers" in ok(run("search", "who owns billing")).stdout
 
     indexed = ok(run("index", "--pending"))
     assert indexed.stdout.count("indexed ") == 5
