@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -156,7 +157,7 @@ def test_add_a_folder_then_index_pending(run: Invoke, corpus: Path) -> None:
     assert all(i["id"] in table for i in pending) and "pending" in table
 
     # Adding before indexing is not knowing: nothing to say yet.
-    assert "nothing to say" in ok(run("search", "who owns billing")).stdout
+    assert "Nothing answers" in ok(run("search", "who owns billing")).stdout
 
     indexed = ok(run("index", "--pending"))
     assert indexed.stdout.count("indexed ") == 5
@@ -278,7 +279,10 @@ def test_items_filters_by_class_and_kind(run: Invoke, corpus: Path) -> None:
 def test_search_shows_hits_with_citations(run: Invoke, corpus: Path) -> None:
     add_one(run, corpus / "handbook.md", "--index")
     text = ok(run("search", "who owns the billing service?")).stdout
-    assert text.startswith("1. ") and "Priya" in text
+    why, first = text.splitlines()[:2]
+    # Why first, in words: the hit that answers and what it holds, not the gate's numbers.
+    assert why.startswith('Answers: "') and "'billing'" in why and "cosine" not in text
+    assert first.startswith("1. ") and "Priya" in text
     assert "matched words and meaning" in text and "score" not in text  # plain words
     assert "Billing" in text and "bytes " in text  # Citation.describe()
 
@@ -307,8 +311,10 @@ def test_the_default_plan_comes_from_orgbrain_plan(run: Invoke) -> None:
 def test_search_says_why_it_is_silent(run: Invoke) -> None:
     ok(run("note", "The billing service is owned by Priya Raman."))
     text = ok(run("search", "yo")).stdout
-    assert text.startswith("nothing to say: ")
-    assert as_json(run("search", "yo", "--json"))["hits"] == []
+    assert text.startswith("Nothing answers: the closest ") and not re.search(r"\d\.\d", text)
+    said = as_json(run("search", "yo", "--json"))
+    assert said["hits"] == [] and said["why"] == text.strip()
+    assert "floor" in said["reason"]  # the numbers, for whoever wants them
 
 
 def test_search_rejects_a_bad_plan_and_k(run: Invoke) -> None:
@@ -543,3 +549,34 @@ def test_a_mistyped_brain_path_is_an_error_not_a_new_brain(tmp_path: Path) -> No
         assert result.exit_code == 3, result.output
         assert f"no brain at {where}" in result.stderr and "orgbrain init" in result.stderr
     assert not where.exists() and not where.parent.exists()
+
+
+def test_forget_and_the_progress_bar_count_one_section_as_one(run: Invoke, corpus: Path) -> None:
+    """They said "(and 1 sections)" and "1 sections"."""
+    oncall = add_one(run, corpus / "oncall.txt", "--index")  # one short text: one section
+    said = ok(run("forget", oncall["id"], "--reason", "stale")).stdout
+    assert "(and 1 section)" in said, said
+    # The bar draws only on a terminal: a real one (a pty) for a child that advances it.
+    code = (
+        "import time\nfrom orgbrain.cli.progress import work_progress\n"
+        "with work_progress(100, 'indexing') as advance:\n"
+        "    advance(50, 1); time.sleep(0.5)\n"
+    )
+    drawn = in_terminal([sys.executable, "-c", code])
+    assert "1 section " in drawn and "1 sections" not in drawn, drawn
+
+
+def in_terminal(argv: list[str]) -> str:
+    """What ``argv`` writes to a pseudo-terminal (stdout and stderr both)."""
+    import pty
+
+    main, child = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120", "TERM": "xterm"}
+    subprocess.run(argv, stdin=child, stdout=child, stderr=child, env=env, check=True, timeout=60)
+    os.close(child)
+    out = b""
+    with contextlib.suppress(OSError):  # EIO: the child's end is closed and read dry
+        while chunk := os.read(main, 65536):
+            out += chunk
+    os.close(main)
+    return out.decode("utf-8", "replace")

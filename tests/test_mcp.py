@@ -5,6 +5,7 @@ and on PostgreSQL + S3 (the ``backend`` fixture)."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -108,8 +109,12 @@ async def exercise(alice: Client, bob: Client, s: Seeded, alice_run: str) -> Non
         assert t.annotations is not None
         assert t.annotations.read_only_hint == TOOLS[t.name].read_only
 
-    hits = (await call(bob, "brain_search", {"query": "who owns billing", "k": 3}))["hits"]
+    found = await call(bob, "brain_search", {"query": "who owns billing", "k": 3})
+    hits = found["hits"]
     assert hits and hits[0]["citation"]["text"] and len(hits) <= 3
+    # Why, in words an agent can pass on; the gate's numbers stay in ``reason``.
+    assert found["why"].startswith('Answers: "') and "'billing'" in found["why"]
+    assert not re.search(r"\d\.\d|cosine", found["why"]) and "cosine" in found["reason"]
 
     mine = await call(
         alice,

@@ -380,7 +380,14 @@ def test_the_search_page_shows_the_verdict_and_why(served: Served) -> None:
     t0 = time.monotonic()
     r = c.get("/ui/search", params={"q": "yo"})
     assert r.status_code == 200 and 'data-verdict="none"' in r.text
-    assert "The brain has nothing to say." in r.text and "Why:" in r.text
+    assert "The brain has nothing to say." in r.text
+    # Why in words; the gate's numbers only in the line's title, for whoever hovers.
+    why = re.search(r'<p class="why" title="([^"]*)">(.*?)</p>', r.text, re.S)
+    assert why is not None and "floor" in why.group(1)
+    assert "Why:</span> Nothing answers: the closest " in why.group(2)
+    assert not re.search(r"\d\.\d|cosine|gate:", why.group(2))
+    r = c.get("/ui/search", params={"q": "who owns billing?"})
+    assert "Why:</span> Answers: &#34;" in r.text or "Why:</span> Answers: &quot;" in r.text
     assert time.monotonic() - t0 < 10
 
 

@@ -149,7 +149,7 @@ def build_turn(
         plan = get_plan(ctx.settings.plan)
         result = Searcher(ctx).search(asked.query[:4000], plan, k=p.max_items)
         scores = tuple(round(h.score, 6) for h in result.hits)
-        top, verdict, reason = result.top_score, result.verdict, result.reason
+        top, verdict, reason, why = result.top_score, result.verdict, result.reason, result.why
         taken = {c.item.id for c in candidates}
         best = result.hits[0].score if result.hits else 0.0
         candidates += [
@@ -159,18 +159,23 @@ def build_turn(
         ]
     else:
         reason = "empty message: no search"
+        why = "The message is empty: nothing to search"
     text, items, tokens = render_block(
         candidates[: p.max_items], p.token_budget, tokenizer, p.body_chars
     )
     if items:
         n_anchors = sum(1 for i in items if i.origin == "anchor")
         reason = f"anchors: {n_anchors}, hits: {len(items) - n_anchors}; search: {reason}"
+        if n_anchors:
+            given = "the anchor" if n_anchors == 1 else f"the {n_anchors} anchors"
+            why = f"Gave {given} asked for. {why}"
     turn = TurnContext(
         text=text,
         items=items,
         tokens=tokens,
         decision="injected" if items else "nothing",
         reason=reason,
+        why=why,
         top_score=round(top, 6),
         scores=scores,
         dropped_anchors=tuple(d["id"] for d in asked.dropped),
@@ -186,6 +191,7 @@ def _failed(exc: Exception, asked: _Asked, p: InjectPolicy) -> TurnContext:
         tokens=0,
         decision="failed",
         reason=f"failed: {type(exc).__name__}: {exc}",
+        why="The search failed, so the turn goes on without memories",
         dropped_anchors=tuple(d["id"] for d in asked.dropped),
         budget=p.token_budget,
         error=f"{type(exc).__name__}: {exc}",
@@ -204,6 +210,7 @@ def _log_turn(
         "dropped_anchors": asked.dropped,
         "decision": turn.decision,
         "reason": turn.reason,
+        "why": turn.why,
         "verdict": verdict,
         "top_score": turn.top_score,
         "scores": list(turn.scores),

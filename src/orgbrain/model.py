@@ -335,6 +335,7 @@ class SearchResult:
     hits: tuple[Hit, ...]
     verdict: Verdict
     reason: str
+    """Why, with the gate's numbers (for logs, evaluations and ``--json``)."""
     top_score: float
     plan: str
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -348,6 +349,9 @@ class SearchResult:
     window: str = ""
     """The query's time as read, and the days it stands for ("last week:
     2026-11-23..2026-11-29"); empty when it names none (``retrieve.when``)."""
+    why: str = ""
+    """Why, in words a reader understands, with no number (``retrieve.grounds``): what
+    every transport shows."""
 
     @property
     def speak(self) -> bool:
@@ -600,6 +604,7 @@ class TurnContext:
     tokens: int
     decision: Decision
     reason: str
+    """Why, with the search's numbers (for the turn log and ``--json``)."""
     top_score: float = 0.0
     scores: tuple[float, ...] = ()
     dropped_anchors: tuple[str, ...] = ()
@@ -607,6 +612,8 @@ class TurnContext:
     event_id: int | None = None
     budget: int = 0
     error: str | None = field(default=None, repr=False)
+    why: str = ""
+    """Why, in words a reader understands (``SearchResult.why``), with no score."""
 
 
 # -- write-back ---------------------------------------------------------------------------

@@ -174,7 +174,7 @@ def context(
         return
     if ctx.text:
         click.echo(ctx.text)
-    summary = f"{ctx.decision}: {ctx.reason} · {ctx.tokens}/{ctx.budget} tokens"
+    summary = f"{ctx.decision}: {ctx.why or ctx.reason} · {ctx.tokens}/{ctx.budget} tokens"
     click.echo(f"{summary} · {len(ctx.items)} items · {ctx.latency_ms:.0f} ms", err=True)
 
 
@@ -192,7 +192,7 @@ def log(
         echo_json({"turns": turns})
         return
     table = Table(title="turns, newest first")
-    for name in ("at", "actor", "decision", "items", "tokens", "top", "ms", "query"):
+    for name in ("at", "actor", "decision", "items", "tokens", "ms", "query", "why"):
         table.add_column(name, overflow="fold")
     for t in turns:
         injected = t.get("injected")
@@ -202,9 +202,10 @@ def log(
             Text(str(t.get("decision", ""))),
             str(len(injected) if isinstance(injected, list) else 0),
             str(t.get("tokens", 0)),
-            f"{float(str(t.get('top_score') or 0)):.4f}",
             f"{float(str(t.get('latency_ms') or 0)):.0f}",
             Text(snippet(str(t.get("query", "")), 80)),
+            # A turn logged before ``why`` was has only the technical reason.
+            Text(str(t.get("why") or t.get("reason", ""))),
         )
     console().print(table)
 

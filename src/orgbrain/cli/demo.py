@@ -7,13 +7,14 @@ from importlib import resources
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from ..settings import Settings
 from ..views import IndexReportView, ItemView, SearchResultView
 from . import app
 from .app import CliState, json_option
 from .deriving import derive_files
-from .render import console, echo_json, match_reason, plural, silence_reason
+from .render import console, echo_json, match_reason, plural, why_text
 
 __all__ = ["COMMANDS", "demo"]
 
@@ -77,6 +78,7 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
 
         result = brain.search(question, k=3)
         say(f"\n[bold]4. ask[/bold] again: {question!r}  (verdict: {result.verdict})")
+        say(f"   {escape(why_text(result))}")
         for n, hit in enumerate(result.hits, start=1):
             say(f"\n   [{n}] {hit.citation.describe()}  ({match_reason(hit)})")
             cited = b"".join(brain.read_file(hit.item.id)).decode("utf-8", "replace")
@@ -84,7 +86,7 @@ def demo(ctx: click.Context, path: Path, question: str) -> None:
                 say(f"       │ {line}", markup=False)
         small = brain.search("yo")
         said = plural(len(small.hits), "hit")
-        say(f"\n[bold]5. small talk[/bold] 'yo' → {said}: {silence_reason(small)}")
+        say(f"\n[bold]5. small talk[/bold] 'yo' → {said}: {escape(why_text(small))}")
         say(f"\nTry: orgbrain --brain {path} search \"what does 'the migration' mean?\"")
         say(f"Or in a browser: orgbrain serve --brain {path}, then open the address it prints")
         if as_json:

@@ -18,7 +18,7 @@ from ..model import STORAGE_CLASSES, StorageClass
 from ..views import ForgottenView, ItemPage, ItemView
 from .app import CliState, json_option
 from .options import report_derivation, resolve_wait, wait_options, write_options
-from .render import console, echo_json, item_panel, items_table, sections_table
+from .render import console, echo_json, item_panel, items_table, plural, sections_table
 
 __all__ = ["COMMANDS", "init", "items", "note", "read", "show"]
 
@@ -264,7 +264,7 @@ def _forget_command(erase: bool) -> click.Command:
             echo_json(ForgottenView.of(done))
             return
         what = "erased" if done.erased else "forgotten"
-        extra = f" (and {done.items - 1} sections)" if done.items > 1 else ""
+        extra = f" (and {plural(done.items - 1, 'section')})" if done.items > 1 else ""
         click.echo(f"{what}: {done.item_id}{extra} · audit record {done.event_id}")
 
     return command

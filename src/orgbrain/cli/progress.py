@@ -16,6 +16,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from .render import plural
+
 __all__ = ["progress", "work_progress"]
 
 Step = Callable[[str], None]
@@ -64,7 +66,7 @@ def work_progress(
     bar = Progress(
         TextColumn("{task.description}", markup=False),
         BarColumn(),
-        TextColumn("{task.fields[sections]} sections", markup=False),
+        TextColumn("{task.fields[sections]}", markup=False),
         TimeElapsedColumn(),
         TextColumn("ETA", markup=False),
         TimeRemainingColumn(),
@@ -72,12 +74,12 @@ def work_progress(
         transient=True,
     )
     with bar:
-        task = bar.add_task(description, total=total_bytes, sections=0)
+        task = bar.add_task(description, total=total_bytes, sections=plural(0, "section"))
         counted = 0.0
 
         def advance(nbytes: float, sections: float) -> None:
             nonlocal counted
             counted += sections
-            bar.update(task, advance=nbytes, sections=round(counted))
+            bar.update(task, advance=nbytes, sections=plural(round(counted), "section"))
 
         yield advance

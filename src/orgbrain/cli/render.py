@@ -184,11 +184,12 @@ def report_line(report: IndexReport) -> Text:
 
 
 def search_text(result: SearchResult) -> list[Text]:
-    """Hits by rank, each with why in plain words; scores and the gate's reasoning stay in
-    ``--json`` (a score such as 0.0325 means nothing to a person)."""
+    """Why the brain answered or not, then the hits by rank, each with why in plain words;
+    scores and the gate's reasoning stay in ``--json`` (a score such as 0.0325 means
+    nothing to a person)."""
     if not result.hits:
-        return [Text(f"nothing to say: {silence_reason(result)}")]
-    lines: list[Text] = []
+        return [Text(why_text(result))]
+    lines: list[Text] = [Text(why_text(result), style="dim")]
     if result.mode == "as_of" and result.as_of is not None:
         lines.append(Text(f"as the brain believed on {result.as_of:%Y-%m-%d}", style="dim"))
     if result.window:
@@ -240,9 +241,7 @@ def match_reason(hit: Hit) -> str:
     return match_reason_of(hit.ranks)
 
 
-def silence_reason(result: SearchResult) -> str:
-    if result.reason == "no candidates":
-        return "the brain holds nothing on this yet"
-    if result.reason.startswith("best fused score"):
-        return "what it holds is too far from the question"
-    return "what it holds does not answer this (it is about other people or things)"
+def why_text(result: SearchResult) -> str:
+    """Why the brain answered or stayed silent, in words (``SearchResult.why``; the
+    technical reason from a server that does not send one)."""
+    return result.why or result.reason

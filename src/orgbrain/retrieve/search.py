@@ -16,6 +16,7 @@ from .evidence import EVIDENCE, hit_evidence
 from .freshness import NEWER, age_days, by_topic, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
+from .grounds import Grounds, grounds_of, plain_reason
 from .learned import LinearRanker, Signals, features, reorder
 from .narrow import narrow
 from .plan import SearchPlan, Stream
@@ -29,7 +30,7 @@ from .replacements import (
 )
 from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
 from .terms import query_names, query_terms, topic_words
-from .verdict import HitEvidence, apply_floors, membership
+from .verdict import HitEvidence, Membership, apply_floors, membership
 from .when import Window, read_time
 
 __all__ = ["Candidate", "Searcher", "Trace", "citation_for"]
@@ -132,6 +133,7 @@ class _Decision:
     verdict: Verdict
     reason: str
     trace: Trace
+    grounds: Grounds
 
 
 class Searcher:
@@ -235,6 +237,7 @@ class Searcher:
             hits=hits,
             verdict=verdict,
             reason=reason,
+            why=plain_reason(decision.grounds, verdict),
             top_score=scored[0].score if scored else 0.0,
             plan=plan.name,
             timings_ms=timings,
@@ -447,16 +450,21 @@ class Searcher:
             )
         ]
         keep, verdict, reason = floored.keep, floored.verdict, floored.reason
+        gated: Membership | None = None
         if plan.gate is not None and keep > 0:
             t = time.perf_counter()
-            speak, why = membership(evidence, plan.gate)
+            gated = membership(evidence, plan.gate)
             timings["gate"] = _ms(t)
-            if speak:
-                reason = f"{reason}; {why}"
+            if gated.speak:
+                reason = f"{reason}; {gated.reason}"
             else:
-                keep, verdict, reason = 0, "none", why
+                keep, verdict, reason = 0, "none", gated.reason
         trace = Trace(floored=floored.keep == 0, evidence=tuple(evidence))
-        return _Decision(keep, verdict, reason, trace)
+        read = [(c.item, c.superseded_by) for c in scored[: max(depth, 1)] if c.item]
+        grounds = grounds_of(
+            query, read, evidence, gated, spoke=keep > 0, gate=plan.gate, window=found.window
+        )
+        return _Decision(keep, verdict, reason, trace, grounds)
 
     # -- parts --------------------------------------------------------------------------
 
@@ -701,9 +709,9 @@ def _heirs_support(
     out: dict[str, str] = {}
     for c, e in zip(older, evidence, strict=True):
         heir = c.superseded_by.id if c.superseded_by else ""
-        speak, why = membership([e], plan.gate)
-        if speak and heir not in out:
-            out[heir] = "supersedes a hit that " + re.sub(r"^\w+: hit \d+ ", "", why)
+        said = membership([e], plan.gate)
+        if said.speak and heir not in out:
+            out[heir] = "supersedes a hit that " + re.sub(r"^\w+: hit \d+ ", "", said.reason)
     return out
 
 

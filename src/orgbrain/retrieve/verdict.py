@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from ..model import Verdict
 from .plan import Gate
 
-__all__ = ["Floored", "HitEvidence", "apply_floors", "membership"]
+__all__ = ["Floored", "HitEvidence", "Membership", "Rule", "apply_floors", "membership"]
+
+Rule = Literal["matches", "close_alone", "some_name", "graph", "no_hits", "unmatched"]
+"""Which of the gate's rules decided (``membership``): one that let a hit speak, or why
+none did (no hits at all, or none of them matched)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,42 +83,56 @@ class HitEvidence:
         return self.cosine >= gate.plain_cosine
 
 
-def membership(evidence: Sequence[HitEvidence], gate: Gate) -> tuple[bool, str]:
+class Membership(NamedTuple):
+    """The gate's decision: whether it speaks, why with its numbers (for the turn log and
+    ``--json``), and which hit (its index among the evidence) and rule decided, from which
+    ``retrieve.grounds`` says why in words."""
+
+    speak: bool
+    reason: str
+    hit: int | None
+    rule: Rule
+
+
+def membership(evidence: Sequence[HitEvidence], gate: Gate) -> Membership:
     """Whether one of the first ``gate.depth`` hits matches (``HitEvidence.matches``, near
     the best cosine: ``HitEvidence.near``), is close alone, speaks of one of several names
-    (``HitEvidence.some_name``) or has the graph's support, and why, in words for the
-    turn log."""
+    (``HitEvidence.some_name``) or has the graph's support, and why."""
     top = list(evidence[: gate.depth])
     best_cos = max((e.cosine for e in top if e.cosine is not None), default=None)
     for n, e in enumerate(top, start=1):
         if e.matches(gate) and e.near(best_cos, gate):
             cos = "-" if e.cosine is None else f"{e.cosine:.2f}"
-            return True, f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
+            why = f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
+            return Membership(True, why, n - 1, "matches")
     for n, e in enumerate(top[: gate.plain_depth], start=1):
         if e.close_alone(gate):
-            return True, f"gate: hit {n} is close and mentions the names (cosine {e.cosine:.2f})"
+            why = f"gate: hit {n} is close and mentions the names (cosine {e.cosine:.2f})"
+            return Membership(True, why, n - 1, "close_alone")
     for n, e in enumerate(top, start=1):
         if e.some_name(gate):
-            return True, (
+            why = (
                 f"gate: hit {n} mentions one of the query's {e.names_asked} names "
                 f"(cosine {e.cosine:.2f})"
             )
+            return Membership(True, why, n - 1, "some_name")
     for n, e in enumerate(top, start=1):
         if e.graph is not None:
-            return True, f"graph: hit {n} {e.graph}"
+            return Membership(True, f"graph: hit {n} {e.graph}", n - 1, "graph")
     if not top:
-        return False, "gate: no hits"
+        return Membership(False, "gate: no hits", None, "no_hits")
     unnamed = sum(1 for e in top if not e.names)
     asking = sum(1 for e in top if e.asks)
     far = sum(1 for e in top if e.matches(gate) and not e.near(best_cos, gate))
     best_cov = max(e.coverage for e in top)
     cos = "-" if best_cos is None else f"{best_cos:.2f}"
     behind = f", {far} match {gate.near_best} or more below the best cosine" if far else ""
-    return False, (
+    why = (
         f"relevance floor: none of the top {len(top)} hits names the query's names with "
         f"cosine >= {gate.min_cosine} or terms >= {gate.min_coverage:.0%} (best cosine {cos}, "
         f"best terms {best_cov:.0%}, {unnamed} miss a name, {asking} only ask{behind})"
     )
+    return Membership(False, why, None, "unmatched")
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,8 @@ class TurnContextView(View):
     """Read injection for one turn; the items' bodies are in the block, not beside it."""
 
     decision: Decision
-    reason: str = Field(description="Why the brain spoke or stayed quiet")
+    why: str = Field(default="", description="Why the brain spoke or stayed quiet, in words")
+    reason: str = Field(description="The same with the search's scores, for debugging")
     text: str = Field(description="The block to put before the turn; empty for none")
     tokens: int
     budget: int
@@ -90,6 +91,7 @@ class TurnContextView(View):
     def of(cls, ctx: TurnContext) -> TurnContextView:
         return cls(
             decision=ctx.decision,
+            why=ctx.why,
             reason=ctx.reason,
             text=ctx.text,
             tokens=ctx.tokens,

@@ -165,7 +165,15 @@ class SearchResultView(View):
     query: str
     hits: list[HitView]
     verdict: Verdict
-    reason: str
+    why: str = Field(
+        default="",
+        description="Why the brain answered or stayed silent, in words: the hit that "
+        "answered and what it holds, or the closest one and what it lacks",
+    )
+    reason: str = Field(
+        description="The same with the gate's rules and numbers (cosines, term shares, "
+        "floors), for debugging"
+    )
     top_score: float
     plan: str
     speak: bool
@@ -189,6 +197,7 @@ class SearchResultView(View):
             query=r.query,
             hits=[HitView.of(h, body_chars=body_chars) for h in r.hits],
             verdict=r.verdict,
+            why=r.why,
             reason=r.reason,
             top_score=r.top_score,
             plan=r.plan,
@@ -207,6 +216,7 @@ class SearchResultView(View):
             hits=tuple(h.to_model() for h in self.hits),
             verdict=self.verdict,
             reason=self.reason,
+            why=self.why,
             top_score=self.top_score,
             plan=self.plan,
             timings_ms=dict(self.timings_ms),

@@ -1,0 +1,194 @@
+"""Why the brain spoke or stayed silent, in words a reader understands.
+
+The gate decides on cosines and term shares (``verdict.membership``), and its reason says
+so with its numbers: right for a log, meaningless to a person ("cosine >= 0.35 or terms
+>= 50%"). ``grounds_of`` reads what decided (the hit, the rule, the question's words it
+holds and misses) into ``Grounds``; ``plain_reason`` says it in one sentence, with no
+number in it. Every transport shows that sentence (``SearchResult.why``); the technical
+reason stays in ``SearchResult.reason``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from ..model import ItemSketch, Verdict
+from .evidence import TIME_SLACK
+from .plan import Gate
+from .terms import asked_names, content_terms, holds_any, query_names, query_terms, text_stems
+from .verdict import HitEvidence, Membership, Rule
+from .when import Window
+
+__all__ = ["Grounds", "grounds_of", "plain_reason"]
+
+Ground = Rule | Literal["ranked", "empty", "too_far"]
+"""The gate's rule, or: ``ranked`` (a plan with no gate spoke by score alone), ``empty``
+(nothing was found), ``too_far`` (the score floor: nothing found was near)."""
+
+LABEL_CHARS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Grounds:
+    """What decided a search's verdict, as a reader would be told it.
+
+    ``label`` and ``noun``: the hit that answered, or the closest one when none did (its
+    label and its class: note, section, file); ``shared`` and ``missing``: the question's
+    words it holds and lacks, as the question wrote them; ``names``: the question's names
+    it holds, ``unnamed``: those it does not; ``asks``: it only asks about the thing;
+    ``far``: it would answer, but the hits closest to the question are about something
+    else; ``graph``: what the typed graph says it states; ``window``: the question's time,
+    which the hit's date falls in; ``replaced_by``: the label of what has since replaced it.
+    """
+
+    ground: Ground
+    label: str = ""
+    noun: str = "note"
+    shared: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    unnamed: tuple[str, ...] = ()
+    asks: bool = False
+    far: bool = False
+    graph: str = ""
+    window: str = ""
+    replaced_by: str = ""
+
+
+def grounds_of(
+    query: str,
+    read: Sequence[tuple[ItemSketch, ItemSketch | None]],
+    evidence: Sequence[HitEvidence],
+    gated: Membership | None,
+    *,
+    spoke: bool,
+    gate: Gate | None,
+    window: Window | None = None,
+) -> Grounds:
+    """The grounds of a verdict on ``query``: ``read`` are the hits the gate read, the
+    closest first, each with what has since replaced it (or None); ``evidence`` is the
+    gate's reading of them, ``gated`` its decision: None when the gate did not decide, as
+    when the plan has none and the score floors kept hits (``spoke``) or the floors left
+    none to decide on."""
+    if not read:
+        return Grounds("empty")
+    if gated is None:
+        item, newer = read[0]
+        if not spoke:
+            return Grounds("too_far", _label(item.label), item.storage_class)
+        return _read(query, item, "ranked", window, newer)
+    if gated.hit is not None:
+        item, newer = read[gated.hit]
+        g = _read(query, item, gated.rule, window, newer)
+        graph = evidence[gated.hit].graph if gated.rule == "graph" else None
+        return g if graph is None else replace(g, graph=graph)
+    # None answered: the closest is the hit holding most of the question, else the first.
+    top = list(evidence[: len(read)])
+    n = max(range(len(top)), key=lambda i: (top[i].coverage, -i)) if top else 0
+    g = _read(query, read[n][0], gated.rule, None, None)
+    e = top[n] if top else None
+    best = max((x.cosine for x in top if x.cosine is not None), default=None)
+    far = bool(e and gate and e.matches(gate) and not e.near(best, gate))
+    return replace(g, asks=bool(e and e.asks), far=far)
+
+
+def plain_reason(g: Grounds, verdict: Verdict) -> str:
+    """``g`` in one sentence: "Answers: ...", "Close but not an answer: ...", "Nothing
+    answers: ...", or, for a conflict, "The best answers disagree: ..."."""
+    closest = f'the closest {g.noun}, "{g.label}",'
+    if g.ground == "empty" or g.ground == "no_hits":
+        return "Nothing answers: the brain holds nothing on this yet"
+    if g.ground == "too_far":
+        return f"Nothing answers: {closest} is far from what was asked"
+    if g.ground == "unmatched":
+        if g.asks:
+            return f"Nothing answers: {closest} only asks about it"
+        if g.unnamed:
+            return f"Nothing answers: {closest} does not name {_words(g.unnamed, 'or')}"
+        if g.far:
+            return (
+                f'Close but not an answer: "{g.label}" names what was asked, but the '
+                f"{g.noun}s closest to the question are about something else"
+            )
+        if not g.shared:
+            return f"Nothing answers: {closest} shares no words with the question"
+        if len(g.shared) == 1:
+            return f"Nothing answers: {closest} shares only the word {_quoted(g.shared)}"
+        lacks = f" but not {_words(g.missing, 'or', quote=True)}" if g.missing else ""
+        return f"Close but not an answer: {closest} has {_quoted(g.shared)}{lacks}"
+    head = "The best answers disagree" if verdict == "conflict" else "Answers"
+    said = _answer(g)
+    if g.window and g.ground == "matches" and not g.shared:
+        said = f'"{g.label}" dates from {g.window}, the time asked about'
+    elif g.window:
+        said += f", and dates from {g.window}"
+    if g.replaced_by:
+        said += f'; "{g.replaced_by}" has since replaced it'
+    return f"{head}: {said}"
+
+
+def _answer(g: Grounds) -> str:
+    label = f'"{g.label}"'
+    if g.ground == "graph":
+        if g.graph.startswith("supersedes"):
+            return f"{label} replaces an older {g.noun} that answered this"
+        return f"the brain's graph records that {label} {g.graph}"
+    if g.ground == "close_alone":
+        return f"{label} is close to the question and mentions {_words(g.names, 'and')}"
+    if g.ground == "some_name":
+        return f"{label} mentions {_words(g.names, 'and')}, whom the question asks about"
+    if g.ground == "ranked":
+        return f"{label} is the closest match"
+    if g.shared:
+        return f"{label} mentions {_quoted(g.shared)}"
+    return f"{label} is about what was asked"
+
+
+def _read(
+    query: str, item: ItemSketch, ground: Ground, window: Window | None, newer: ItemSketch | None
+) -> Grounds:
+    """What ``item`` holds of ``query``: its words, shared and missing, and its names."""
+    names = query_names(query)
+    required = asked_names(query, names)
+    said_time = set(query_terms(window.phrase)) if window is not None else set()
+    asked = [t for t in content_terms(query_terms(query), names) if t not in said_time]
+    stems = text_stems(f"{item.label}\n{item.body}")
+    held = [t for t in asked if holds_any([t], stems)]
+    timely = window is not None and not window.askers and window.holds(item.when, TIME_SLACK)
+    return Grounds(
+        ground,
+        _label(item.label),
+        item.storage_class,
+        shared=tuple(_as_written(query, t) for t in held),
+        missing=tuple(_as_written(query, t) for t in asked if t not in held),
+        names=tuple(_as_written(query, n) for n in names if holds_any([n], stems)),
+        unnamed=tuple(_as_written(query, n) for n in required if not holds_any([n], stems)),
+        window=window.phrase if timely and window is not None else "",
+        replaced_by="" if newer is None else _label(newer.label),
+    )
+
+
+def _label(label: str) -> str:
+    # A section's label is its breadcrumb: its own heading is what a reader knows it by.
+    label = " ".join(label.split()).rsplit(" > ", 1)[-1]
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+def _as_written(query: str, word: str) -> str:
+    """``word`` (lower-cased by ``query_terms``) as ``query`` spells it."""
+    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", query, re.IGNORECASE)
+    return word if found is None else found.group(0)
+
+
+def _quoted(words: Sequence[str]) -> str:
+    return _words(words, "and", quote=True)
+
+
+def _words(words: Sequence[str], joiner: str, *, quote: bool = False) -> str:
+    shown = [f"'{w}'" if quote else w for w in words]
+    if len(shown) <= 2:
+        return f" {joiner} ".join(shown)
+    return ", ".join(shown[:-1]) + f" {joiner} " + shown[-1]
