@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from orgbrain import Brain, Conflict, NotFound
-from orgbrain.model import Edge, Origin, Proposal, utcnow
+from orgbrain.model import Proposal, utcnow
+from orgbrain.scopes import Visibility
 from tests.backends import Backend
 from tests.toy import HashEmbedder
 
@@ -164,10 +165,11 @@ def test_an_entity_named_by_an_item_forgotten_earlier_goes_with_the_last_one(
     second = brain.add_note("Xavier Erasmoqq signs the payroll.", wait="derived")
     brain.forget(first.id, reason="wrong")
     assert "Xavier Erasmoqq" in entities(brain)  # the second note still names him
-    # A mention a forget before issue 12 left behind does not keep him either.
-    (xavier,) = brain.entity_ids("Xavier Erasmoqq")
-    origin = Origin("human:local", "mention", utcnow())
-    left = Edge("edg_old", brain.workspace, "MENTIONS", first.id, xavier, origin)
-    brain._ctx.store.put_edge(left)
+    # A mention a forget before issue 12 (a tombstone, nothing more) left behind does not
+    # keep him either. (The store refuses a new edge from a forgotten item.)
+    old = brain.add_note("Xavier Erasmoqq approved the payroll.", wait="derived")
+    store = brain._ctx.store
+    store.put_items([(replace(brain.get(old.id), tombstoned_at=utcnow()), None)])
+    assert store.edges_of(brain.workspace, old.id, Visibility.everything(), types=["MENTIONS"])
     brain.forget(second.id, reason="wrong")
     assert "Xavier Erasmoqq" not in entities(brain)
