@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain, Conflict, NotFound
+from orgbrain import Brain, Conflict, NotFound, Settings
 from orgbrain.model import Proposal, utcnow
 from orgbrain.scopes import Visibility
 from tests.backends import Backend
@@ -65,21 +65,28 @@ def test_erase_takes_the_words_out_of_the_graph_and_every_file(brain: Brain) -> 
     assert all(e["item_id"] != secret.id for e in brain.events("derived", limit=100))
 
 
-def test_no_file_of_the_embedded_brain_keeps_an_erased_word(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["tantivy", "fts5"])
+def test_no_file_of_the_embedded_brain_keeps_an_erased_word(tmp_path: Path, engine: str) -> None:
     root = tmp_path / "b"
-    with Brain.open(root, embedder=HashEmbedder()) as brain:
+    # Either keyword engine: tantivy's index lives in memory, rebuilt from the rows (no
+    # folder of its own), beside the FTS5 table both keep up.
+    settings = Settings(brain=root, keyword_engine=engine)
+    with Brain.open(root, embedder=HashEmbedder(), settings=settings) as brain:
         brain.add_note(OTHER, wait="derived")
         secret = brain.add_note(SECRET, wait="derived")
         brain.add_file(b"# Payroll\n\nXavier Erasmoqq signs off.\n", name="x.md", index=True)
         (file,) = brain.items(storage_class="file").items
         assert files_holding(root, b"Erasmoqq")
+        assert brain.search("Erasmoqq", plan="bm25").hits
         brain.erase(secret.id, reason="personal data")
         brain.erase(file.id, reason="personal data")
         # While it is open (its WAL in place) and after.
         assert files_holding(root, b"Erasmoqq") == []
         assert files_holding(root, b"Xavier") == []
         assert brain.search("Quagga payroll", plan="bm25").hits  # the rest still answers
+        assert brain.search("Erasmoqq", plan="bm25").hits == ()
     assert files_holding(root, b"Erasmoqq") == []
+    assert sorted(p.name for p in root.iterdir()) == ["blobs", "brain.sqlite"]
 
 
 def test_a_forgotten_files_name_makes_a_new_item_with_its_own_versions(brain: Brain) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orgbrain import Brain
+from orgbrain import Brain, NotFound
 from orgbrain.derive import derive_key
 from orgbrain.jobs.derive import DeriveJobs
 from orgbrain.jobs.worker import Worker
@@ -174,3 +174,14 @@ def test_erasing_an_entity_takes_its_name_and_the_statements_about_it(brain: Bra
     # The notes that name him are other items: they stay, and so do their other statements.
     assert {brain.get(other.id).body, brain.get(secret.id).body} == {OTHER, SECRET}
     assert [s.item_id for s in brain.statements(about="Quagga payroll service")] == [other.id]
+
+
+def test_a_forgotten_item_can_still_be_erased(brain: Brain) -> None:
+    secret = brain.add_note(SECRET, wait="derived")
+    brain.forget(secret.id, reason="not ours to keep")
+    done = brain.erase(secret.id, reason="personal data after all")
+    assert done.erased
+    row = brain._ctx.store.get_item(brain.workspace, secret.id, EVERYTHING)
+    assert row is not None and row.label == "(erased)" and "Erasmoqq" not in row.body
+    with pytest.raises(NotFound):  # erased once is erased
+        brain.erase(secret.id, reason="again")

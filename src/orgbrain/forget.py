@@ -46,9 +46,9 @@ FINISHED = "finished by the sweep: the forget was interrupted"
 def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False) -> Forgotten:
     """Tombstone ``item_id`` (and its sections) with ``reason``; with ``erase``, also
     delete its raw bytes and extracted text and blank what the row held. Scoped like a
-    write: the reader must see the item and may write its scope. An item forgotten
-    already is forgotten again: whatever an interrupted forget left is finished, and a
-    forgotten item can be erased; an erased one stays erased."""
+    write: the reader must see the item and may write its scope. A forgotten item reads
+    as absent (``NotFound``) but for two things: a forget a crash interrupted is finished
+    by forgetting (or erasing) it again, and a forgotten item can be erased."""
     why = reason.strip() if isinstance(reason, str) else ""
     if not why:
         raise InvalidInput("say why: forgetting needs a reason (it is kept in the log)")
@@ -63,6 +63,9 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
             "from it again on the next index)"
         )
     ctx.write_scope(item.scope)  # Forbidden unless the reader writes where the item lives
+    erasing = erase and not _was_erased(item)
+    if item.tombstoned_at is not None and not erasing and _finished(ctx, item.id):
+        raise NotFound(f"no item {item_id}")  # forgotten once is forgotten
     return _carry_out(ctx, item, why, erase=erase or _was_erased(item))
 
 
@@ -76,8 +79,7 @@ def finish_forgets(ctx: BrainContext, workspaces: list[str]) -> int:
         unfinished = [
             item
             for item in _each(wctx, ItemFilter(forgotten_only=True))
-            if item.storage_class != "section"
-            and not ctx.store.events_after(ws, 0, kinds=["forget"], subject=item.id, limit=1)
+            if item.storage_class != "section" and not _finished(wctx, item.id)
         ]
         for item in unfinished:
             _carry_out(wctx, item, FINISHED, erase=_was_erased(item))
@@ -148,6 +150,13 @@ def _each(ctx: BrainContext, filter: ItemFilter) -> list[Item]:
         if page.next_cursor is None:
             return out
         cursor = page.next_cursor
+
+
+def _finished(ctx: BrainContext, item_id: str) -> bool:
+    """Whether a forget of ``item_id`` got to its end: its ``forget`` event, logged last."""
+    return bool(
+        ctx.store.events_after(ctx.workspace, 0, kinds=["forget"], subject=item_id, limit=1)
+    )
 
 
 def _was_erased(item: Item) -> bool:
