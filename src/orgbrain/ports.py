@@ -69,6 +69,8 @@ class ItemFilter:
     parent_id: str | None = None
     run_id: str | None = None
     tombstoned: bool = False
+    forgotten_only: bool = False
+    """Only tombstoned items (what ``forget.finish_forgets`` looks through)."""
     newest_first: bool = False
     """List in reverse write order (the cursor then pages backwards)."""
 

@@ -1,5 +1,6 @@
-"""Sweep what no committed row names: blobs a crash left between their write and the
-item's commit, and partial writes (temporary files) of puts that never finished.
+"""Sweep what a crash left: forgets it interrupted (``forget.finish_forgets``), blobs no
+committed row names (left between their write and the item's commit), and partial writes
+(temporary files) of puts that never finished.
 
 A blob is in use when an item of its workspace names it: its raw bytes (``blob_key``),
 their version folder (``<item>/<version>/…``, the extracted text beside them included),
@@ -13,15 +14,16 @@ this process began to write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from .context import BrainContext
+from .forget import finish_forgets
 from .model import Item
 from .scopes import Visibility
 from .writes import version_folder
 
-__all__ = ["GRACE", "SweepReport", "sweep_blobs"]
+__all__ = ["GRACE", "SweepReport", "sweep", "sweep_blobs"]
 
 GRACE = timedelta(hours=1)
 Named = list[tuple[str | None, str | None]]
@@ -32,6 +34,16 @@ Named = list[tuple[str | None, str | None]]
 class SweepReport:
     blobs_removed: int
     partial_removed: int
+    forgets_finished: int = 0
+    """Forgets a crash had interrupted, finished first (``forget.finish_forgets``)."""
+
+
+def sweep(ctx: BrainContext, grace: timedelta = GRACE) -> SweepReport:
+    """Every workspace: interrupted forgets finished first (an erase's blobs go with
+    them, at once), then ``sweep_blobs``."""
+    workspaces = ctx.store.workspaces()
+    finished = finish_forgets(replace(ctx, actor="system:sweep"), workspaces)
+    return replace(sweep_blobs(ctx, workspaces, grace), forgets_finished=finished)
 
 
 def sweep_blobs(ctx: BrainContext, workspaces: list[str], grace: timedelta = GRACE) -> SweepReport:

@@ -180,9 +180,9 @@ class Brain(
         self._ctx.store.get_item(self.workspace, "readyz", Visibility.everything())
 
     def sweep(self, grace: timedelta = sweeping.GRACE) -> sweeping.SweepReport:
-        """Remove blobs no committed item names (a crash between a blob's write and its
-        item's commit) and partial writes, older than ``grace``, in every workspace."""
-        return sweeping.sweep_blobs(self._ctx, self._ctx.store.workspaces(), grace)
+        """Finish the forgets a crash interrupted, then remove blobs no committed item
+        names and partial writes older than ``grace``, in every workspace (``sweep.py``)."""
+        return sweeping.sweep(self._ctx, grace)
 
     def warm_up(self) -> None:
         """Load the embedding model now (the first embed loads it; it stays loaded), and

@@ -14,6 +14,7 @@ from ..context import BrainContext
 from ..derive import DERIVE_KIND, DERIVED_CLASSES, derive_item, derive_key
 from ..errors import InvalidInput, NotFound, OrgBrainError, Unavailable
 from ..extraction import TIERS, Extractor, default_extractor
+from ..forget import forgotten_since
 from ..model import Item
 from ..ports import ItemFilter, Job
 from .index import Asker
@@ -96,9 +97,12 @@ class DeriveJobs:
         self, ctx: BrainContext, job: Job, extractor: Extractor, known: list[tuple[str, str]]
     ) -> tuple[Outcome, Item | None]:
         """The job's outcome, and the item it derived (None when it derived nothing)."""
+        item_id = str(job.payload.get("item_id", ""))
         try:
-            item = ctx.get(str(job.payload.get("item_id", "")))
+            item = ctx.get(item_id)
         except NotFound as exc:
+            if forgotten_since(ctx, item_id, wrote=False):
+                return Outcome(job.id), None
             return Outcome(job.id, f"{exc.code}: {exc.message}"), None
         if derive_key(item) != job.key or item.tombstoned_at is not None:
             return Outcome(job.id), None  # changed since: its own job derives the new text
@@ -107,6 +111,8 @@ class DeriveJobs:
         except Unavailable as exc:
             return Outcome(job.id, f"{exc.code}: {exc.message}", retry=True), item
         except OrgBrainError as exc:
+            if forgotten_since(ctx, item.id, wrote=True):  # the store refused its copies
+                return Outcome(job.id), None
             return Outcome(job.id, f"{exc.code}: {exc.message}"), item
         return Outcome(job.id), item
 

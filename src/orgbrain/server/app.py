@@ -360,11 +360,12 @@ def _sweep(brain: Brain) -> None:
     except Exception:  # a sweep that fails must not keep the server from starting
         log.warning("the startup sweep failed", exc_info=True)
         return
-    if report.blobs_removed or report.partial_removed:
+    if report.blobs_removed or report.partial_removed or report.forgets_finished:
         log.info(
-            "swept %d unnamed blobs and %d partial writes",
+            "swept %d unnamed blobs and %d partial writes; finished %d interrupted forgets",
             report.blobs_removed,
             report.partial_removed,
+            report.forgets_finished,
         )
 
 

@@ -4,7 +4,7 @@ its event log)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...errors import InvalidInput
@@ -12,6 +12,7 @@ from ...model import Edge
 from ...scopes import Visibility
 from ..records import TABLES
 from .dialect import Connection, Part
+from .forgotten import forgotten_among, refused
 
 __all__ = ["Edges"]
 
@@ -25,9 +26,20 @@ _INSERT = (
 class Edges(Part):
     """Edges (``HAS_SECTION``, ``MENTIONS`` and the rest) and counts."""
 
+    _drop_if_lone: Callable[[Connection, str, str], bool]
+    """``Purge``'s (``purge.py``), on the store that has both parts."""
+
     def put_edge(self, edge: Edge) -> Edge:
+        """The edge (``_put_edge``); ``Conflict`` when an end is a forgotten item
+        (``forgotten.py``). A refused mention's entity goes when nothing else names it:
+        made for this mention, it would keep the forgotten item's words."""
         with self._tx() as conn:
-            return self._put_edge(conn, edge)
+            gone = forgotten_among(conn, self._dialect, edge.workspace, [edge.src, edge.dst])
+            if not gone:
+                return self._put_edge(conn, edge)
+            if edge.type == "MENTIONS" and edge.src in gone:
+                self._drop_if_lone(conn, edge.workspace, edge.dst)
+        raise refused(gone)
 
     def _put_edge(self, conn: Connection, edge: Edge) -> Edge:
         """The edge, or the one already here between its ends with its type and dedupe."""

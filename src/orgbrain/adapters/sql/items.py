@@ -66,7 +66,9 @@ class ItemReads(Part):
             cond, more = d.any_of("class", filter.storage_classes)
             where.append(cond)
             params += more
-        if not filter.tombstoned:
+        if filter.forgotten_only:
+            where.append("tombstoned_at IS NOT NULL")
+        elif not filter.tombstoned:
             where.append("tombstoned_at IS NULL")
         if filter.indexed is not None:
             where.append("indexed = ?")

@@ -1,6 +1,7 @@
 """What forgetting an item takes out of the store besides its own row, for both SQL stores:
 the copies derivation made of its words (statements, mention edges, entities nothing else
-names) and the links that would still point at it.
+names) and the links that would still point at it. A forgotten entity takes the
+statements about it (its subject or object) with it: each says its name.
 
 A forgotten item keeps its own row (tombstoned, for the record), but nothing derived from
 it stays: a statement, an entity's name or a mention's text is a copy of its words that
@@ -57,6 +58,7 @@ class Purge(Part):
                 ).fetchall()
             ]
             self._drop_statements(conn, workspace, ids)
+            self._drop_statements_about(conn, workspace, ids)
             touching, touching_p = d.any_of("dst", ids)
             if erase:
                 conn.execute(
@@ -138,6 +140,32 @@ class Purge(Part):
         if gone:
             self._unlink_statements(conn, workspace, gone)
 
+    def _drop_statements_about(self, conn: Connection, workspace: str, ids: Sequence[str]) -> None:
+        """Drop every statement whose subject or object is one of ``ids`` (a forgotten
+        entity): each says its name, whichever item it was read from."""
+        d = self._dialect
+        subject, subject_p = d.any_of("subject_id", ids)
+        obj, obj_p = d.any_of("object_id", ids)
+        about = [
+            str(r["id"])
+            for r in conn.execute(
+                d.sql(f"SELECT id FROM statements WHERE workspace = ? AND ({subject} OR {obj})"),
+                [workspace, *subject_p, *obj_p],
+            ).fetchall()
+        ]
+        if not about:
+            return
+        mine, mine_p = d.any_of("statement_id", about)
+        conn.execute(
+            d.sql(f"DELETE FROM statement_evidence WHERE workspace = ? AND {mine}"),
+            [workspace, *mine_p],
+        )
+        own, own_p = d.any_of("id", about)
+        conn.execute(
+            d.sql(f"DELETE FROM statements WHERE workspace = ? AND {own}"), [workspace, *own_p]
+        )
+        self._unlink_statements(conn, workspace, about)
+
     def _unlink_statements(self, conn: Connection, workspace: str, gone: list[str]) -> None:
         """What the dropped statements ``gone`` replaced holds again; nothing names them."""
         d = self._dialect
@@ -186,6 +214,13 @@ class Purge(Part):
             )
             params: list[Any] = [workspace, *other_p, workspace, *pointed_p, *own_p]
             conn.execute(d.sql(sql), params)
+
+    def _drop_if_lone(self, conn: Connection, workspace: str, entity_id: str) -> bool:
+        """Drop ``entity_id`` if nothing live names it (``_lone``); whether it went."""
+        if not self._lone(conn, workspace, entity_id):
+            return False
+        self._drop_items(conn, workspace, [entity_id])
+        return True
 
     def _lone(self, conn: Connection, workspace: str, entity_id: str) -> bool:
         """Whether ``entity_id`` is an entity nothing else names: no edge to a live item

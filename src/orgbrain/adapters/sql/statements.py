@@ -14,6 +14,7 @@ from ...model import Edge, Evidence, Item, Statement
 from ...scopes import Visibility
 from ..records import TABLES
 from .dialect import Connection, Part
+from .forgotten import forgotten_among, refused
 
 __all__ = ["Statements"]
 
@@ -38,6 +39,8 @@ class Statements(Part):
     def put_statement(self, statement: Statement) -> tuple[Statement, bool]:
         d, s = self._dialect, statement
         with self._tx() as conn:
+            if gone := forgotten_among(conn, d, s.workspace, [s.item_id]):
+                raise refused(gone)
             cur = conn.execute(
                 d.sql(
                     f"INSERT INTO statements ({', '.join(_STATEMENT)}) "
@@ -53,6 +56,8 @@ class Statements(Part):
 
     def add_evidence(self, workspace: str, statement_id: str, evidence: Evidence) -> bool:
         with self._tx() as conn:
+            if gone := forgotten_among(conn, self._dialect, workspace, [evidence.item_id]):
+                raise refused(gone)
             return self._add_evidence(conn, workspace, statement_id, evidence)
 
     def _add_evidence(
@@ -241,6 +246,8 @@ class Statements(Part):
         ``supersedes`` (once). False when the old item already had a successor."""
         d = self._dialect
         with self._tx() as conn:
+            if gone := forgotten_among(conn, d, edge.workspace, [edge.src, edge.dst]):
+                raise refused(gone)
             self._put_edge(conn, edge)
             cur = conn.execute(
                 d.sql(
