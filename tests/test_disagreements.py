@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from orgbrain import Brain
 from orgbrain.extraction import default_extractor
-from orgbrain.extraction.names import FUNCTION_WORDS
+from orgbrain.extraction.names import FUNCTION_WORDS, names_something
 
 DAY = datetime(2026, 11, 3, tzinfo=UTC)
 
@@ -55,3 +55,10 @@ def test_clause_openers_and_lone_letters_are_no_mentions() -> None:
     assert not {n for n in names if n.casefold() in FUNCTION_WORDS or len(n) < 2}
     assert not any(n.split()[0].casefold() in FUNCTION_WORDS for n in names)
     assert "Trigger cycles" not in names  # a subject, capitalised only as a sentence opens
+
+
+def test_an_acronym_that_spells_a_function_word_is_still_a_name() -> None:
+    assert names_something("IT desk")
+    assert names_something("US office")
+    assert not names_something("It is possible")
+    assert not names_something("To")

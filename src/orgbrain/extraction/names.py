@@ -68,7 +68,8 @@ def names_something(value: str, *, phrase: bool = True) -> bool:
     if len(re.sub(r"\W", "", value)) < 2:
         return False
     head = words[0] if phrase else value
-    return _word(head) not in FUNCTION_WORDS
+    # An acronym is a name, whatever word it spells ("IT desk", "US office", "ON call").
+    return _word(head) not in FUNCTION_WORDS or (head.isupper() and len(head) > 1)
 
 
 def recognisable(found: Found, text: str = "") -> bool:
