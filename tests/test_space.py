@@ -104,6 +104,26 @@ def test_a_brain_without_a_record_adopts_the_embedder_its_vectors_fit(tmp_path: 
     assert _space(root) == EmbeddingSpace("toy-hash", 32)
 
 
+def test_a_brain_recorded_before_prefixes_keeps_its_model_through_the_migration(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "b"
+    with Brain.open(root, embedder=HashEmbedder(32)) as brain:
+        brain.add_note(NOTES[0])
+    with sqlite3.connect(root / "brain.sqlite") as conn:  # as the record was before 0017
+        conn.executescript(
+            "DELETE FROM meta WHERE key = 'embedding_space';"
+            "INSERT INTO meta VALUES ('embedding_model', 'toy-hash');"
+            "DELETE FROM migrations WHERE name = '0017_embedding_space';"
+            "DROP TABLE vectors_next;"
+            "DROP TRIGGER vectors_next_delete; DROP TRIGGER vectors_next_cleared;"
+        )
+    with pytest.raises(Conflict, match=r"toy-hash \(32 dims\).*toy-other \(32 dims\)"):
+        Brain.open(root, embedder=OtherHash(32))
+    Brain.open(root, embedder=HashEmbedder(32)).close()
+    assert _space(root) == EmbeddingSpace("toy-hash", 32)
+
+
 # -- reembed ----------------------------------------------------------------------------
 
 
