@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .context import BrainContext
 from .errors import InvalidInput, Unavailable
 from .graph import backfill_keys
+from .jobs.reembed import embedder_space
 from .model import item_count
 from .ports import BlobStore, Chat, Embedder, JobQueue, Reranker, Store
 from .retrieve.plan import get_plan
@@ -201,7 +202,8 @@ def build_context(
 
     s = settings or Settings()
     get_plan(s.plan)  # an unknown ORGBRAIN_PLAN fails at start, not at the first search
-    store.bind_embedder(embedder.name, embedder.dim)
+    space = embedder_space(embedder)
+    store.bind_embedder(space.model, space.dim, (space.query_prefix, space.passage_prefix))
     backfill_keys(store)  # once, for a brain written before contextual keys (0014)
     return BrainContext(
         store,

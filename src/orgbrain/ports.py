@@ -42,6 +42,7 @@ __all__ = [
     "JobState",
     "JobTiming",
     "Page",
+    "PrefixedEmbedder",
     "QueryEmbedder",
     "Record",
     "RecordKind",
@@ -117,7 +118,10 @@ class RecordPage:
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into unit-length vectors of a fixed dimension."""
+    """Turns texts into unit-length vectors of a fixed dimension. ``name`` names the
+    model (two adapters giving the same vectors give the same name). A model that wants
+    text before queries and passages states it as ``prefixes`` (``PrefixedEmbedder``);
+    an embedder without it puts none."""
 
     @property
     def name(self) -> str: ...
@@ -138,6 +142,14 @@ class QueryEmbedder(Embedder, Protocol):
 
     def embed_query(self, text: str) -> Vector:
         """``text``'s ``(dim,)`` float32 unit vector."""
+        ...
+
+
+@runtime_checkable
+class PrefixedEmbedder(Embedder, Protocol):
+    @property
+    def prefixes(self) -> tuple[str, str]:
+        """(query prefix, passage prefix): e5-style models want ("query: ", "passage: ")."""
         ...
 
 
@@ -209,9 +221,9 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
-    def bind_embedder(self, name: str, dim: int) -> None:
-        """Record the embedding space this store's vectors live in; a model of another
-        dimension is refused with ``Conflict`` instead of mixing vectors."""
+    def bind_embedder(self, name: str, dim: int, prefixes: tuple[str, str] = ("", "")) -> None:
+        """Record the embedding space (``space.py``) this store's vectors live in, or
+        refuse with ``Conflict`` an embedder of another space instead of mixing vectors."""
         ...
 
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:

@@ -42,6 +42,7 @@ from .jobs import JobsFacade
 from .loop import LoopFacade
 from .memory import MemoryFacade
 from .moving import MovingFacade
+from .space import SpaceFacade
 from .writeback import WriteBackFacade
 
 __all__ = ["PASSAGE_AROUND", "WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
@@ -69,6 +70,7 @@ class Brain(
     WriteBackFacade,
     LoopFacade,
     MovingFacade,
+    SpaceFacade,
 ):
     """One workspace's memory, seen by one reader.
 

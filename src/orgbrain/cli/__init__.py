@@ -18,6 +18,7 @@ from . import (
     migrate,
     search,
     serve,
+    space,
     stats,
     writeback,
 )
@@ -41,6 +42,7 @@ for _command in (
     *writeback.COMMANDS,
     *stats.COMMANDS,
     *migrate.COMMANDS,
+    *space.COMMANDS,
 ):
     cli.add_command(_command)
 

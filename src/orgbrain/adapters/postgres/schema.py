@@ -380,6 +380,20 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX statements_successor ON statements (workspace, superseded_by);
         """,
     ),
+    (
+        # Brains recorded only the model and dimension of their first embedder; the
+        # embedding space (space.py) adds its prefixes (none, for every model before this).
+        "0016_embedding_space",
+        """
+        INSERT INTO meta (key, value)
+            SELECT 'embedding_space', json_build_object(
+                'model', coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), ''),
+                'dim', value::int, 'query_prefix', '', 'passage_prefix', '')::text
+            FROM meta WHERE key = 'embedding_dim'
+            ON CONFLICT (key) DO NOTHING;
+        DELETE FROM meta WHERE key = 'embedding_model';
+        """,
+    ),
 )
 
 HNSW_MAX_DIM = 2000

@@ -21,6 +21,7 @@ from ...ids import new_id
 from ...model import Edge, Item, ItemSketch, Origin, StorageClass, utcnow
 from ...ports import ScoredId, Vector
 from ...scopes import Visibility
+from ...space import EmbeddingSpace, check_space, check_stored_width, space_of
 from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
 from ..sql.rows import SKETCH_SELECT
@@ -128,35 +129,32 @@ class PostgresStore(
 
     # -- meta ---------------------------------------------------------------------------
 
-    def bind_embedder(self, name: str, dim: int) -> None:
-        """Record the brain's embedding space (and index its vectors); refuse a model of
-        another dimension."""
+    def bind_embedder(self, name: str, dim: int, prefixes: tuple[str, str] = ("", "")) -> None:
+        """Record the embedding space (``space.py``) when the brain has none (and index
+        its vectors); refuse an embedder of another space than the recorded one."""
+        wanted = space_of(name, dim, prefixes)
         with self._tx() as conn:
             conn.execute(
                 "SELECT pg_advisory_xact_lock(hashtext('orgbrain-bind:' || current_schema()))"
             )
-            rows = {
-                r["key"]: r["value"]
-                for r in conn.execute(
-                    "SELECT key, value FROM meta WHERE key IN ('embedding_dim', 'embedding_model')"
-                )
-            }
-            known = rows.get("embedding_dim")
-            if known is not None:
-                if int(known) != dim:
-                    raise Conflict(
-                        f"embedder {name} has dimension {dim}, but this brain holds "
-                        f"{known}-dim vectors from {rows.get('embedding_model', 'another model')}"
-                    )
-            else:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_space'").fetchone()
+            if row is not None:
+                recorded = EmbeddingSpace.from_json(row["value"])
+            else:  # a new brain, or one written before spaces were recorded
+                first = conn.execute(
+                    "SELECT vector_dims(embedding) AS d FROM item_vectors LIMIT 1"
+                ).fetchone()
+                check_stored_width(first["d"] if first else None, wanted)
                 conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('embedding_dim', %s), "
-                    "('embedding_model', %s)",
-                    (str(dim), name),
+                    "INSERT INTO meta (key, value) VALUES ('embedding_space', %s), "
+                    "('embedding_dim', %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (wanted.to_json(), str(dim)),
                 )
                 for sql in vector_index_sql(dim):
                     conn.execute(sql)
-        self.embedding_dim = dim
+                recorded = wanted
+        check_space(recorded, wanted)
+        self.embedding_dim = recorded.dim
 
     # -- items --------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from .moves import SPACE_MIGRATION
 from .rollups import ROLLUP_MIGRATION
 
 __all__ = ["MIGRATIONS", "migrate"]
@@ -496,6 +497,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    SPACE_MIGRATION,  # the brain's embedding space, and a move's new vectors (moves.py)
 )
 
 

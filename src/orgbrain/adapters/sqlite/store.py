@@ -25,6 +25,7 @@ from .db import Database
 from .graphlog import EdgesAndLog
 from .itemcache import BATCH, ItemCache
 from .keywords import KeywordIndex
+from .moves import SpaceMoves
 from .purge import Purge
 from .rollups import Rollups
 from .rows import (
@@ -68,7 +69,7 @@ _ITEM_SELECT = ", ".join(ITEM_COLUMNS)
 
 
 class SQLiteStore(
-    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer
+    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer, SpaceMoves
 ):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
@@ -123,26 +124,6 @@ class SQLiteStore(
         self._db.close()
         self._keywords.clear()
         self._vectors.clear()
-
-    # -- meta ---------------------------------------------------------------------------
-
-    def bind_embedder(self, name: str, dim: int) -> None:
-        """Record the brain's embedding space; refuse a model of another dimension."""
-        conn = self._conn()
-        row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
-        if row is not None:
-            if int(row[0]) != dim:
-                model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'")
-                known = model.fetchone()
-                raise Conflict(
-                    f"embedder {name} has dimension {dim}, but this brain holds "
-                    f"{row[0]}-dim vectors from {known[0] if known else 'another model'}"
-                )
-            return
-        with self._tx() as c:
-            c.execute("INSERT OR IGNORE INTO meta VALUES ('embedding_dim', ?)", (str(dim),))
-            c.execute("INSERT OR IGNORE INTO meta VALUES ('embedding_model', ?)", (name,))
-        self.embedding_dim = dim
 
     # -- items --------------------------------------------------------------------------
 
