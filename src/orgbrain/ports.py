@@ -704,7 +704,13 @@ class JobQueue(Protocol):
         ...
 
     def claim(
-        self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0
+        self,
+        owner: str,
+        kinds: Sequence[str],
+        *,
+        limit: int = 1,
+        lease_s: float = 60.0,
+        keys: tuple[str, Sequence[str]] | None = None,
     ) -> list[Job]:
         """Atomically take up to ``limit`` ready jobs of ``kinds`` of one workspace, oldest
         first: queued ones whose ``run_after`` has come and running ones whose lease
@@ -713,7 +719,10 @@ class JobQueue(Protocol):
         its claimed or settled jobs of ``kinds``), then the one with the oldest ready job:
         a slow job never holds another workspace's jobs, and workspaces take turns.
         Each job is ``running`` under ``owner`` for ``lease_s`` seconds, its ``attempts``
-        one higher. A job whose lease expired on its last attempt is failed instead."""
+        one higher. A job whose lease expired on its last attempt is failed instead.
+
+        ``keys``, a workspace and keys in it, takes (and fails) only those jobs: a
+        writer waiting for its own writes' jobs leaves every other job to the workers."""
         ...
 
     def extend(self, job_ids: Sequence[str], owner: str, lease_s: float) -> list[str]:

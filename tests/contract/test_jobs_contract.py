@@ -200,6 +200,36 @@ def test_workspaces_take_turns(q: JobQueue, clock: Clock) -> None:
     assert [j.id for j in q.claim("w-1", ["test"], limit=2)] == [j.id for j in bulk[4:6]]
 
 
+def test_a_claim_by_keys_takes_only_those_jobs_of_that_workspace(q: JobQueue, clock: Clock) -> None:
+    """A writer waiting for its own writes' jobs claims them by key: an older backlog, the
+    same keys in another workspace and other kinds stay queued for the workers."""
+    backlog = []
+    for n in range(3):
+        backlog.append(put(q, f"old{n}"))
+        clock.advance(0.001)
+    mine = [put(q, "mine0"), put(q, "mine1")]
+    clock.advance(0.001)
+    twin = put(q, "mine0", ws="w2")
+    put(q, "mine1", kind="elsewhere", ws="w3")
+    wanted = ("w1", ["mine1", "mine0", "absent"])
+    [first] = q.claim("writer", ["test"], keys=wanted, lease_s=5)
+    assert (first.id, first.state, first.lease_owner) == (mine[0].id, "running", "writer")
+    [second] = q.claim("writer", ["test", "elsewhere"], keys=wanted, limit=5)
+    assert second.id == mine[1].id
+    assert q.claim("writer", ["test"], keys=wanted) == []
+    assert q.claim("writer", ["test"], keys=("w1", [])) == []
+    for job in (*backlog, twin):
+        assert q.get(job.id).state == "queued"  # type: ignore[union-attr]
+    # Ordinary claims still take turns: "w1" is busy with the writer's jobs.
+    assert [j.id for j in q.claim("worker", ["test"], limit=10)] == [twin.id]
+    # A claim by keys takes back its own job whose lease expired, not one under a live
+    # lease, and nothing of the backlog.
+    clock.advance(6)
+    [again] = q.claim("writer-2", ["test"], keys=wanted, limit=10)
+    assert (again.id, again.attempts) == (mine[0].id, 2)
+    assert all(q.get(j.id).state == "queued" for j in backlog)  # type: ignore[union-attr]
+
+
 def test_a_held_job_is_not_claimed_again_until_its_lease_expires(
     make_queue: QueueFactory, clock: Clock
 ) -> None:

@@ -114,10 +114,17 @@ class MemoryJobQueue:
         ]
 
     def claim(
-        self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0
+        self,
+        owner: str,
+        kinds: Sequence[str],
+        *,
+        limit: int = 1,
+        lease_s: float = 60.0,
+        keys: tuple[str, Sequence[str]] | None = None,
     ) -> list[Job]:
-        if not kinds or limit < 1:
+        if not kinds or limit < 1 or (keys is not None and not keys[1]):
             return []
+        only = None if keys is None else (keys[0], set(keys[1]))
         with self._lock:
             self._check()
             now = self._clock()
@@ -125,6 +132,8 @@ class MemoryJobQueue:
             ready: list[int] = []
             for i, job in enumerate(self._jobs):
                 if job.kind not in kinds:
+                    continue
+                if only is not None and (job.workspace != only[0] or job.key not in only[1]):
                     continue
                 lease = job.lease_until
                 expired = job.state == "running" and lease is not None and lease <= now

@@ -4,7 +4,7 @@ What an organisation asks its brain is mostly plain: "who owns billing?", "when 
 deploy freeze?". Its facts are short and written every which way: a sentence ("Priya owns
 billing."), a "Label: value" line, a bullet, a handbook or runbook paragraph, a dated
 decision. This eval writes each fact as a note through ``Brain.add_notes``, lets the
-brain derive its graph as the product does (``wait="derived"``), and asks every
+brain derive its graph as the product does (``wait_derived``), and asks every
 question with the plan as shipped (its floors, its gate, its default k), to measure what
 a user gets:
 
@@ -55,6 +55,8 @@ from .report import (
 __all__ = ["FACTS_COLUMNS", "Fact", "FactQuestion", "FactSet", "load_facts", "run_facts"]
 
 DEPTH = 5
+DERIVE_WAIT_S = 3600.0
+"""How long building the brain waits for its notes' derivation."""
 KEY_PREFIX = "fact:"
 DEV_SET = "facts_dev.jsonl"
 FACTS_COLUMNS = (
@@ -170,8 +172,10 @@ def _note(fact: Fact) -> NoteInput:
 def _writer(notes: Sequence[NoteInput]) -> Callable[[Brain], None]:
     def write(brain: Brain) -> None:
         # As the product does: each note acknowledged, then derived (entities,
-        # statements, supersession) before any question is asked.
-        brain.add_notes(notes, wait="derived")
+        # statements, supersession) before any question is asked. The wait is the
+        # product's, with a limit of its own: a large fact set on a busy machine may take
+        # longer than a write's 30 s, and every fact must be derived before it is asked.
+        brain.wait_derived(brain.add_notes(notes), timeout=DERIVE_WAIT_S)
 
     return write
 

@@ -24,34 +24,42 @@ __all__ = ["DeriveJobs", "extractor_for", "known_entities", "wait_derived"]
 
 KNOWN_ENTITIES = 5000
 """The most entities of a workspace the extractor is told about (known names)."""
+CLAIM_KEYS = 500
+"""The most keys one claim of ``wait_derived`` names (SQLite binds few parameters)."""
 
 
 def wait_derived(ctx: BrainContext, items: Sequence[Item], timeout: float = 30.0) -> None:
-    """Block until every item's derivation is done (or failed), doing ready derivation
-    jobs in this thread meanwhile (a worker elsewhere may take some: leases keep any job
-    from running twice). Raises ``Unavailable`` after ``timeout`` seconds, or as soon as a
-    job failed an attempt (it is retried later); the writes themselves were acknowledged
-    before this was called."""
+    """Block until every item's derivation is done (or failed), doing these items' jobs in
+    this thread meanwhile, one at a time, and no other: a backlog queued before (``index
+    --no-wait``, writes that did not wait) is the workers' to do, never billed to this
+    writer. A worker elsewhere may take some of them (leases keep any job from running
+    twice). The deadline is checked after each job, so one job is never cut short: raises
+    ``Unavailable`` once ``timeout`` seconds have passed, or as soon as a job failed an
+    attempt (it is retried later); the writes themselves were acknowledged before this
+    was called."""
     deadline = time.monotonic() + timeout
-    worker = Worker(replace(ctx, principal=None), [DeriveJobs()], name=worker_name())
+    worker = Worker(replace(ctx, principal=None), [DeriveJobs(batch=1)], name=worker_name())
     keys = [derive_key(i) for i in items if i.storage_class in DERIVED_CLASSES]
     queue = ctx.jobs
     while keys and queue is not None:
-        jobs = queue.find(ctx.workspace, keys).values()
-        if all(j.state in ("done", "failed") for j in jobs):
+        pending = [
+            j for j in queue.find(ctx.workspace, keys).values() if j.state in ("queued", "running")
+        ]
+        if not pending:
             return
-        stuck = [j for j in jobs if j.state == "queued" and j.last_error]
+        stuck = [j for j in pending if j.state == "queued" and j.last_error]
         if stuck:
             raise Unavailable(
                 f"derivation of {stuck[0].subject} failed an attempt ({stuck[0].last_error}); "
                 "the write itself is acknowledged and derivation will be retried"
             )
-        if worker.drain().claimed == 0:
-            time.sleep(0.05)
+        mine = (ctx.workspace, [j.key for j in pending[:CLAIM_KEYS]])
+        if worker.run_once(keys=mine).claimed == 0:
+            time.sleep(0.05)  # the rest are held by another worker's live lease
         if time.monotonic() > deadline:
-            pending = sorted(str(j.subject) for j in jobs if j.state in ("queued", "running"))
+            left = sorted(str(j.subject) for j in pending)
             raise Unavailable(
-                f"derivation of {', '.join(pending)} not done within {timeout:g} s; "
+                f"derivation of {', '.join(left)} not done within {timeout:g} s; "
                 "the write itself is acknowledged and derivation goes on"
             )
 

@@ -127,11 +127,16 @@ class Worker:
         assert self.ctx.jobs is not None
         return self.ctx.jobs
 
-    def run_once(self) -> WorkReport:
+    def run_once(self, keys: tuple[str, Sequence[str]] | None = None) -> WorkReport:
+        """One batch per kind; with ``keys`` (a workspace, keys in it), only those jobs."""
         report = WorkReport()
         for handler in self.handlers:
             jobs = self.queue.claim(
-                self.name, [handler.kind], limit=max(1, handler.batch), lease_s=self.lease_s
+                self.name,
+                [handler.kind],
+                limit=max(1, handler.batch),
+                lease_s=self.lease_s,
+                keys=keys,
             )
             if jobs:
                 report.add(self._run(handler, jobs))

@@ -122,9 +122,15 @@ class PostgresJobQueue(Jobs):
         return out
 
     def claim(
-        self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0
+        self,
+        owner: str,
+        kinds: Sequence[str],
+        *,
+        limit: int = 1,
+        lease_s: float = 60.0,
+        keys: tuple[str, Sequence[str]] | None = None,
     ) -> list[Job]:
-        if not kinds or limit < 1:
+        if not kinds or limit < 1 or (keys is not None and not keys[1]):
             return []
         now = self._clock()
         p: dict[str, object] = {
@@ -135,9 +141,14 @@ class PostgresJobQueue(Jobs):
             "error": _LEASE_LOST,
             "limit": limit,
         }
+        ready, only = _READY, ""
+        if keys is not None:
+            only = " AND workspace = %(only_ws)s AND key = ANY(%(only_keys)s)"
+            ready += only
+            p |= {"only_ws": keys[0], "only_keys": list(keys[1])}
         # Idle workers poll: look first without a transaction.
         with self._db.read() as conn:
-            if conn.execute(f"SELECT 1 FROM jobs WHERE {_READY} LIMIT 1", p).fetchone() is None:
+            if conn.execute(f"SELECT 1 FROM jobs WHERE {ready} LIMIT 1", p).fetchone() is None:
                 return []
         with self._db.tx() as conn:
             conn.execute(
@@ -145,7 +156,7 @@ class PostgresJobQueue(Jobs):
                 "lease_until = NULL, finished_at = %(at)s, updated_at = %(at)s "
                 "WHERE pk IN (SELECT pk FROM jobs WHERE state = 'running' "
                 "AND kind = ANY(%(kinds)s) AND lease_until <= %(at)s "
-                "AND attempts >= max_attempts FOR UPDATE SKIP LOCKED)",
+                f"AND attempts >= max_attempts{only} FOR UPDATE SKIP LOCKED)",
                 p,
             )
             # One workspace a claim, so a slow job holds only its own workspace's batch: the
@@ -155,7 +166,7 @@ class PostgresJobQueue(Jobs):
                 str(r["workspace"])
                 for r in conn.execute(
                     "SELECT workspace FROM (SELECT workspace, MIN(run_after) AS oldest, "
-                    f"MIN(pk) AS first FROM jobs WHERE {_READY} GROUP BY workspace) w "
+                    f"MIN(pk) AS first FROM jobs WHERE {ready} GROUP BY workspace) w "
                     "ORDER BY EXISTS (SELECT 1 FROM jobs b WHERE b.workspace = w.workspace "
                     "AND b.state = 'running' AND b.lease_until > %(at)s "
                     "AND b.kind = ANY(%(kinds)s)), (SELECT MAX(s.updated_at) FROM jobs s "
@@ -169,7 +180,7 @@ class PostgresJobQueue(Jobs):
                 picked = [
                     int(r["pk"])
                     for r in conn.execute(
-                        f"SELECT pk FROM jobs WHERE workspace = %(ws)s AND {_READY} "
+                        f"SELECT pk FROM jobs WHERE workspace = %(ws)s AND {ready} "
                         "ORDER BY run_after, pk LIMIT %(limit)s FOR UPDATE SKIP LOCKED",
                         {**p, "ws": workspace},
                     )

@@ -114,23 +114,32 @@ class SQLiteJobQueue(Jobs):
         return out
 
     def claim(
-        self, owner: str, kinds: Sequence[str], *, limit: int = 1, lease_s: float = 60.0
+        self,
+        owner: str,
+        kinds: Sequence[str],
+        *,
+        limit: int = 1,
+        lease_s: float = 60.0,
+        keys: tuple[str, Sequence[str]] | None = None,
     ) -> list[Job]:
-        if not kinds or limit < 1:
+        if not kinds or limit < 1 or (keys is not None and not keys[1]):
             return []
         now = self._clock()
         at, until = job_stamp(now), job_stamp(now + timedelta(seconds=lease_s))
         marks = ", ".join("?" * len(kinds))
+        only, only_args = "", tuple[str, ...]()
+        if keys is not None:
+            only = f" AND workspace = ? AND key IN ({', '.join('?' * len(keys[1]))})"
+            only_args = (keys[0], *keys[1])
         ready = (
             f"kind IN ({marks}) AND ((state = 'queued' AND run_after <= ?) "
-            "OR (state = 'running' AND lease_until <= ?))"
+            f"OR (state = 'running' AND lease_until <= ?)){only}"
         )
+        ready_args = (*kinds, at, at, *only_args)
         # Idle workers poll: look first without the write lock, which other processes and
         # the store's own writes need.
         if (
-            self._conn()
-            .execute(f"SELECT 1 FROM jobs WHERE {ready} LIMIT 1", (*kinds, at, at))
-            .fetchone()
+            self._conn().execute(f"SELECT 1 FROM jobs WHERE {ready} LIMIT 1", ready_args).fetchone()
             is None
         ):
             return []
@@ -139,8 +148,8 @@ class SQLiteJobQueue(Jobs):
                 "UPDATE jobs SET state = 'failed', last_error = ?, lease_owner = NULL, "
                 "lease_until = NULL, finished_at = ?, updated_at = ? "
                 f"WHERE state = 'running' AND kind IN ({marks}) AND lease_until <= ? "
-                "AND attempts >= max_attempts",
-                (_LEASE_LOST, at, at, *kinds, at),
+                f"AND attempts >= max_attempts{only}",
+                (_LEASE_LOST, at, at, *kinds, at, *only_args),
             )
             # One workspace a claim, so a slow job holds only its own workspace's batch: the
             # one with nothing running under a live lease first, then the one served least
@@ -153,7 +162,7 @@ class SQLiteJobQueue(Jobs):
                 "COALESCE((SELECT MAX(s.updated_at) FROM jobs s WHERE s.workspace = "
                 f"w.workspace AND s.state != 'queued' AND s.kind IN ({marks})), ''), "
                 "oldest, first LIMIT 1",
-                (*kinds, at, at, at, *kinds, *kinds),
+                (*ready_args, at, *kinds, *kinds),
             ).fetchone()
             if picked_ws is None:
                 return []
@@ -162,7 +171,7 @@ class SQLiteJobQueue(Jobs):
                 for r in conn.execute(
                     f"SELECT rowid FROM jobs WHERE workspace = ? AND {ready} "
                     "ORDER BY run_after, rowid LIMIT ?",
-                    (picked_ws[0], *kinds, at, at, limit),
+                    (picked_ws[0], *ready_args, limit),
                 )
             ]
             if not rowids:
