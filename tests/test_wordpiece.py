@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import sys
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,25 @@ def test_every_code_point_tokenizes_as_tokenizers_does(
 
 def test_varied_texts_tokenize_as_tokenizers_does(hf: HFTokenizer, wordpiece: WordPiece) -> None:
     _assert_same(hf, wordpiece, _corpus(3000))
+
+
+def test_runs_of_marks_reorder_and_align_as_tokenizers_does(
+    hf: HFTokenizer, wordpiece: WordPiece
+) -> None:
+    # NFD sorts a run of marks by combining class across characters, and tokenizers then
+    # aligns each mark with its place, not its character: offsets show it.
+    marks = [chr(p) for p in range(0x30000) if unicodedata.combining(chr(p))]
+    marks += ["\x07", "\u0f73", "\u0344", "\u00e9", "\u1ea5"]
+    rng = random.Random(4)
+    texts = []
+    for _ in range(3000):
+        letters = [
+            rng.choice("aeiouAEIOUn\u00e7\u00df\u03b1\u0436\u3042\uac00 .\u4e00")
+            + "".join(rng.choices(marks, k=rng.randint(0, 3)))
+            for _ in range(rng.randint(1, 6))
+        ]
+        texts.append(rng.choice(["", rng.choice(marks)]) + "".join(letters))
+    _assert_same(hf, wordpiece, texts)
 
 
 @settings(max_examples=300, deadline=None)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import Unavailable
-from .wordpiece_tables import DROPPED, MARKS, PUNCTUATION
+from .wordpiece_tables import DROPPED, LEADS, MARKS, NONSTARTERS, PUNCTUATION
 
 __all__ = ["WordPiece"]
 
@@ -67,21 +67,74 @@ def _member(ranges: Sequence[tuple[int, int]]) -> Callable[[str], bool]:
 _dropped = _member(DROPPED)
 _mark = _member(MARKS)
 _cjk = _member(_CJK)
+_nonstarter = _member(NONSTARTERS)
 
 
 @functools.cache
-def _normalize_char(c: str) -> str:
-    """BertNormalizer on one character (its steps never look past one)."""
+def _clean_char(c: str) -> str:
+    """BertNormalizer's first two steps on one character: drop, space, or ideograph."""
     if c in "\t\n\r":
         return " "
     if _dropped(c):
         return ""
     if c in _WHITESPACE:
         return " "
-    kept = "".join(d for d in unicodedata.normalize("NFD", c) if not _mark(d))
-    # Lowercased after the accents go, as tokenizers does: "İ" is "i", not "i" + U+0307.
-    lowered = "".join(d.lower() for d in kept)
-    return f" {lowered} " if _cjk(c) else lowered
+    return f" {c} " if _cjk(c) else c
+
+
+@functools.cache
+def _finish_char(c: str) -> str:
+    """The last two steps on one character of the NFD text: accents go, then lowercase
+    (in that order, as tokenizers does: "İ" is "i", not "i" + U+0307)."""
+    return "" if _mark(c) else "".join(d.lower() for d in c)
+
+
+@functools.cache
+def _normalize_char(c: str) -> str:
+    """BertNormalizer on one character; the text's is this, character by character, unless
+    NFD reorders marks across two characters (``_normalize`` then)."""
+    return "".join(map(_finish_char, unicodedata.normalize("NFD", _clean_char(c))))
+
+
+def _ccc(c: str) -> int:
+    return unicodedata.combining(c) if _nonstarter(c) else 0
+
+
+def _normalize(text: str, at: int) -> tuple[str, list[int]]:
+    """BertNormalizer on ``text``, and for each character of the result the index (from
+    ``at``) of the character of ``text`` it came from, as tokenizers aligns them.
+
+    Its NFD sorts each run of marks by combining class, and a mark keeps the alignment
+    of its place, not of its character: each character that starts a decomposition takes
+    the next character of the input in order, each further one of a decomposition the
+    last taken (what ``unicode-normalization-alignments`` does).
+    """
+    if not _REORDERS.search(text):  # no run of marks to sort: one character at a time
+        normal = [_normalize_char(c) for c in text]
+        return "".join(normal), [i for i, n in enumerate(normal, start=at) for _ in n]
+    cleaned = [(d, i) for i, c in enumerate(text, start=at) for d in _clean_char(c)]
+    decomposed: list[tuple[str, bool]] = []  # (character, starts its decomposition)
+    for c, _ in cleaned:
+        parts = unicodedata.normalize("NFD", c)
+        decomposed.extend((d, k == 0) for k, d in enumerate(parts))
+    start = 0
+    while start < len(decomposed):  # sort each run of nonstarters by class (stable)
+        end = start
+        while end < len(decomposed) and _ccc(decomposed[end][0]):
+            end += 1
+        if end - start > 1:
+            decomposed[start:end] = sorted(decomposed[start:end], key=lambda d: _ccc(d[0]))
+        start = end + 1
+    chars: list[str] = []
+    origin: list[int] = []
+    taken = -1
+    for c, first in decomposed:
+        if first or taken < 0:
+            taken += 1
+        finished = _finish_char(c)
+        chars.append(finished)
+        origin.extend([cleaned[taken][1]] * len(finished))
+    return "".join(chars), origin
 
 
 def _char_class(ranges: Sequence[tuple[int, int]]) -> str:
@@ -92,6 +145,8 @@ _PUNCT = _char_class(PUNCTUATION)  # ASCII symbols like $ + < = > ^ ` | ~ includ
 _WS = _char_class([(ord(c), ord(c)) for c in sorted(_WHITESPACE)])
 # A word is a run of neither whitespace nor punctuation, or one punctuation mark.
 _WORDS = re.compile(f"[^{_WS}{_PUNCT}]+|[{_PUNCT}]")
+# A character that decomposes to a mark first: NFD may have marks to sort across characters.
+_REORDERS = re.compile(f"[{_char_class(LEADS)}]")
 _ASCII_NORMAL = str.maketrans(
     {
         **{chr(c): None for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]},
@@ -181,11 +236,12 @@ class WordPiece:
             if special_id is not None:
                 out.append(special_id)
                 continue
-            normal = (
-                segment.translate(_ASCII_NORMAL).lower()
-                if segment.isascii()
-                else "".join(map(_normalize_char, segment))
-            )
+            if segment.isascii():
+                normal = segment.translate(_ASCII_NORMAL).lower()
+            elif _REORDERS.search(segment):
+                normal = _normalize(segment, 0)[0]
+            else:
+                normal = "".join(map(_normalize_char, segment))
             for word in _WORDS.findall(normal):
                 out.extend(piece[0] for piece in self._pieces(word))
         return out
@@ -201,14 +257,8 @@ class WordPiece:
                 offsets.append((at, at + len(segment)))
                 at += len(segment)
                 continue
-            # Each normalized character remembers the character of the text it came from.
-            chars: list[str] = []
-            origin: list[int] = []
-            for i, c in enumerate(segment, start=at):
-                normal = _normalize_char(c)
-                chars.append(normal)
-                origin.extend([i] * len(normal))
-            for match in _WORDS.finditer("".join(chars)):
+            normal, origin = _normalize(segment, at)
+            for match in _WORDS.finditer(normal):
                 base = match.start()
                 for token_id, start, end in self._pieces(match.group()):
                     ids.append(token_id)
