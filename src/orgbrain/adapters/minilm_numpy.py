@@ -1,11 +1,11 @@
 """all-MiniLM-L6-v2's forward pass in plain numpy, read straight from ``model.safetensors``.
 
 Why not torch: ``import sentence_transformers`` alone costs ~12 s of CPU on the 2-core
-boxes this runs on, far more than a whole search. This module imports numpy and the Rust
-``tokenizers`` package only, maps the weights file instead of reading it (a query touches
-a few rows of the 47 MB word-embedding table, not all of it), and computes what
-sentence-transformers computes for this model, to float32 rounding: BERT (6 layers,
-hidden 384, 12 heads, exact erf GELU, LayerNorm eps 1e-12), mean pooling over the
+boxes this runs on, far more than a whole search. This module imports numpy only (the
+tokenizer is orgbrain's own, ``wordpiece.py``), maps the weights file instead of reading
+it (a query touches a few rows of the 47 MB word-embedding table, not all of it), and
+computes what sentence-transformers computes for this model, to float32 rounding: BERT (6
+layers, hidden 384, 12 heads, exact erf GELU, LayerNorm eps 1e-12), mean pooling over the
 attention mask, L2 normalisation. ``tests/test_embedders.py`` holds it to the
 sentence-transformers output.
 
@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import Unavailable
+from .wordpiece import WordPiece
 
 __all__ = [
     "MiniLMNumpy",
@@ -392,13 +393,13 @@ class MiniLMNumpy:
     """Texts in, unit-length float32 rows out: the tokenizer and the encoder together.
 
     Texts are tokenized as sentence-transformers does (the model's own ``tokenizer.json``,
-    truncated to ``max_seq_length`` tokens), sorted by length so that each batch pads
-    little, and cut into batches of at most ``batch_size`` texts and ``batch_tokens``
-    padded tokens (the attention scores of a batch take ``12 * batch * T * T`` floats, so
-    a token budget, not a text count, is what keeps them in cache and memory).
+    read by ``WordPiece``, truncated to ``max_seq_length`` tokens), sorted by length so
+    that each batch pads little, and cut into batches of at most ``batch_size`` texts and
+    ``batch_tokens`` padded tokens (the attention scores of a batch take ``12 * batch * T *
+    T`` floats, so a token budget, not a text count, is what keeps them in cache and memory).
     """
 
-    def __init__(self, weights: MiniLMWeights, tokenizer: Any, max_length: int) -> None:
+    def __init__(self, weights: MiniLMWeights, tokenizer: WordPiece, max_length: int) -> None:
         self.weights = weights
         self.max_length = max_length
         self._tokenizer = tokenizer
@@ -407,15 +408,13 @@ class MiniLMNumpy:
     def from_folder(cls, folder: Path) -> MiniLMNumpy:
         """The model in a sentence-transformers folder: ``config.json``,
         ``model.safetensors``, ``tokenizer.json`` and ``sentence_bert_config.json``."""
-        from tokenizers import Tokenizer
-
         weights = load_minilm(folder)
+        tokenizer = WordPiece.from_file(folder / "tokenizer.json")
         try:
             st_config = json.loads((folder / "sentence_bert_config.json").read_text())
             pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
-            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        except Exception as exc:  # tokenizers reports a bad file as a bare Exception
-            raise Unavailable(f"cannot read the tokenizer or configs in {folder}: {exc}") from exc
+        except (OSError, ValueError) as exc:
+            raise Unavailable(f"cannot read the configs in {folder}: {exc}") from exc
         if not pooling.get("pooling_mode_mean_tokens") or any(
             pooling.get(mode)
             for mode in (
@@ -425,17 +424,13 @@ class MiniLMNumpy:
             )
         ):
             raise Unavailable(f"{folder} pools other than by the mean: not this encoder's model")
+        # The file's own truncation and padding (cut at 128, pad to 128) are for another
+        # use: padding is done here per batch, and the cut is sentence-transformers'.
         max_length = min(int(st_config.get("max_seq_length", 512)), weights.max_positions)
-        # The file ships set up for another use (pad to 128, cut at 128): padding is done
-        # here per batch, and the cut is sentence-transformers' max_seq_length.
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=max_length)
         return cls(weights, tokenizer, max_length)
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        # One text at a time: encode_batch would start a thread pool that spins on a busy
-        # 2-core box for no gain (tokenizing is ~1% of the forward pass).
-        return [self._tokenizer.encode(text).ids for text in texts]
+        return [self._tokenizer.ids(text, max_length=self.max_length) for text in texts]
 
     def encode(
         self,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any
+from pathlib import Path
 
 from ..ports import Tokenizer
+from .wordpiece import WordPiece
 
 __all__ = ["WordPieceTokenizer", "default_tokenizer"]
 
@@ -22,35 +23,29 @@ class WordPieceTokenizer:
 
     def __init__(self, path: str | None = None) -> None:
         self._path = path
-        self._tok: Any = None
+        self._tok: WordPiece | None = None
         self._lock = threading.Lock()
 
-    def _loaded(self) -> Any:
+    def _loaded(self) -> WordPiece:
         with self._lock:
             if self._tok is None:
-                from tokenizers import Tokenizer as HFTokenizer
-
-                path = self._path
-                if path is None:
+                if self._path is None:
                     from .embed_minilm import bundled_model_dir
 
-                    path = str(bundled_model_dir() / "tokenizer.json")
-                tok = HFTokenizer.from_file(path)
-                # The file is set up for the encoder: 128-token truncation and padding.
-                tok.no_truncation()
-                tok.no_padding()
-                self._tok = tok
+                    self._tok = WordPiece.from_file(bundled_model_dir() / "tokenizer.json")
+                else:
+                    self._tok = WordPiece.from_file(Path(self._path))
             return self._tok
 
     def count(self, text: str) -> int:
         if not text:
             return 0
-        return len(self._loaded().encode(text, add_special_tokens=False).ids)
+        return len(self._loaded().tokens(text))
 
     def truncate(self, text: str, max_tokens: int) -> str:
         if max_tokens <= 0 or not text:
             return ""
-        offsets = self._loaded().encode(text, add_special_tokens=False).offsets
+        _, offsets = self._loaded().tokens_with_offsets(text)
         if len(offsets) <= max_tokens:
             return text
         return str(text[: offsets[max_tokens - 1][1]])
