@@ -14,14 +14,16 @@ from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
 from orgbrain import Brain
+from orgbrain.analysis import stem, text_stems
 from orgbrain.brain import NoteInput
+from orgbrain.conversation import is_conversational
 from orgbrain.errors import InvalidInput
 from orgbrain.evals import load_facts, run_facts
 from orgbrain.model import Item, Origin
 from orgbrain.ports import Embedder
 from orgbrain.retrieve import query_terms
-from orgbrain.retrieve.evidence import every_sentence_asks, hit_evidence, is_conversational
-from orgbrain.retrieve.terms import coverage, stem, text_stems
+from orgbrain.retrieve.evidence import every_sentence_asks, hit_evidence
+from orgbrain.retrieve.terms import coverage
 from orgbrain.settings import Settings
 
 FACTS = (

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orgbrain.analysis import stem, text_stems, topic_words
 from orgbrain.errors import InvalidInput
 from orgbrain.model import Item, ItemSketch, Origin
 from orgbrain.retrieve import (
@@ -32,9 +33,6 @@ from orgbrain.retrieve.terms import (
     holds_any,
     is_code,
     query_names,
-    stem,
-    text_stems,
-    topic_words,
 )
 
 

@@ -10,12 +10,13 @@ import pytest
 
 import orgbrain.evals.facts as facts_data
 from orgbrain import Brain
+from orgbrain.analysis import text_stems
 from orgbrain.brain import NoteInput
 from orgbrain.errors import InvalidInput
 from orgbrain.model import Item, Origin
 from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.evidence import TIME_SLACK, hit_evidence
-from orgbrain.retrieve.terms import coverage, text_stems
+from orgbrain.retrieve.terms import coverage
 from orgbrain.retrieve.when import read_time
 from orgbrain.views.search import SearchResultView
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from ..analysis import key_terms
 from ..context import BrainContext
 from ..extraction import Extraction
 from ..extraction.documents import LINKS, title_code
 from ..extraction.sentences import split_units
 from ..graph import normalise_value
 from ..model import Item, Statement
-from ..retrieve.terms import query_terms
 
 __all__ = ["back_dated", "settle_link", "settle_revision", "settle_waiting"]
 
@@ -122,7 +122,7 @@ def settle_revision(ctx: BrainContext, item: Item, window: timedelta) -> list[tu
     title, marked = revised_title(item.body)
     if not (marked or back_dated(item, window)):
         return []
-    terms = query_terms(title)
+    terms = key_terms(title)
     if not terms:
         return []
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility

@@ -55,11 +55,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..analysis import key_terms
 from ..context import BrainContext
 from ..extraction.documents import settled
 from ..extraction.values import apart, other_records
 from ..model import Item
-from ..retrieve.terms import query_terms
 from .documents import back_dated
 from .restating.guards import named_apart, two_things
 from .restating.names import renamed, replaced
@@ -145,7 +145,7 @@ def _neighbours(ctx: BrainContext, item: Item, said: Sequence[Said]) -> list[Ite
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
     ids: set[str] = set()
     vectors = store.embedding_of(ws, item.id)
-    terms = query_terms(" ".join(s.text for s in said), max_terms=KEY_TERMS)
+    terms = key_terms(" ".join(s.text for s in said), max_terms=KEY_TERMS)
     for cls in ("note", "section"):
         if vectors is not None:
             ids.update(i for i, _ in store.vector_search(ws, cls, vectors[0], NEIGHBOURS, vis))

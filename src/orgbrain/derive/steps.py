@@ -24,11 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..context import BrainContext
+from ..conversation import is_conversational
 from ..extraction import Extraction, Extractor
 from ..graph import observe_mention, put_system_edge
 from ..model import Item
 from ..ports import ItemFilter
-from ..retrieve.evidence import is_conversational
 from .documents import settle_revision, settle_waiting
 from .restated import restate
 from .statements import CONFLICT_WINDOW, evidence_range, record_claim, supersede_item

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from ..analysis import plain_words
 from ..model import Item
 
 __all__ = ["one_document", "versioned"]
@@ -65,7 +66,7 @@ def _unversioned(item: Item) -> str | None:
     line = _first_line(item)
     if not _VERSION.search(line):
         return None
-    words = re.findall(r"[^\W_]+", _ISSUED.sub(" ", _VERSION.sub(" ", line)).casefold())
+    words = plain_words(_ISSUED.sub(" ", _VERSION.sub(" ", line)).casefold())
     return " ".join(words) if len(words) >= 2 else None
 
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..brain import Brain, NoteInput
+from ..conversation import TURN_KIND
 from ..errors import InvalidInput
 from ..model import Hit, Item
 from ..ports import Embedder
 from ..retrieve import SearchPlan
-from ..retrieve.evidence import TURN_KIND
 from .cache import index_key, indexed_brain
 from .locomo_data import (
     ANSWERABLE,

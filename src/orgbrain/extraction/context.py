@@ -27,14 +27,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..retrieve.terms import STOPWORDS, stem
+from ..analysis import LETTER_WORD, STOPWORDS, stem
 from .cues import CUE
 from .subjects import Phrase, labels, titled
 from .values import CALENDAR, apart, marked_old, qualifiers, values_in
 
 __all__ = [
     "LABEL",
-    "WORD",
     "Context",
     "apart_in_kind",
     "context",
@@ -62,8 +61,6 @@ _CHAT_LINE = re.compile(r"[ \t]*\[#([\w][\w.-]*)\][ \t]*")
 _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+(.+?)|\*\*([^*\n]+?)\*\*:?|([^:\n]{1,60}):)[ \t]*$")
 """A line that heads what follows: "## Leeds office", "**Leeds office**", "Leeds office:"."""
 _CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
-WORD = re.compile(r"[^\W\d_]{2,}")
-"""A word that may carry meaning: two letters or more, no digits."""
 _CALENDAR = frozenset(
     stem(w) for w in CALENDAR | {*"spring summer autumn fall winter weekly".split()}
 )
@@ -142,7 +139,7 @@ def context_of(text: str, said: str) -> Context:
 
 def words_of(text: str) -> frozenset[str]:
     """The stems of ``text``'s words."""
-    return frozenset(stem(w) for w in WORD.findall(text.lower()))
+    return frozenset(stem(w) for w in LETTER_WORD.findall(text.lower()))
 
 
 def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: bool) -> bool:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ..retrieve.terms import STOPWORDS, stem
+from ..analysis import STOPWORDS, letter_words, stem
 from .cues import CUE
 
 __all__ = ["Phrase", "labels", "subjects", "titled"]
@@ -56,7 +56,6 @@ class Phrase:
 
 _MAX_WORDS = 6
 """The most words a subject phrase holds: a longer run is a clause, not a name."""
-_WORD = re.compile(r"[^\W\d_]{2,}")
 _TOKEN = re.compile(r"[^\W_](?:[\w'\u2019.-]*[^\W_])?|\S")
 _JOINS = frozenset("&+/")
 """Marks inside a name ("Audit & Risk", "WMS/scanner", "orange + yellow")."""
@@ -183,7 +182,7 @@ def _phrase(
             if word in _ARTICLES:
                 return None  # an opener ("quick reminder the hotel cap ..."), not a subject
             break
-        words += [(stem(w), depth > 0) for w in _WORD.findall(word)]
+        words += [(stem(w), depth > 0) for w in letter_words(word)]
         if len(words) > _MAX_WORDS:
             return None
     if place:  # "Leeds office guide (rev 2)": Leeds office (rev)

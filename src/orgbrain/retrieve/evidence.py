@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from datetime import timedelta
 from functools import lru_cache
 
+from ..analysis import stem, text_stems, words
+from ..conversation import is_conversational
 from ..model import Item, ItemSketch
 from .terms import (
     asked_names,
@@ -29,21 +31,15 @@ from .terms import (
     holds_any,
     query_names,
     query_terms,
-    stem,
-    text_stems,
-    words,
 )
 from .verdict import HitEvidence
 from .when import Window
 
 __all__ = [
-    "CONVERSATION_KINDS",
     "EVIDENCE",
     "TIME_SLACK",
-    "TURN_KIND",
     "every_sentence_asks",
     "hit_evidence",
-    "is_conversational",
     "only_asks",
     "spoken_to",
     "without_vocatives",
@@ -53,19 +49,6 @@ TIME_SLACK = timedelta(days=1)
 """How far outside a query's time window a hit may lie and still be in it: a window is
 of UTC days, and whoever asks "yesterday" in their own time zone is up to 14 hours off
 UTC (a day either side covers every zone, and no more)."""
-
-TURN_KIND = "turn"
-"""The kind to write a conversation's turn with (a chat message may say ``message``)."""
-CONVERSATION_KINDS = frozenset({TURN_KIND, "message"})
-"""The kinds of item that are a conversation's turns: one speaker's line, "Speaker: ..."."""
-
-
-def is_conversational(item: Item | ItemSketch) -> bool:
-    """Whether ``item`` is a turn of a conversation (its kind is in ``CONVERSATION_KINDS``):
-    the only items that the conversation readings (vocatives, speakers, listeners, short
-    filler) apply to."""
-    return item.kind.strip().lower() in CONVERSATION_KINDS
-
 
 # A name said to someone rather than of them: "Thanks, Caroline!", "Hey Mel,", "Yep,
 # Melanie!", "...for you, Jon." -- opening a sentence or after a comma or a greeting, and

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from ..analysis import STOPWORDS, label_words, stem, text_stems
 from ..context import BrainContext
 from ..errors import InvalidInput
 from ..model import Item, ItemSketch, Statement, StatementType
-from .terms import STOPWORDS, coverage, stem, text_stems
+from .terms import coverage
 
 __all__ = [
     "CODE",
@@ -56,7 +57,6 @@ GRAPH_DEPTH = 50
 
 # Words that ask about a thing without saying what: "tell me about Priya".
 _FILLER = frozenset("tell know anything everything something info information".split())
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 _ASKS: tuple[tuple[StatementType, re.Pattern[str]], ...] = (
     ("preference", re.compile(r"\b(prefer\w*|like[sd]?|favou?rite|dislike[sd]?|want[s]?)\b")),
     ("decision", re.compile(r"\b(decide[sd]?|decision\w*|agree[sd]?|chose|choice)\b")),
@@ -181,8 +181,8 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
 
 def _unnamed_terms(query: str, entities: Sequence[Item]) -> list[str]:
     """The query's content words that are not the entities' names: what it asks of them."""
-    named = {w for e in entities for w in _WORD.findall(e.label.casefold())}
-    words = (m.group(0).casefold() for m in _WORD.finditer(query))
+    named = {w for e in entities for w in label_words(e.label.casefold())}
+    words = (w.casefold() for w in label_words(query))
     return [w for w in words if w not in STOPWORDS and w not in named and w not in _FILLER]
 
 
@@ -200,7 +200,7 @@ def _asked_about(s: Statement, rest: Sequence[str], asked: StatementType | None)
 
 def _named(ctx: BrainContext, query: str) -> list[Item]:
     """Entities the query names: exact canonical n-grams, then fuzzy."""
-    words = [m.group(0) for m in _WORD.finditer(query)]
+    words = label_words(query)
     lowered = [w.casefold() for w in words]
     grams = {
         " ".join(lowered[i : i + n])
@@ -219,7 +219,7 @@ def _named(ctx: BrainContext, query: str) -> list[Item]:
             entity = ctx.get_many([entity_id]).get(entity_id)
             if entity is None:
                 continue
-            parts = _WORD.findall(entity.label.casefold())  # "service-to-service calls"
+            parts = label_words(entity.label.casefold())  # "service-to-service calls"
             if set(parts) <= set(lowered) or (
                 entity.kind == "person" and parts and parts[0] in capital
             ):

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from ..analysis import text_stems
 from ..model import ItemSketch, Verdict
 from .evidence import TIME_SLACK
 from .plan import Gate
-from .terms import asked_names, content_terms, holds_any, query_names, query_terms, text_stems
+from .terms import asked_names, content_terms, holds_any, query_names, query_terms
 from .verdict import HitEvidence, Membership, Rule
 from .when import Window
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..analysis import text_stems
 from ..model import ItemSketch
 from .evidence import TIME_SLACK
-from .terms import coverage, query_terms, text_stems
+from .terms import coverage, query_terms
 from .when import Window
 
 __all__ = ["narrow", "timely"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from operator import itemgetter
 
+from ..analysis import topic_words
 from ..context import BrainContext
 from ..model import Citation, Hit, Item, ItemSketch, SearchResult, Statement, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
@@ -29,7 +30,7 @@ from .replacements import (
     statement_links,
 )
 from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
-from .terms import query_names, query_terms, topic_words
+from .terms import query_names, query_terms
 from .verdict import HitEvidence, Membership, apply_floors, membership
 from .when import Window, read_time
 

@@ -16,9 +16,9 @@ The thresholds are typed data (``GatePolicy``), like the search plan.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from ..analysis import letter_words
 from ..errors import InvalidInput
 from ..model import ProposalState, RunProducts
 from ..scopes import Visibility, parse_scope
@@ -51,9 +51,6 @@ class Verdict:
     """Where it is stored (and lands if written or approved)."""
     reason: str
     sensitivity: tuple[str, ...] = ()
-
-
-_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def judge(
@@ -102,7 +99,7 @@ def _nonsense(body: str, policy: GatePolicy) -> str:
         return "empty"
     if len(body) > policy.max_chars:
         return f"longer than {policy.max_chars} characters: a proposal is one fact"
-    words = _WORD.findall(body)
+    words = letter_words(body)
     if len(words) < policy.min_words:
         return f"nonsense: fewer than {policy.min_words} words"
     if len({w.casefold() for w in words}) == 1:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...analysis import LETTER_WORD, STOPWORDS, plain_words, stem
 from ...extraction.context import apart_in_kind, context, words_of
 from ...extraction.states import STATUS
 from ...extraction.subjects import Phrase, subjects
 from ...extraction.values import Value, same_slot
-from ...retrieve.terms import STOPWORDS, stem
 from ..handover import a_person
-from .units import INITIALS, LABEL, WORD, Pair, Said, line, spelled, spelled_pairs, stems
+from .units import INITIALS, LABEL, Pair, Said, line, spelled, spelled_pairs, stems
 
 __all__ = ["named_apart", "said_for_another", "two_things"]
 
@@ -133,7 +133,7 @@ def _subjects(said: Said, value: Value) -> list[Phrase]:
 def _words(said: Said) -> frozenset[str]:
     """The stems of every word of the line ``said`` lies in, and its ``titled``."""
     at = line(said.item.body, said.start)
-    return said.titled | {stem(w) for w in WORD.findall(at.lower())}
+    return said.titled | {stem(w) for w in LETTER_WORD.findall(at.lower())}
 
 
 def said_for_another(
@@ -166,4 +166,6 @@ def _line_label(body: str, start: int) -> frozenset[str]:
 
 
 def _label_words(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in re.findall(r"[^\W_]{2,}", text.lower()) if w not in STOPWORDS)
+    return frozenset(
+        stem(w) for w in plain_words(text.lower()) if len(w) > 1 and w not in STOPWORDS
+    )

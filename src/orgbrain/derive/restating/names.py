@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...analysis import STOPWORDS, plain_words
 from ...extraction.predicates import ADDITIVE
 from ...extraction.quiet import NEGATION
 from ...extraction.values import Value, marked_old, toward
-from ...retrieve.terms import STOPWORDS
 from ..handover import a_person, handed_to, hands_over, leaver, people_for, signed
 from ..versions import one_document
 from .gone import NOT_RENEWED, denied, field_arrow, gone_name, where_gone
@@ -195,7 +195,7 @@ line with another name in its place."""
 
 
 def _lead(text: str) -> str:
-    return " ".join(re.findall(r"[^\W_]+", text.casefold()))
+    return " ".join(plain_words(text.casefold()))
 
 
 def _reissued(old: Said, new: Said) -> list[Pair]:

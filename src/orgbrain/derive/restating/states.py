@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
+from ...analysis import STOPWORDS, stem
 from ...extraction.states import STATUS
 from ...extraction.values import names_in
-from ...retrieve.terms import STOPWORDS, stem
 from .units import MIN_SHARED, Pair, Said, held_back, shared_words, title, with_title
 
 __all__ = ["state_changed"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
+from ...analysis import LETTER_WORD, STOPWORDS, stem
 from ...extraction.context import table_header
 from ...extraction.values import Value
-from ...retrieve.terms import STOPWORDS, stem
-from .units import WORD, Said, line
+from .units import Said, line
 
 __all__ = ["a_row", "column", "other_rows", "under"]
 
@@ -84,4 +84,4 @@ def _row_named(said: Said, old: Said) -> bool:
 
 
 def _words(cell: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in WORD.findall(cell)) - STOPWORDS
+    return frozenset(stem(w) for w in LETTER_WORD.findall(cell)) - STOPWORDS

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...analysis import LETTER_WORD, STOPWORDS, stem
 from ...context import BrainContext
 from ...extraction.values import Value, marked_old
 from ...model import Statement
-from ...retrieve.terms import STOPWORDS, stem
-from .units import PREDICATE, WORD, Pair, Said, content_stems
+from .units import PREDICATE, Pair, Said, content_stems
 
 __all__ = ["settled_by_typed"]
 
@@ -41,7 +41,7 @@ def settled_by_typed(ctx: BrainContext, p: Pair) -> bool:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
             # a stopword is in no unit's stems ("Regional SHE Advisor")
-            subject = [w for w in WORD.findall(s.subject.lower()) if w not in STOPWORDS]
+            subject = [w for w in LETTER_WORD.findall(s.subject.lower()) if w not in STOPWORDS]
             if not s.current or not (about or p.left or all(_agent(w) & said for w in subject)):
                 return True
         if p.was.kind != "name" and written in s.object.casefold() and not s.current:

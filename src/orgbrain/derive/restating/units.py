@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ...extraction.context import LABEL, WORD
+from ...analysis import LETTER_WORD, STOPWORDS, stem
+from ...extraction.context import LABEL
 from ...extraction.cues import CUE, change_cue, planned, temporary, titled_change
 from ...extraction.dates import find_dates
 from ...extraction.quiet import HEDGE, NEGATION
@@ -18,7 +19,6 @@ from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS, cell_statuses, statuses_in
 from ...extraction.values import Value, names_in, qualifiers
 from ...model import Item
-from ...retrieve.terms import STOPWORDS, stem
 from ..documents import revised_title
 from ..handover import hands_over
 from .gone import gone_name
@@ -28,7 +28,6 @@ __all__ = [
     "LABEL",
     "MIN_SHARED",
     "PREDICATE",
-    "WORD",
     "Pair",
     "Said",
     "beside",
@@ -209,8 +208,8 @@ def stems(text: str, values: Sequence[Value]) -> frozenset[str]:
 
 
 def content_stems(text: str) -> frozenset[str]:
-    """The stems of ``text``'s words (``WORD``) that are not stopwords."""
-    return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS)
+    """The stems of ``text``'s words (``LETTER_WORD``) that are not stopwords."""
+    return frozenset(stem(w) for w in LETTER_WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
 def _unspoken(m: re.Match[str]) -> str:
@@ -256,7 +255,7 @@ def beside(units: list[Said], said: Said) -> list[Said]:
 def shared_words(text: str, shared: frozenset[str]) -> tuple[str, ...]:
     """The first words of ``text`` whose stems are ``shared``, in order: a pair's label."""
     seen: dict[str, None] = {}
-    for w in WORD.findall(text.lower()):
+    for w in LETTER_WORD.findall(text.lower()):
         if stem(w) in shared and w not in STOPWORDS:
             seen.setdefault(w, None)
     return tuple(seen)[:_LABEL_WORDS]

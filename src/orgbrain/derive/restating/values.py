@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...analysis import stem
 from ...extraction.cues import CUE, change_cue
 from ...extraction.quiet import NEGATION, states_nothing
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS
 from ...extraction.values import Value, marked_old, same_slot
-from ...retrieve.terms import stem
 from ..versions import one_document
 from .guards import said_for_another
 from .table import a_row, column, under

@@ -1,0 +1,40 @@
+"""Text analysis: tokenise, lower, stem and drop stopwords, per language.
+
+Below everything that reads text (``extraction``, ``derive``, ``retrieve``, ``graph``),
+so that deriving statements never reaches into search for its words. Each language is
+data (``languages.py``); English is the default and, for now, the only one.
+"""
+
+from __future__ import annotations
+
+from .languages import DEFAULT_LANGUAGE, LANGUAGES, Language, get_language
+from .stem import stem, text_stems, topic_words
+from .stopwords import STOPWORDS, stopwords
+from .words import (
+    LETTER_WORD,
+    WORD,
+    key_terms,
+    label_words,
+    letter_words,
+    plain_words,
+    words,
+)
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "LETTER_WORD",
+    "STOPWORDS",
+    "WORD",
+    "Language",
+    "get_language",
+    "key_terms",
+    "label_words",
+    "letter_words",
+    "plain_words",
+    "stem",
+    "stopwords",
+    "text_stems",
+    "topic_words",
+    "words",
+]

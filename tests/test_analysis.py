@@ -1,0 +1,105 @@
+"""Text analysis: tokenising, stemming and stopwords, each language a record of data."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from orgbrain.analysis import (
+    LANGUAGES,
+    STOPWORDS,
+    Language,
+    key_terms,
+    label_words,
+    letter_words,
+    plain_words,
+    stem,
+    stopwords,
+    text_stems,
+    topic_words,
+    words,
+)
+from orgbrain.errors import Unsupported
+
+TEXT = "Don't ship v2 to O'Brien's team_a rock'n'roll I/O"
+
+
+def test_each_tokeniser_cuts_where_its_difference_matters() -> None:
+    assert words(TEXT) == [
+        "Don't",
+        "ship",
+        "v2",
+        "to",
+        "O'Brien",
+        "s",
+        "team",
+        "a",
+        "rock'n",
+        "roll",
+        "I",
+        "O",
+    ]
+    assert label_words(TEXT) == [
+        "Don't",
+        "ship",
+        "v2",
+        "to",
+        "O'Brien's",
+        "team",
+        "a",
+        "rock'n'roll",
+        "I",
+        "O",
+    ]
+    assert letter_words(TEXT) == ["Don", "ship", "to", "Brien", "team", "rock", "roll"]
+    assert plain_words("Day-1 plan: v2\u2019s") == ["Day", "1", "plan", "v2", "s"]
+
+
+def test_key_terms_are_lowered_distinct_and_say_what_the_text_is_about() -> None:
+    assert key_terms("Which database do we use these days? The DATABASE, v 2") == ["database", "2"]
+    assert key_terms("alpha beta gamma delta", max_terms=2) == ["alpha", "beta"]
+    assert key_terms("I\u2019m here") == ["i'm"]  # a curly apostrophe reads as a straight one
+
+
+def test_stem_meets_the_forms_of_one_word() -> None:
+    assert stem("painted") == stem("painting") == "paint"
+    assert stem("escalates") == stem("escalate") == stem("escalated")
+    assert stem("Databases") == stem("database")
+    assert stem("Caroline's") == stem("caroline")
+    assert stem("bus") == "bus"  # too short a stem to strip
+
+
+def test_text_stems_and_topic_words() -> None:
+    assert text_stems("The notes were painted") == {"the", "not", "wer", "paint"}
+    # stopwords go before stemming: "notes" stays a topic though its stem is "not"
+    assert topic_words("We use the notes") == {"not"}
+
+
+def test_stopwords_are_chosen_by_language_defaulting_to_english() -> None:
+    assert stopwords() is stopwords("en") is STOPWORDS
+    assert {"the", "use", "thanks"} <= STOPWORDS
+    assert "database" not in STOPWORDS
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: stopwords("xx"),
+        lambda: stem("painted", "xx"),
+        lambda: text_stems("painted", "xx"),
+        lambda: key_terms("painted", language="xx"),
+    ],
+)
+def test_an_unknown_language_is_a_clear_error(call: Callable[[], object]) -> None:
+    with pytest.raises(Unsupported, match=r"no text analysis for language 'xx' \(known: en\)"):
+        call()
+
+
+def test_a_language_is_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    dutch = Language("nl", frozenset({"de", "het"}), (("en", ""),), re.compile(r"\btegenwoordig\b"))
+    monkeypatch.setitem(LANGUAGES, "nl", dutch)
+    assert stem("fietsen", "nl") == "fiets"
+    assert stopwords("nl") == {"de", "het"}
+    assert key_terms("de fietsen tegenwoordig", language="nl") == ["fietsen"]
