@@ -165,3 +165,23 @@ def test_a_note_cannot_squat_the_key_a_files_section_will_have(owner: Brain) -> 
     plan2 = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan2.md", index=True)
     assert [s.source_key for s in owner.sections(plan2.id)] == [later]
     assert [i.body for i in owner.items(limit=100).items if i.body == "squatter"] == []
+
+
+def test_no_item_written_first_under_a_sections_future_key_becomes_that_section(
+    owner: Brain,
+) -> None:
+    """Only the ``file:`` prefix was kept for files: a note under the key a custom-keyed
+    file's section will have, or a file named like another file's section, was taken over
+    by indexing (its id and history made a section). The file now fails to index, with
+    the reason, and the squatter stays what it was."""
+    note = owner.add_note("squatter", source_key="doc:x#Heading#0")
+    x = owner.add_file(b"# Heading\n\nReal text.\n", name="x.md", source_key="doc:x")
+    squat = owner.add_file(b"other words", name="a.md#Heading#0")  # key file:a.md#Heading#0
+    a = owner.add_file(b"# Heading\n\nSection text.\n", name="a.md")
+    for file, holder in ((x, note), (a, squat)):
+        with pytest.raises(InvalidInput, match=holder.id):
+            owner.index(file.id)
+        assert owner.sections(file.id) == []
+        assert holder.id in (owner.get(file.id).index_error or "")
+    assert owner.get(note.id).storage_class == "note" and owner.get(note.id).body == "squatter"
+    assert owner.get(squat.id).storage_class == "file"
