@@ -146,7 +146,7 @@ def test_a_note_cannot_take_a_sections_key_nor_a_file_a_notes(owner: Brain) -> N
         owner.add_note("x", source_key=section.source_key)
     with pytest.raises(InvalidInput, match="belongs to a note"):
         owner.add_file(b"x", name="x.txt", source_key=note.source_key)
-    with pytest.raises(InvalidInput, match="belongs to a note|is reserved"):
+    with pytest.raises(InvalidInput, match=r"belongs to a note|is reserved"):
         owner.add_note("x", kind="entity", source_key=note.source_key)
     assert owner.get(section.id).storage_class == "section"
     assert owner.get(note.id).storage_class == "note"
