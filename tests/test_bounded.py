@@ -127,7 +127,8 @@ def test_a_script_without_a_main_guard_indexes_a_pdf_once(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "runs.log").read_text() == "ran\n"
     assert done.stdout.count("indexed True None") == 1, done.stdout
-    with Brain.open(tmp_path / ".orgbrain", embedder=HashEmbedder()) as brain:
+    # the brain's own embedder (the script's): a brain refuses another space (s13-space)
+    with Brain.open(tmp_path / ".orgbrain") as brain:
         (file,) = brain.items(storage_class="file").items
         assert file.indexed and file.name == "handbook.pdf"
 

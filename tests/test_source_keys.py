@@ -124,7 +124,8 @@ def test_a_note_cannot_take_an_entitys_key(owner: Brain) -> None:
     entity = _entity(owner)
     alice = user(owner, "alice")
     for kind in ("note", "decision", "entity"):
-        with pytest.raises(InvalidInput, match=r"belongs to a entity|are for"):
+        # kind 'entity' is refused for any key since issue 15 (derived kinds are reserved)
+        with pytest.raises(InvalidInput, match=r"belongs to a entity|are for|is reserved"):
             alice.add_note("x", kind=kind, source_key=entity.source_key)
     with pytest.raises(InvalidInput):
         alice.add_file(b"x", name="x.txt", source_key=entity.source_key)
@@ -145,7 +146,7 @@ def test_a_note_cannot_take_a_sections_key_nor_a_file_a_notes(owner: Brain) -> N
         owner.add_note("x", source_key=section.source_key)
     with pytest.raises(InvalidInput, match="belongs to a note"):
         owner.add_file(b"x", name="x.txt", source_key=note.source_key)
-    with pytest.raises(InvalidInput, match="belongs to a note"):
+    with pytest.raises(InvalidInput, match=r"belongs to a note|is reserved"):
         owner.add_note("x", kind="entity", source_key=note.source_key)
     assert owner.get(section.id).storage_class == "section"
     assert owner.get(note.id).storage_class == "note"
@@ -165,3 +166,23 @@ def test_a_note_cannot_squat_the_key_a_files_section_will_have(owner: Brain) -> 
     plan2 = owner.add_file(b"# Plan\n\nShip in May.\n", name="plan2.md", index=True)
     assert [s.source_key for s in owner.sections(plan2.id)] == [later]
     assert [i.body for i in owner.items(limit=100).items if i.body == "squatter"] == []
+
+
+def test_no_item_written_first_under_a_sections_future_key_becomes_that_section(
+    owner: Brain,
+) -> None:
+    """Only the ``file:`` prefix was kept for files: a note under the key a custom-keyed
+    file's section will have, or a file named like another file's section, was taken over
+    by indexing (its id and history made a section). The file now fails to index, with
+    the reason, and the squatter stays what it was."""
+    note = owner.add_note("squatter", source_key="doc:x#Heading#0")
+    x = owner.add_file(b"# Heading\n\nReal text.\n", name="x.md", source_key="doc:x")
+    squat = owner.add_file(b"other words", name="a.md#Heading#0")  # key file:a.md#Heading#0
+    a = owner.add_file(b"# Heading\n\nSection text.\n", name="a.md")
+    for file, holder in ((x, note), (a, squat)):
+        with pytest.raises(InvalidInput, match=holder.id):
+            owner.index(file.id)
+        assert owner.sections(file.id) == []
+        assert holder.id in (owner.get(file.id).index_error or "")
+    assert owner.get(note.id).storage_class == "note" and owner.get(note.id).body == "squatter"
+    assert owner.get(squat.id).storage_class == "file"

@@ -269,8 +269,9 @@ class Indexer:
                     settle(w.position, self._commit(w.prepared, vecs))
                 except OrgBrainError as exc:
                     # A store that blinked may take the same work later; a version replaced
-                    # mid-run (Conflict) never will: the new bytes are other work.
-                    retry = not isinstance(exc, Conflict)
+                    # mid-run (Conflict) never will: the new bytes are other work; nor will a
+                    # section key another item holds (InvalidInput).
+                    retry = not isinstance(exc, Conflict | InvalidInput)
                     settle(w.position, _failed(w.prepared.file, exc, retry=retry))
 
         for position, file in enumerate(files):
@@ -363,6 +364,9 @@ class Indexer:
             # A newer version replaced this one mid-run: its extracted text names no row.
             if text_key != file.blob_key:
                 self.blobs.delete_prefix(text_key)
+            raise
+        except InvalidInput as exc:  # a section's key held by another item: say why
+            self._record(file, f"{exc.code}: {exc.message}")
             raise
         request_derive(replace(self.ctx, workspace=file.workspace), stored)
         return IndexReport(file.id, indexed_file.label, len(stored))

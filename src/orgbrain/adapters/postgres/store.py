@@ -25,6 +25,7 @@ from ...space import EmbeddingSpace, check_space, check_stored_width, space_of
 from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
 from ..sql.rows import SKETCH_SELECT
+from ..sql.sectionkeys import check_section_keys
 from ..sql.statements import Statements
 from ..sql.versions import OLD_ROW_COLUMNS, Versions
 from . import keywords
@@ -323,6 +324,7 @@ class PostgresStore(
                 raise Conflict(
                     f"{file.id} changed while it was being indexed; its new version waits"
                 )
+            check_section_keys(conn, self._dialect, file, [s for s, _ in sections])
             stored_file = self._put(conn, file, file_embedding, pending)
             stored: list[Item] = []
             keep: set[str] = set()

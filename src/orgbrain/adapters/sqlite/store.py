@@ -19,6 +19,7 @@ from ...scopes import Visibility
 from ..sql.items import ItemReads
 from ..sql.proposals import Proposals
 from ..sql.rows import SKETCH_SELECT
+from ..sql.sectionkeys import check_section_keys
 from ..sql.statements import Statements
 from ..sql.versions import OLD_ROW_COLUMNS, Versions
 from .db import Database
@@ -294,6 +295,7 @@ class SQLiteStore(
                 raise Conflict(
                     f"{file.id} changed while it was being indexed; its new version waits"
                 )
+            check_section_keys(conn, self._dialect, file, [s for s, _ in sections])
             stored_file = self._put(conn, file, file_embedding)
             stored: list[Item] = []
             keep: set[str] = set()
