@@ -186,3 +186,11 @@ def test_no_item_written_first_under_a_sections_future_key_becomes_that_section(
         assert holder.id in (owner.get(file.id).index_error or "")
     assert owner.get(note.id).storage_class == "note" and owner.get(note.id).body == "squatter"
     assert owner.get(squat.id).storage_class == "file"
+
+
+def test_a_note_cannot_squat_the_key_an_approved_proposal_will_have(owner: Brain) -> None:
+    """An approved proposal is written as the note under ``proposal:<id>``: a note written
+    there first would have been taken over by the approval, id and history."""
+    with pytest.raises(InvalidInput, match="are write-back's"):
+        owner.add_note("squatted", source_key="proposal:prp_0123456789")
+    assert owner.add_note("fine", source_key="proposals:x").source_key == "proposals:x"

@@ -58,6 +58,11 @@ entity's key is derivation's alone (``graph.links.entity_source_key``), and a fi
 default key (``file:<name>``) is what its sections' keys extend (``<key>#<part>``), so no
 note squats a key an entity or a section will have (indexing would make it a section)."""
 
+PROPOSAL_KEY = "proposal:"
+PROPOSAL_SOURCES = frozenset({"writeback", "review"})
+"""The writes that turn a write-back proposal into its note (``writeback.run`` and
+``writeback.review``); transports set a note's source themselves, so no caller claims it."""
+
 
 @dataclass(frozen=True, slots=True)
 class NoteInput:
@@ -379,6 +384,10 @@ def note_item(ctx: BrainContext, n: NoteInput) -> Item:
     scope = ctx.write_scope(n.scope)
     label = (n.label or first_line(text)).strip()
     key = n.source_key or content_key("note", f"{scope}\n{n.kind}\n{text}".encode())
+    if key.startswith(PROPOSAL_KEY) and n.source not in PROPOSAL_SOURCES:
+        # An approved proposal becomes the note under this key: a note written first
+        # under it would be taken over (its id and its history) by the approval.
+        raise InvalidInput(f"source key {key!r}: keys starting {PROPOSAL_KEY} are write-back's")
     existing = keyed_item(ctx, key, scope, cls)
     return Item(
         id=existing.id if existing else new_id("not"),
