@@ -123,7 +123,7 @@ def test_the_cli_answers_current_then_as_of(
     now = runner.invoke(cli, ["--brain", where, "search", QUESTION])
     assert now.exit_code == 0, now.output
     lines = now.output.splitlines()
-    assert NEW[:40] in lines[2] and f"[{new}]" in lines[1] and f"replaces: {OLD}" in now.output
+    assert NEW[:40] in lines[1] and f"[{new}]" in lines[1] and f"replaces: {OLD}" in now.output
     then = runner.invoke(
         cli, ["--brain", where, "--json", "search", "--as-of", "2026-03-01", QUESTION]
     )

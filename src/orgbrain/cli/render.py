@@ -197,9 +197,11 @@ def search_text(result: SearchResult) -> list[Text]:
     if result.verdict == "conflict":
         lines.append(Text("the best answers disagree: both are shown", style="yellow"))
     for n, hit in enumerate(result.hits, start=1):
-        lines.append(Text(f"{n}. {hit.item.label}  ({match_reason(hit)})", style="bold"))
-        lines.append(Text(f"   {hit.citation.describe()}  [{hit.item.id}]"))
-        lines.append(Text(f"   {snippet(hit.item.body)}"))
+        label = hit.item.label
+        lines.append(Text(f"{n}. {label}  [{hit.item.id}]  ({match_reason(hit)})", style="bold"))
+        # A note's label, citation and first line are often one text: say it once.
+        cited, body = hit.citation.describe(), snippet(hit.item.body)
+        lines += [Text(f"   {line}") for line in dict.fromkeys((cited, body)) if line != label]
         if hit.superseded_by is not None:
             lines.append(
                 Text(
