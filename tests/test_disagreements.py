@@ -79,3 +79,10 @@ def test_a_clause_cut_short_is_no_subject() -> None:
     names = ("payments API", "util-linux package", "Usage of libblkid", "Time to first byte")
     for name in names:
         assert names_something(name), name
+
+
+def test_a_surname_inside_a_full_name_is_one_person() -> None:
+    found = default_extractor().extract("Bo Chen runs the weekly release.")
+    assert [(f.type, f.value) for f in found.entities if f.type == "person"] == [
+        ("person", "Bo Chen")
+    ]
