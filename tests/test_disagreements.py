@@ -62,3 +62,27 @@ def test_an_acronym_that_spells_a_function_word_is_still_a_name() -> None:
     assert names_something("US office")
     assert not names_something("It is possible")
     assert not names_something("To")
+
+
+def test_a_clause_cut_short_is_no_subject() -> None:
+    # Statement subjects read off reference docs (dpkg's triggers spec, pip, git's README)
+    # that became entities: each is a clause, not a name.
+    for clause in (
+        "pip will first try to",
+        "descriptions will begin on",
+        "master and stable branches only",
+        "dpkg cannot ensure that triggers",
+        "dpkg-generated triggers is as follows",
+        "branch (Note",
+    ):
+        assert not names_something(clause), clause
+    names = ("payments API", "util-linux package", "Usage of libblkid", "Time to first byte")
+    for name in names:
+        assert names_something(name), name
+
+
+def test_a_surname_inside_a_full_name_is_one_person() -> None:
+    found = default_extractor().extract("Bo Chen runs the weekly release.")
+    assert [(f.type, f.value) for f in found.entities if f.type == "person"] == [
+        ("person", "Bo Chen")
+    ]

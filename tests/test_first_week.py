@@ -199,6 +199,21 @@ def test_a_preference_in_a_runs_summary_waits_in_its_users_inbox(
     assert c.json("inbox", "list", "--user", "bob")["proposals"] == []
 
 
+def test_anothers_same_words_in_an_org_note_keep_no_preference_from_its_users_inbox(
+    make_cli: Any, tmp_path: Path
+) -> None:
+    # The owner's "I" is not sam's: their org note must not read as sam's preference said.
+    c = make_cli("brain")
+    said = "I prefer to be paged on Slack rather than by phone."
+    c.ok("note", said, "--kind", "preference")
+    products = tmp_path / "run.json"
+    products.write_text(json.dumps({"outcome": "succeeded", "summary": said}))
+    c.ok("writeback", "--run", "run-8", "--from", str(products), "--user", "sam")
+
+    inbox = c.json("inbox", "list", "--user", "sam")["proposals"]
+    assert [(p["body"], p["scope"]) for p in inbox] == [(said, "user:sam")]
+
+
 def test_a_note_added_over_mcp_stdio_is_derived_in_the_same_session(tmp_path: Path) -> None:
     folder = tmp_path / "brain"
     Brain.open(folder, embedder=HashEmbedder()).close()

@@ -5,8 +5,11 @@ Two questions, asked of every candidate the rules produce:
 - ``names_something``: could the span be a subject at all? Not a function word or a
   phrase that opens with one ("The", "To", "If you need to", "It is possible to": the
   start of a clause the rules cut short), not a lone letter, not bare numbers or an
-  option ("1000...60000", "-n"). A closed class of words, kept as data, not a list of
-  bad phrases.
+  option ("1000...60000", "-n"). A phrase is no clause either: one that ends on a
+  function word ("pip will first try to", "branches only") was cut short mid-clause,
+  and one with an auxiliary or modal inside ("dpkg cannot ensure that triggers",
+  "triggers is as follows") has its verb in it; an unclosed bracket ("branch (Note")
+  was cut mid-aside. A closed class of words, kept as data, not a list of bad phrases.
 - ``recognisable``: is it an entity the graph and item pages should draw? Anything a
   typed rule found (a person, team, system, project, company, code, email, handle) that
   names something; a plain noun phrase (a ``topic``, a statement's subject such as
@@ -45,6 +48,12 @@ FUNCTION_WORDS = frozenset(
     # sentence adverbs a clause opens with
     "please note usually often sometimes always never now currently".split()
 )
+_VERBS = frozenset(
+    # auxiliaries and modals, and their negations: a phrase holding one is a clause
+    "is are was were be been being am do does did have has had can could may might must "
+    "shall should will would cannot can't won't don't doesn't didn't isn't aren't wasn't "
+    "weren't hasn't haven't shouldn't wouldn't couldn't mustn't".split()
+)
 _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[\w'\u2019]+(?:[-/][\w'\u2019]+)*")
 _INNER_CAPITAL = re.compile(r"\w[a-z0-9]*[A-Z]|\b[A-Z]{2,}")
@@ -67,9 +76,26 @@ def names_something(value: str, *, phrase: bool = True) -> bool:
         return False
     if len(re.sub(r"\W", "", value)) < 2:
         return False
+    if phrase and not _whole_phrase(value, words):
+        return False
     head = words[0] if phrase else value
+    return not _function_word(head)
+
+
+def _function_word(word: str) -> bool:
     # An acronym is a name, whatever word it spells ("IT desk", "US office", "ON call").
-    return _word(head) not in FUNCTION_WORDS or (head.isupper() and len(head) > 1)
+    return _word(word) in FUNCTION_WORDS and not (word.isupper() and len(word) > 1)
+
+
+def _whole_phrase(value: str, words: list[str]) -> bool:
+    """Whether a multi-word phrase reads as a name rather than a clause cut short."""
+    if value.count("(") != value.count(")") or value.count("[") != value.count("]"):
+        return False
+    if len(words) < 2:
+        return True
+    if _function_word(words[-1]):
+        return False
+    return not any(_word(w) in _VERBS and not w.isupper() for w in words[1:])
 
 
 def recognisable(found: Found, text: str = "") -> bool:

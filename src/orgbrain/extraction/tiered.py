@@ -12,7 +12,7 @@ from typing import Protocol
 
 from .names import recognisable
 from .patterns import PatternExtractor
-from .types import Extraction
+from .types import Extraction, Found
 
 __all__ = ["Refiner", "TieredExtractor"]
 
@@ -36,5 +36,21 @@ class TieredExtractor:
             found = refiner.refine(text, found, known=known)
         # A claim's subject stays a statement's subject, but only a name is a mention: the
         # graph and item pages draw mentions, and "Trigger cycles" names nothing to draw.
-        drawn = tuple(f for f in found.entities if recognisable(f, text))
+        drawn = tuple(
+            f
+            for f in found.entities
+            if recognisable(f, text) and not _part_of_a_longer(f, found.entities)
+        )
         return Extraction(drawn, found.claims)
+
+
+def _part_of_a_longer(found: Found, entities: Sequence[Found]) -> bool:
+    # "Chen" read as a surname inside "Bo Chen", which a claim then named in full: one
+    # person, not two.
+    return any(
+        e.type == found.type
+        and e.start <= found.start
+        and found.end <= e.end
+        and (e.start, e.end) != (found.start, found.end)
+        for e in entities
+    )

@@ -95,7 +95,7 @@ class OfflineWriter:
             return None
         decision = from_decisions or bool(_DECIDED.search(sentence))
         if _MY_PREFERENCE.search(sentence):
-            if self._said(sentence, tools):
+            if self._said(sentence, tools, personal=True):
                 return None
             # Personal, so the gate sends it to its user's inbox whatever the confidence.
             return Draft("preference", sentence, CUE_CONFIDENCE, PERSONAL, evidence=(sentence,))
@@ -173,11 +173,17 @@ class OfflineWriter:
         return held == len(claims), supersedes
 
     @staticmethod
-    def _said(sentence: str, tools: WriterTools) -> bool:
-        """Whether the brain's best hit for the sentence already says it word for word."""
+    def _said(sentence: str, tools: WriterTools, *, personal: bool = False) -> bool:
+        """Whether the brain's best hit for the sentence already says it word for word;
+        a ``personal`` one (a first-person preference) only in the user's own scope: the
+        same words in an org note are someone else's "I"."""
         result = tools.search(sentence)
         want = _norm(sentence)
-        return any(want in _norm(h.item.body) for h in result.hits[:3])
+        return any(
+            want in _norm(h.item.body)
+            for h in result.hits[:3]
+            if not personal or h.item.scope.startswith("user:")
+        )
 
 
 def _kind(claim: Claim, sentence: str, decision: bool) -> str:
