@@ -458,8 +458,9 @@ def test_a_superseded_heir_keeps_its_own_factor_when_its_elder_lifts_its_vote() 
     """A chain A → B → C: A's vote lifts B's (B answers what A answered), and B, itself
     replaced by C, still keeps only ``superseded_factor`` of it, whichever of the two
     the loop meets first."""
+    from orgbrain.retrieve.candidate import Candidate
     from orgbrain.retrieve.graph import CURRENT
-    from orgbrain.retrieve.search import Candidate, _superseded_yield
+    from orgbrain.retrieve.succession import superseded_yield
 
     at = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -475,7 +476,7 @@ def test_a_superseded_heir_keeps_its_own_factor_when_its_elder_lifts_its_vote() 
             "c": Candidate("c", 0.1, {}, c, score=0.1),
         }
         scored = [made[i] for i in order] + [made["c"]]
-        assert _superseded_yield(scored, {"b": b, "c": c}, CURRENT, plan, None) == []
+        assert superseded_yield(scored, {"b": b, "c": c}, CURRENT, plan, None) == []
         heir = made["b"]
         assert (heir.fused, heir.factor) == (0.9, plan.superseded_factor), order
         assert heir.score == pytest.approx(0.9 * plan.superseded_factor), order

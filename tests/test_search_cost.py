@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from orgbrain.analysis import stem, text_stems
 from orgbrain.model import Item, ItemSketch, Origin, utcnow
+from orgbrain.retrieve.candidate import Candidate
 from orgbrain.retrieve.evidence import (
     _FIRST_PERSON,
     _SECOND_PERSON,
@@ -21,7 +22,6 @@ from orgbrain.retrieve.evidence import (
 )
 from orgbrain.retrieve.learned import FEATURES, LinearRanker
 from orgbrain.retrieve.learned_model import LEARNED
-from orgbrain.retrieve.search import Candidate
 from orgbrain.retrieve.terms import coverage, holds_any
 
 WORDS = ["soup", "spices", "the", "race", "Caroline", "billing", "you", "painting", "pai"]

@@ -38,7 +38,7 @@ def topic_words(text: str, language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
     """The stems of the words of ``text`` that say what it is about: three letters or
     more and no stopword ("the", "we", "use"; dropped before stemming, so that "notes",
     whose stem is "not", stays). Two texts share a topic when they share several
-    (``retrieve.search``'s ``SAME_TOPIC``)."""
+    (``retrieve.topics``'s ``SAME_TOPIC``)."""
     return _read(text, language)[1]
 
 

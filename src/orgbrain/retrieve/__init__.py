@@ -1,10 +1,11 @@
 """Retrieval: search plans as data, and the pure functions that rank."""
 
+from .belief import citation_for
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, Mode, TimeFrame, asked_type, graph_stream, route, time_frame
 from .plan import DEFAULT_PLAN, K_MAX, PLANS, Gate, SearchPlan, Stream, get_plan
-from .search import Searcher, Trace, citation_for
+from .search import Searcher, Trace
 from .searchlog import (
     INJECT,
     SEARCH_EVENT,
