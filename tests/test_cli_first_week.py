@@ -72,6 +72,7 @@ def test_ids_stay_whole_in_the_listings_at_80_columns(run: Invoke, tmp_path: Pat
         long = "a-rather-long-file-name-for-the-quarterly-board-report.pdf"
         bad = brain.add_file(truncated_pdf(), name=long)
         jobs = [brain.request_index(good.id), brain.request_index(bad.id)]
+        noted = brain.add_note("Figures.", label="The quarterly board report " * 4)
     run("worker", "--once")
     listed = run("jobs").stdout
     for job in jobs:
@@ -82,7 +83,13 @@ def test_ids_stay_whole_in_the_listings_at_80_columns(run: Invoke, tmp_path: Pat
     assert f"error: {jobs[1].id}  corrupt_file:" in listed  # type: ignore[union-attr]
 
     items = run("items").stdout
-    for item in (good, bad):
+    for item in (good, bad, noted):
         assert any(x.startswith(item.id) and len(x) <= 80 for x in items.splitlines())
+    # A long label is cut to its column with an ellipsis: one line a row, never folded.
+    [row] = [x for x in items.splitlines() if x.startswith(noted.id)]
+    assert "The quarterly board" in row and "…" in row
+    rows = [x for x in items.splitlines() if x.strip() and not x.startswith("error:")]
+    listed_ids = [i["id"] for i in json.loads(run("items", "--json").stdout)["items"]]
+    assert len(rows) == 1 + len(listed_ids), items  # the header, then one line a row
     assert f"error: {bad.id}  corrupt_file:" in items
     assert "(1 section)" in run("index", good.id).stdout

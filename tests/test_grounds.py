@@ -106,3 +106,17 @@ def test_read_injection_says_why_in_words(brain: Brain) -> None:
     quiet = brain.context_for_turn("yo")
     assert quiet.decision == "nothing" and quiet.why.startswith("Nothing answers")
     assert not re.search(r"\d\.\d", spoke.why + quiet.why) and "score" in quiet.reason
+
+
+def test_the_reason_quotes_a_heading_as_text_without_its_markdown_marks(brain: Brain) -> None:
+    systemd = brain.add_file(
+        b"# Guide\n\n## Special `systemd` UID ranges\n\n"
+        b"The **systemd** UID range 61184-65519 is kept for dynamic users.\n",
+        name="guide.md",
+    )
+    brain.index(systemd.id)
+    brain.add_note("Deploys stop on Fridays.", label="**Deploy** _freeze_ for [prod](https://x)")
+    uids = plain(brain.search("Which UID ranges are special in systemd?", k=1))
+    assert uids.startswith('Answers: "Special systemd UID ranges"'), uids
+    freeze = plain(brain.search("When is the deploy freeze for prod?", k=1))
+    assert freeze.startswith('Answers: "Deploy freeze for prod"'), freeze

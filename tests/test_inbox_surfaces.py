@@ -473,6 +473,19 @@ def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     return run
 
 
+def test_a_free_text_outcome_is_refused_with_what_each_outcome_is_for(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    spec = tmp_path / "run.json"
+    spec.write_text(json.dumps(products(outcome="done, tests pass")))
+    said = " ".join(run_cli("writeback", "--run", "r1", "--from", str(spec), code=2).output.split())
+    assert "outcome says how the run ended" in said and "not 'done, tests pass'" in said
+    assert "'succeeded' for a task's run that did what it was asked" in said
+    assert "'blocked' for a task's run that stopped at something" in said
+    assert "'completed' for an automation" in said
+    assert json.loads(run_cli("jobs", "--kind", "writeback", "--json").stdout)["jobs"] == []
+
+
 def test_write_back_and_the_inbox_from_the_cli(run_cli: Any, tmp_path: Path) -> None:
     run = run_cli
     spec = tmp_path / "run.json"

@@ -10,7 +10,7 @@ from dataclasses import replace
 from .. import writeback
 from ..context import BrainContext
 from ..errors import Conflict, Forbidden, InvalidInput, NotFound, Unavailable
-from ..jobs import Worker, WriteBackJobs, wait_derived, worker_name
+from ..jobs import WriteBackJobs, wait_derived, work_on_own
 from ..model import Proposal, ProposalState, RunProducts, WriteBackAck
 from ..ports import Job
 from ..writeback import find_writeback, parse_products, products_dict, request_writeback
@@ -116,15 +116,8 @@ class WriteBackFacade:
         ctx = self._ctx
         assert ctx.jobs is not None
         deadline = time.monotonic() + timeout
-        worker = Worker(replace(ctx, principal=None), [WriteBackJobs()], name=worker_name())
-        while True:
-            current = ctx.jobs.get(job.id) or job
-            if current.state in ("done", "failed") or time.monotonic() > deadline:
-                break
-            if current.state == "queued" and current.last_error:
-                break  # failed an attempt: retried later; the ack says why
-            if worker.drain().claimed == 0:
-                time.sleep(0.05)
+        work_on_own(ctx, WriteBackJobs(), [job.key], timeout)  # a failed attempt: the ack says why
+        current = ctx.jobs.get(job.id) or job
         if current.state == "done":
             run_id = str(current.payload.get("run_id", ""))
             mine = _of_pass(ctx, current, run_id)

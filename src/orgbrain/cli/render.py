@@ -122,8 +122,11 @@ def items_table(items: Sequence[Item], title: str | None = None) -> Group:
         table.add_column(name, overflow="fold")
     for i in items:
         name = i.label if not i.name or i.name == i.label else f"{i.label} ({i.name})"
-        row = [i.id, i.storage_class, i.kind, name, yes_no(i.indexed), i.scope]
-        table.add_row(*(Text(cell) for cell in row))
+        # The label is cut to its column, not folded: a label over three lines hid which
+        # row was which (a no_wrap column would take the whole width from the others).
+        label = Text(name, no_wrap=True, overflow="ellipsis")
+        row = [Text(c) for c in (i.id, i.storage_class, i.kind)]
+        table.add_row(*row, label, Text(yes_no(i.indexed)), Text(i.scope))
     return Group(table, *errors_below((i.id, i.index_error) for i in items))
 
 

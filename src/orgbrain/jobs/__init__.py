@@ -22,6 +22,7 @@ from .index import (
     index_states,
     request_index,
 )
+from .own import work_on_own
 from .worker import JobHandler, Outcome, RetryPolicy, Settle, Worker, WorkReport, worker_name
 from .writeback import WriteBackJobs
 
@@ -50,6 +51,7 @@ __all__ = [
     "request_index",
     "visible_job",
     "wait_derived",
+    "work_on_own",
     "worker_name",
 ]
 

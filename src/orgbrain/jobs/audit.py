@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ..audit import (
     AUDIT_KIND,
@@ -23,7 +22,8 @@ from ..model import Item
 from ..ports import Job
 from .derive import known_entities
 from .index import Asker
-from .worker import Outcome, Settle, Worker, worker_name
+from .own import work_on_own
+from .worker import Outcome, Settle
 
 __all__ = ["DERIVE_GRACE_S", "AuditJobs", "audited_within"]
 
@@ -82,24 +82,10 @@ class AuditJobs:
 
 
 def audited_within(ctx: BrainContext, files: Sequence[Item], timeout: float) -> bool:
-    """Work on the files' audit passes in this thread (a process with no background
-    worker, such as the embedded CLI, would leave them queued) until each is done or
-    failed: False when one goes on past ``timeout`` seconds, or has failed an attempt (it
-    is retried later). Files with no audit asked for (not indexed, audit turned off)
-    count as done."""
-    if ctx.jobs is None:
-        return True
+    """Work on the files' audit passes in this thread, and on no other job (a process with
+    no background worker, such as the embedded CLI, would leave them queued) until each
+    is done or failed: False when one goes on past ``timeout`` seconds, or has failed an
+    attempt (it is retried later). Files with no audit asked for (not indexed, audit
+    turned off) count as done."""
     keys = [audit_key(f) for f in files if f.storage_class == "file" and f.indexed]
-    deadline = time.monotonic() + timeout
-    worker = Worker(replace(ctx, principal=None), [AuditJobs()], name=worker_name())
-    while keys:
-        jobs = ctx.jobs.find(ctx.workspace, keys).values()
-        if all(j.state in ("done", "failed") for j in jobs):
-            return True
-        if any(j.state == "queued" and j.last_error for j in jobs):
-            return False
-        if worker.drain().claimed == 0:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.05)
-    return True
+    return work_on_own(ctx, AuditJobs(), keys, timeout).finished

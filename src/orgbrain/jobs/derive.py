@@ -5,9 +5,7 @@ settled, so the request is never lost to a crash."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ..audit import AuditRequests
 from ..context import BrainContext
@@ -18,50 +16,36 @@ from ..forget import forgotten_since
 from ..model import Item
 from ..ports import ItemFilter, Job
 from .index import Asker
-from .worker import Outcome, Settle, Worker, worker_name
+from .own import work_on_own
+from .worker import Outcome, Settle
 
 __all__ = ["DeriveJobs", "extractor_for", "known_entities", "wait_derived"]
 
 KNOWN_ENTITIES = 5000
 """The most entities of a workspace the extractor is told about (known names)."""
-CLAIM_KEYS = 500
-"""The most keys one claim of ``wait_derived`` names (SQLite binds few parameters)."""
 
 
 def wait_derived(ctx: BrainContext, items: Sequence[Item], timeout: float = 30.0) -> None:
     """Block until every item's derivation is done (or failed), doing these items' jobs in
-    this thread meanwhile, one at a time, and no other: a backlog queued before (``index
-    --no-wait``, writes that did not wait) is the workers' to do, never billed to this
-    writer. A worker elsewhere may take some of them (leases keep any job from running
-    twice). The deadline is checked after each job, so one job is never cut short: raises
+    this thread meanwhile, one at a time, and no other (``jobs.own.work_on_own``). The
+    deadline is checked after each job, so one job is never cut short: raises
     ``Unavailable`` once ``timeout`` seconds have passed, or as soon as a job failed an
     attempt (it is retried later); the writes themselves were acknowledged before this
     was called."""
-    deadline = time.monotonic() + timeout
-    worker = Worker(replace(ctx, principal=None), [DeriveJobs(batch=1)], name=worker_name())
     keys = [derive_key(i) for i in items if i.storage_class in DERIVED_CLASSES]
-    queue = ctx.jobs
-    while keys and queue is not None:
-        pending = [
-            j for j in queue.find(ctx.workspace, keys).values() if j.state in ("queued", "running")
-        ]
-        if not pending:
-            return
-        stuck = [j for j in pending if j.state == "queued" and j.last_error]
-        if stuck:
-            raise Unavailable(
-                f"derivation of {stuck[0].subject} failed an attempt ({stuck[0].last_error}); "
-                "the write itself is acknowledged and derivation will be retried"
-            )
-        mine = (ctx.workspace, [j.key for j in pending[:CLAIM_KEYS]])
-        if worker.run_once(keys=mine).claimed == 0:
-            time.sleep(0.05)  # the rest are held by another worker's live lease
-        if time.monotonic() > deadline:
-            left = sorted(str(j.subject) for j in pending)
-            raise Unavailable(
-                f"derivation of {', '.join(left)} not done within {timeout:g} s; "
-                "the write itself is acknowledged and derivation goes on"
-            )
+    waited = work_on_own(ctx, DeriveJobs(batch=1), keys, timeout)
+    if waited.stuck is not None:
+        stuck = waited.stuck
+        raise Unavailable(
+            f"derivation of {stuck.subject} failed an attempt ({stuck.last_error}); "
+            "the write itself is acknowledged and derivation will be retried"
+        )
+    if not waited.finished:
+        left = sorted(str(j.subject) for j in waited.pending)
+        raise Unavailable(
+            f"derivation of {', '.join(left)} not done within {timeout:g} s; "
+            "the write itself is acknowledged and derivation goes on"
+        )
 
 
 def extractor_for(ctx: BrainContext) -> Extractor:

@@ -31,6 +31,12 @@ Ground = Rule | Literal["ranked", "empty", "too_far"]
 
 LABEL_CHARS = 60
 
+# Inline Markdown a heading may carry (`code`, **strong**, _emphasis_, [text](url)):
+# the sentence is text, and every transport shows it as text.
+_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(?<![\w*_])(\*{1,2}|_{1,2})(?=\S)(.+?)(?<=\S)\1(?![\w*_])")
+
 
 @dataclass(frozen=True, slots=True)
 class Grounds:
@@ -175,7 +181,16 @@ def _read(
 def _label(label: str) -> str:
     # A section's label is its breadcrumb: its own heading is what a reader knows it by.
     label = " ".join(label.split()).rsplit(" > ", 1)[-1]
+    label = _plain(label)
     return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+def _plain(label: str) -> str:
+    """``label`` without its inline Markdown marks; a code span's text is kept as written."""
+    parts = _CODE.split(label)  # text, ticks, code, text, ...: every third part is code
+    for i in range(0, len(parts), 3):
+        parts[i] = _EMPHASIS.sub(r"\2", _LINK.sub(r"\1", parts[i]))
+    return "".join(p for i, p in enumerate(parts) if i % 3 != 1).strip()
 
 
 def _as_written(query: str, word: str) -> str:

@@ -17,6 +17,13 @@ MAX_PRODUCT_CHARS = 8000
 over its products, not its transcript."""
 
 _FIELDS = frozenset({"run_id", "outcome", "summary", "decisions", "artefacts", "user_id", "scope"})
+OUTCOME_MEANS: dict[RunOutcome, str] = {
+    "succeeded": "a task's run that did what it was asked",
+    "blocked": "a task's run that stopped at something it could not get past",
+    "completed": "an automation (a scheduled or triggered job) that ran to its end",
+}
+"""What each run outcome is for (the seed: an issue run ends succeeded or blocked, an
+automation completed), said when one is refused."""
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,199}$")
 
 
@@ -34,9 +41,7 @@ def parse_products(run_id: str, data: Mapping[str, object]) -> RunProducts:
         raise InvalidInput(f"unknown field {unknown[0]!r} in work products")
     if "run_id" in data and data["run_id"] != run_id:
         raise InvalidInput(f"run_id {data['run_id']!r} is not the run {run_id!r}")
-    outcome = data.get("outcome")
-    if outcome not in RUN_OUTCOMES:
-        raise InvalidInput(f"outcome is one of {', '.join(RUN_OUTCOMES)}, not {outcome!r}")
+    outcome = _outcome(data.get("outcome"))
     summary = data.get("summary", "")
     if not isinstance(summary, str):
         raise InvalidInput("summary is a string")
@@ -50,7 +55,7 @@ def parse_products(run_id: str, data: Mapping[str, object]) -> RunProducts:
         raise InvalidInput("scope is org or team:<id>; personal facts go to user_id's scope")
     products = RunProducts(
         run_id=run_id,
-        outcome=_outcome(outcome),
+        outcome=outcome,
         summary=summary.strip(),
         decisions=decisions,
         artefacts=artefacts,
@@ -84,7 +89,9 @@ def _outcome(value: object) -> RunOutcome:
     for o in RUN_OUTCOMES:
         if value == o:
             return o
-    raise InvalidInput(f"outcome is one of {', '.join(RUN_OUTCOMES)}")
+    *first, last = (f"{o!r} for {OUTCOME_MEANS[o]}" for o in RUN_OUTCOMES)
+    given = "none was given" if value is None else f"not {value!r}"
+    raise InvalidInput(f"outcome says how the run ended: {', '.join(first)}, or {last} ({given})")
 
 
 def _strings(value: object, name: str) -> tuple[str, ...]:
