@@ -80,7 +80,7 @@ REPLACEABLE = frozenset({"uses", "is", "migration_target"})
 
 # The one list of words that say a thing is gone (docs/graph.md, "a thing that is gone"):
 # "we switched off Jenkins", "Jenkins is retired", "Status: decommissioned". A thing gone is
-# no longer what anything uses, runs on or is. The extractor reads them (patterns.py) and
+# no longer what anything uses, runs on or is. The extractor reads them (patterns/) and
 # the settling reads a status that says one (derive/statements.py).
 RETIRED_VERBS = (
     "retired",
