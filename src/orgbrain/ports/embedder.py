@@ -1,0 +1,51 @@
+"""Text to vectors: the ``Embedder`` port and its two optional abilities."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Embedder", "PrefixedEmbedder", "QueryEmbedder", "Vector"]
+
+
+Vector = NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors of a fixed dimension. ``name`` names the
+    model (two adapters giving the same vectors give the same name). A model that wants
+    text before queries and passages states it as ``prefixes`` (``PrefixedEmbedder``);
+    an embedder without it puts none."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        """Return an ``(len(texts), dim)`` float32 array of L2-normalised rows."""
+        ...
+
+
+@runtime_checkable
+class QueryEmbedder(Embedder, Protocol):
+    """An embedder with a cheaper path for one search query (lower precision, say): its
+    vector only ranks documents that ``embed`` gave theirs, so it may differ from
+    ``embed([text])[0]`` by rounding, never in meaning."""
+
+    def embed_query(self, text: str) -> Vector:
+        """``text``'s ``(dim,)`` float32 unit vector."""
+        ...
+
+
+@runtime_checkable
+class PrefixedEmbedder(Embedder, Protocol):
+    @property
+    def prefixes(self) -> tuple[str, str]:
+        """(query prefix, passage prefix): e5-style models want ("query: ", "passage: ")."""
+        ...
