@@ -6,22 +6,21 @@ it; no service holds a ``Brain``, and the facade exposes no port.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, cast
+from typing import cast
 
+from .. import adding, writes
 from .. import forget as forgetting
 from .. import sweep as sweeping
-from .. import writes
+from ..adding import WAITS, Wait, check_wait
 from ..context import BrainContext
-from ..errors import InvalidInput, NotFound, OrgBrainError
-from ..ids import new_id
-from ..indexer import Embedded, Indexer, IndexReport
-from ..model import STORAGE_CLASSES, Forgotten, Item, Passage, SearchResult, StorageClass
+from ..errors import InvalidInput
+from ..indexer import Indexer, IndexReport
+from ..model import STORAGE_CLASSES, Forgotten, Item, SearchResult, StorageClass
 from ..ports import Embedder, ItemFilter, Page, QueryEmbedder
 from ..retrieve import (
     Mode,
@@ -38,31 +37,21 @@ from ..settings import Settings
 from ..writes import FileSource, NoteInput
 from .graph import GraphFacade
 from .history import HistoryFacade
+from .indexing import IndexingFacade
 from .jobs import JobsFacade
 from .loop import LoopFacade
 from .memory import MemoryFacade
 from .moving import MovingFacade
+from .reading import PASSAGE_AROUND, ReadingFacade
 from .space import SpaceFacade
 from .writeback import WriteBackFacade
 
 __all__ = ["PASSAGE_AROUND", "WAITS", "Brain", "IndexReport", "NoteInput", "Wait", "check_wait"]
 
-Wait = Literal["ack", "derived"]
-"""How long a write blocks: until it is durable (``ack``), or until its derivation is
-done too (``derived``)."""
-WAITS: tuple[Wait, ...] = ("ack", "derived")
-PASSAGE_AROUND = 600
-"""How many bytes of a file's text a passage shows on each side of a cited range."""
-
-
-def check_wait(wait: object) -> Wait:
-    """``wait`` if it is one of ``WAITS``; else ``InvalidInput`` (before anything is written)."""
-    if wait == "ack" or wait == "derived":
-        return wait
-    raise InvalidInput(f"wait is ack or derived, not {wait!r}")
-
 
 class Brain(
+    IndexingFacade,
+    ReadingFacade,
     JobsFacade,
     GraphFacade,
     MemoryFacade,
@@ -222,47 +211,20 @@ class Brain(
         anything is stored). ``wait="derived"`` (with ``index``) returns once its sections'
         derivation is done.
         """
-        ctx = self._ctx
-        if check_wait(wait) == "derived" and not index:
-            raise InvalidInput(
-                "wait='derived' needs index=True: a file is derived from its sections, "
-                "which indexing cuts"
-            )
-        clean = writes.name_of(source, name)
-        where = ctx.write_scope(scope)
-        if source_key is not None:
-            key = source_key
-        elif isinstance(source, str | Path) and name is None:
-            key = writes.path_key(Path(source), ctx.settings.root, where)
-        else:
-            key = writes.default_file_key(clean, where)
-        existing = writes.file_key(ctx, key, where)
-        item_id = existing.id if existing else new_id("fil")
-        replaced = writes.superseded_items(ctx, supersedes, where, item_id)
-        stored = writes.put_bytes(ctx, source, clean, item_id)
-        item = writes.store_file(
-            ctx,
-            stored,
-            existing,
-            item_id=item_id,
-            key=key,
+        return adding.add_file(
+            self._ctx,
+            source,
+            name=name,
             kind=kind,
             label=label,
-            scope=where,
+            scope=scope,
+            source_key=source_key,
             occurred_at=occurred_at,
+            index=index,
             run_id=run_id,
+            wait=wait,
+            supersedes=supersedes,
         )
-        if replaced:
-            writes.record_supersedes(ctx, item, replaced, run_id)
-            item = self.get(item.id)
-        if index and not item.indexed:
-            self.index(item.id)
-            item = self.get(item.id)
-        elif existing is not None and existing.indexed and not item.indexed:
-            item = self._reindexed(item)
-        if wait == "derived" and item.indexed:
-            self.wait_derived(self.sections(item.id), ctx.settings.derive_wait_s)
-        return item
 
     def add_note(
         self,
@@ -303,64 +265,6 @@ class Brain(
             found = self.get_many([i.id for i in items])
             items = [found.get(i.id, i) for i in items]
         return items
-
-    # -- index --------------------------------------------------------------------------
-
-    def index(self, item_id: str) -> IndexReport:
-        """Make an added file answerable. Raises on a bad file after recording the error."""
-        return self._indexer.index(self.get(item_id))
-
-    def _reindexed(self, item: Item) -> Item:
-        """A file whose indexed version was replaced by new bytes, indexed at once so it
-        keeps answering; new bytes that fail to index leave it failed, as ``index`` would
-        (its state says why), and the add itself stands."""
-        with contextlib.suppress(OrgBrainError):
-            self.index(item.id)
-        return self.get(item.id)
-
-    def pending(self) -> list[Item]:
-        """Files added but not yet indexed (and not failed)."""
-        added = self._ctx.each_item(ItemFilter(storage_class="file", indexed=False))
-        return [i for i in added if i.index_error is None]
-
-    def index_pending(
-        self,
-        ids: Sequence[str] | None = None,
-        *,
-        progress: Callable[[IndexReport], None] | None = None,
-        on_embedded: Callable[[Embedded], None] | None = None,
-    ) -> list[IndexReport]:
-        """Index ``ids`` (default: every pending file); one bad file never stops the rest.
-
-        One report per id, in order. The files' texts are embedded together in batches
-        (``Indexer.index_many``) and each file commits on its own, so a crash loses at
-        most the files not yet committed, which stay pending. ``on_embedded`` hears the
-        bytes and sections each embedding call stood for (a progress bar's steps).
-        """
-        if ids is None:
-            return self._indexer.index_many(
-                self.pending(), progress=progress, on_embedded=on_embedded
-            )
-        reports: dict[int, IndexReport] = {}
-        found: list[tuple[int, Item]] = []
-        for position, item_id in enumerate(ids):
-            try:
-                found.append((position, self.get(item_id)))
-            except OrgBrainError as exc:
-                reports[position] = IndexReport(item_id, item_id, 0, exc.message, exc.code)
-                if progress is not None:
-                    progress(reports[position])
-        indexed = self._indexer.index_many(
-            [item for _, item in found], progress=progress, on_embedded=on_embedded
-        )
-        for (position, _), report in zip(found, indexed, strict=True):
-            reports[position] = report
-        return [reports[position] for position in range(len(ids))]
-
-    def set_index_error(self, item_id: str, error: str | None) -> None:
-        """Record (or clear) why a visible file could not be indexed."""
-        item = self.get(item_id)
-        self._ctx.store.set_index_error(self.workspace, item.id, error)
 
     # -- read ---------------------------------------------------------------------------
 
@@ -461,89 +365,6 @@ class Brain(
             seen.found(result)
         return result, trace
 
-    def read_file(
-        self,
-        item_id: str,
-        *,
-        section: int | str | None = None,
-        version: int | None = None,
-        start: int = 0,
-        end: int | None = None,
-    ) -> Iterator[bytes]:
-        """Stream a file's raw bytes, a section's exact range, or a section item's range.
-
-        ``section`` is a section's ordinal (1-based, as shown) or id within the file.
-        ``version`` reads the raw bytes of one of the file's versions (``history``
-        numbers them; sections are cut from the current version only). ``start`` and
-        ``end`` (half-open) read only those bytes of the raw file, from the blob store
-        itself (a ranged GET on S3), not by skipping.
-        """
-        if version is not None:
-            if section is not None:
-                raise InvalidInput("sections are cut from the current version: give one")
-            return self._read_version(item_id, version, start, end)
-        item = self.get(item_id)
-        if item.storage_class == "file" and section is None:
-            assert item.blob_key is not None
-            return self._ctx.blobs.stream(item.blob_key, start, end)
-        if (start, end) != (0, None):
-            raise InvalidInput("a byte range reads a file's raw bytes; a section is read whole")
-        if item.storage_class == "section":
-            target = item
-        elif item.storage_class == "file":
-            assert section is not None
-            target = self._section_of(item, section)
-        else:
-            raise InvalidInput(f"{item.id} is a {item.storage_class}; it has no file to read")
-        if target.text_key is None or target.byte_range is None:
-            raise NotFound(f"{target.id} has no stored text range")
-        return self._ctx.blobs.stream(
-            target.text_key, target.byte_range.start, target.byte_range.end
-        )
-
-    def passage(self, item_id: str, *, around: int = PASSAGE_AROUND) -> Passage:
-        """A visible item's text in its place: a section's exact byte range with up to
-        ``around`` bytes of the file's text on each side (what a citation points at, shown
-        where it stands); a file's opening text; a note's or entity's body."""
-        if not 0 <= around <= 64 * 1024:
-            raise InvalidInput("around is 0 to 65536 bytes")
-        item = self.get(item_id)
-        if item.storage_class == "section" and item.text_key and item.byte_range:
-            r = item.byte_range
-            lo = max(0, r.start - around)
-            data = b"".join(self._ctx.blobs.stream(item.text_key, lo, r.end + around))
-            cut, tail = r.start - lo, r.end - lo
-            at_start, at_end = lo == 0, len(data) < tail + around
-            return Passage(
-                item.id,
-                _edge(data[:cut], trim_start=not at_start),
-                data[cut:tail].decode("utf-8", "replace"),
-                _edge(data[tail:], trim_end=not at_end),
-                r,
-                item.locator,
-                at_start=at_start,
-                at_end=at_end,
-            )
-        if item.storage_class == "file" and item.text_key:
-            want = 4 * around
-            head = b"".join(self._ctx.blobs.stream(item.text_key, 0, want))
-            at_end = len(head) < want
-            text = _edge(head, trim_end=not at_end)
-            return Passage(item.id, "", text, "", None, item.locator, at_end=at_end)
-        return Passage(item.id, "", item.body, "", item.byte_range, item.locator)
-
-    def _section_of(self, file: Item, section: int | str) -> Item:
-        sections = self.sections(file.id)
-        if isinstance(section, int) or (section.isascii() and section.isdigit()):
-            n = int(section)
-            if not 1 <= n <= len(sections):
-                raise NotFound(f"{file.id} has {len(sections)} sections; no section {n}")
-            return sections[n - 1]
-        for s in sections:
-            if s.id == section:
-                return s
-        raise NotFound(f"no section {section} in {file.id}")
-
     def counts(self) -> dict[str, int]:
         return self._ctx.store.counts(self.workspace)
 
@@ -558,14 +379,3 @@ class Brain(
         """``forget``, and delete the raw bytes and extracted text, blanking the row: only
         the audit record (who, when, why) is left."""
         return forgetting.forget(self._ctx, item_id, reason, erase=True)
-
-
-def _edge(data: bytes, *, trim_start: bool = False, trim_end: bool = False) -> str:
-    """Text cut out of the middle of a file: a character split by the cut is dropped, and
-    so is the partial line at a cut, when the piece holds a whole line besides."""
-    text = data.decode("utf-8", "ignore")
-    if trim_start and "\n" in text[:-1]:
-        text = text[text.index("\n") + 1 :]
-    if trim_end and "\n" in text[1:]:
-        text = text[: text.rindex("\n", 1) + 1]
-    return text

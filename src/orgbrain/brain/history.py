@@ -10,7 +10,7 @@ from ..context import BrainContext
 from ..errors import InvalidInput, NotFound
 from ..model import History, Item, Version
 
-__all__ = ["HistoryFacade"]
+__all__ = ["HistoryFacade", "read_version", "version_of"]
 
 
 class HistoryFacade:
@@ -44,30 +44,35 @@ class HistoryFacade:
     def version_of(self, item_id: str, number: int) -> tuple[Item, Version | None]:
         """A visible item and its version ``number``: None when that is the current one
         (the item itself). ``NotFound`` for a number it never had."""
-        ctx = self._ctx
-        item = ctx.get(item_id)
-        if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-            raise InvalidInput(f"a version is a number from 1, not {number!r}")
-        kept = ctx.store.versions(ctx.workspace, item.id, ctx.visibility)
-        current = len(kept) + 1
-        if number == current:
-            return item, None
-        for v in kept:
-            if v.number == number:
-                return item, v
-        raise NotFound(f"{item.id} has versions 1 to {current}; no version {number}")
+        return version_of(self._ctx, item_id, number)
 
-    def _read_version(
-        self, item_id: str, number: int, start: int = 0, end: int | None = None
-    ) -> Iterator[bytes]:
-        """A file version's raw bytes (the current one's too, by its number), or the
-        half-open range [start, end) of them."""
-        item, version = self.version_of(item_id, number)
-        if item.storage_class != "file":
-            raise InvalidInput(
-                f"{item.id} is a {item.storage_class}; its versions' text is in its history"
-            )
-        blob_key = item.blob_key if version is None else version.blob_key
-        if blob_key is None:
-            raise NotFound(f"version {number} of {item.id} has no stored bytes")
-        return self._ctx.blobs.stream(blob_key, start, end)
+
+def version_of(ctx: BrainContext, item_id: str, number: int) -> tuple[Item, Version | None]:
+    """``HistoryFacade.version_of`` with ``ctx``'s reader."""
+    item = ctx.get(item_id)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise InvalidInput(f"a version is a number from 1, not {number!r}")
+    kept = ctx.store.versions(ctx.workspace, item.id, ctx.visibility)
+    current = len(kept) + 1
+    if number == current:
+        return item, None
+    for v in kept:
+        if v.number == number:
+            return item, v
+    raise NotFound(f"{item.id} has versions 1 to {current}; no version {number}")
+
+
+def read_version(
+    ctx: BrainContext, item_id: str, number: int, start: int = 0, end: int | None = None
+) -> Iterator[bytes]:
+    """A file version's raw bytes (the current one's too, by its number), or the
+    half-open range [start, end) of them."""
+    item, version = version_of(ctx, item_id, number)
+    if item.storage_class != "file":
+        raise InvalidInput(
+            f"{item.id} is a {item.storage_class}; its versions' text is in its history"
+        )
+    blob_key = item.blob_key if version is None else version.blob_key
+    if blob_key is None:
+        raise NotFound(f"version {number} of {item.id} has no stored bytes")
+    return ctx.blobs.stream(blob_key, start, end)
