@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
+import orgbrain.cli.eval_kit as eval_kit
 from orgbrain import Brain
 from orgbrain.evals import (
     EvalReport,
@@ -250,7 +251,7 @@ def test_cli_group_alone(
     def shared(_settings: Settings) -> Embedder:
         return embedder
 
-    monkeypatch.setattr(eval_cli, "embedder_factory", shared)
+    monkeypatch.setattr(eval_kit, "embedder_factory", shared)
     folder = write_beir(tmp_path / "tiny")
     out = tmp_path / "cli.jsonl"
     runner = CliRunner()

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
+import orgbrain.cli.eval_kit as eval_kit
 from orgbrain.errors import InvalidInput
 from orgbrain.evals.longmemeval import run_longmemeval, sessions_ranked
 from orgbrain.evals.longmemeval_data import load_longmemeval, parse_lme_date
@@ -125,7 +126,7 @@ def test_the_command(tmp_path: Path, embedder: Embedder, monkeypatch: pytest.Mon
     def shared(_settings: Settings) -> Embedder:
         return embedder
 
-    monkeypatch.setattr(eval_cli, "embedder_factory", shared)
+    monkeypatch.setattr(eval_kit, "embedder_factory", shared)
     path = write_lme(tmp_path / "lme.json")
     result = CliRunner().invoke(
         eval_cli.eval_group,

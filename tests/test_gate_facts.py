@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
+import orgbrain.cli.eval_kit as eval_kit
 from orgbrain import Brain
 from orgbrain.analysis import stem, text_stems
 from orgbrain.brain import NoteInput
@@ -127,7 +128,7 @@ def test_eval_facts_command(
     def shared(_settings: Settings) -> Embedder:
         return embedder
 
-    monkeypatch.setattr(eval_cli, "embedder_factory", shared)
+    monkeypatch.setattr(eval_kit, "embedder_factory", shared)
     out = tmp_path / "rows.jsonl"
     file = write_facts(tmp_path / "facts.jsonl")
     result = CliRunner().invoke(

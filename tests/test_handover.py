@@ -10,7 +10,7 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.derive.handover import a_person, handed_to, hands_over
-from orgbrain.extraction.values import names_in
+from orgbrain.extraction.named import names_in
 
 SEP = datetime(2026, 9, 3, tzinfo=UTC)
 NOV = datetime(2026, 11, 16, tzinfo=UTC)

@@ -238,11 +238,11 @@ def _eval_living(
 ) -> tuple[dict[str, Any], list[dict[str, Any]], Path]:
     """``orgbrain eval living --json FLAGS`` over ``cases``: its report, and the rows it
     wrote (``--out``) and where."""
-    from orgbrain.cli import eval as eval_cli
+    from orgbrain.cli import eval_kit
 
     path = tmp_path / "living.jsonl"
     path.write_text("".join(json.dumps(c) + "\n" for c in cases))
-    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
+    monkeypatch.setattr(eval_kit, "embedder_factory", lambda _settings: embedder)
     rows = tmp_path / "rows.jsonl"
     out = CliRunner().invoke(
         cli, ["eval", "living", *flags, "--json", str(path), "--out", str(rows)]

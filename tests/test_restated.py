@@ -8,15 +8,10 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.extraction.cues import change_cue, titled_change
+from orgbrain.extraction.named import gone_name, names_in, toward
+from orgbrain.extraction.qualifiers import qualifiers
 from orgbrain.extraction.states import statuses_in
-from orgbrain.extraction.values import (
-    gone_name,
-    marked_old,
-    names_in,
-    qualifiers,
-    toward,
-    values_in,
-)
+from orgbrain.extraction.values import marked_old, values_in
 from tests.restating import NOV, OCT, SEP, derived, values
 
 

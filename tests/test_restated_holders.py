@@ -9,7 +9,7 @@ from orgbrain import Brain
 from orgbrain.derive.handover import leaver
 from orgbrain.derive.restating.gone import gone_name, where_gone
 from orgbrain.derive.restating.names import passing
-from orgbrain.extraction.values import names_in
+from orgbrain.extraction.named import names_in
 from tests.restating import NOV, SEP, derived, ended, values
 
 

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from orgbrain.cli import eval as eval_cli
+from orgbrain.cli import eval_kit
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
 from tests.test_eval import write_beir, write_locomo
@@ -60,7 +61,7 @@ def eval_runner(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> CliRunne
     def shared(_settings: Settings) -> Embedder:
         return embedder
 
-    monkeypatch.setattr(eval_cli, "embedder_factory", shared)
+    monkeypatch.setattr(eval_kit, "embedder_factory", shared)
     return CliRunner()
 
 

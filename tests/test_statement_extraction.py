@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import orgbrain.cli.eval as eval_cli
+import orgbrain.cli.eval_kit as eval_kit
 from orgbrain.adapters.chat_openai import OpenAIChat, make_chat
 from orgbrain.derive.statements import RETIRED
 from orgbrain.errors import InvalidInput, Unavailable
@@ -581,7 +582,7 @@ def test_eval_cli_llm_tier_through_the_chat_factory(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url, _ = chat_server
-    monkeypatch.setattr(eval_cli, "chat_factory", lambda _s: OpenAIChat(url, "m"))
+    monkeypatch.setattr(eval_kit, "chat_factory", lambda _s: OpenAIChat(url, "m"))
     result = CliRunner().invoke(
         eval_cli.eval_group,
         ["statements", str(_tiny(tmp_path)), "--tiers", "pattern,llm", "--json"],

@@ -573,10 +573,9 @@ def test_eval_writeback_from_the_cli(
 ) -> None:
     from click.testing import CliRunner
 
-    from orgbrain.cli import cli
-    from orgbrain.cli import eval as eval_cli
+    from orgbrain.cli import cli, eval_kit
 
-    monkeypatch.setattr(eval_cli, "embedder_factory", lambda _settings: embedder)
+    monkeypatch.setattr(eval_kit, "embedder_factory", lambda _settings: embedder)
     runs = tmp_path / "runs.jsonl"
     runs.write_text(
         json.dumps(

@@ -9,26 +9,23 @@ layers, hidden 384, 12 heads, exact erf GELU, LayerNorm eps 1e-12), mean pooling
 attention mask, L2 normalisation. ``tests/test_embedders.py`` holds it to the
 sentence-transformers output.
 
-The architecture numbers are read from the model folder's ``config.json`` and checked, so
-a different checkpoint fails loudly instead of computing something plausible.
+The weights, and the checks that the folder holds this architecture, are
+``minilm_weights.py``'s.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import mmap
-import struct
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import Unavailable
+from .minilm_weights import F32, Layer, MiniLMWeights, load_minilm, read_safetensors
 from .wordpiece import WordPiece
 
 __all__ = [
@@ -40,17 +37,6 @@ __all__ = [
     "read_safetensors",
 ]
 
-F32 = NDArray[np.float32]
-_DTYPES: dict[str, np.dtype[Any]] = {
-    "F32": np.dtype("<f4"),
-    "F16": np.dtype("<f2"),
-    "I64": np.dtype("<i8"),
-}
-_EXPECTED = {
-    "model_type": "bert",
-    "hidden_act": "gelu",
-    "position_embedding_type": "absolute",
-}
 # Abramowitz & Stegun 7.1.26: erfc(z) = poly(t) * exp(-z^2), t = 1 / (1 + p z), z >= 0,
 # absolute error under 1.5e-7 (below float32's resolution of erf near 1). numpy has no
 # erf, and scipy's would cost an import of scipy.special (~0.2 s) for one function.
@@ -61,180 +47,13 @@ _ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 # products ~30% slower, whole batches made the GELU slower; 256 measured best).
 _FFN_ROWS = 256
 # Up to this many token rows (a query), a projection runs as one product per block of
-# _BLOCK output columns, each block its own contiguous (in, _BLOCK) matrix: OpenBLAS then
+# BLOCK output columns, each block its own contiguous (in, BLOCK) matrix: OpenBLAS then
 # takes its small-matrix path instead of packing the whole weight matrix on every call.
 # For a 10-token query that is 2-2.5x faster per product; from ~48 rows on the plain
 # product is faster again (measured on the 2-core boxes, one BLAS thread). The results
 # are the plain product's bit for bit, except the down projection's (1536 deep, cut in
 # blocks of 32): its sums run in another order, ~1e-7 apart (float32 rounding).
 _SMALL_ROWS = 32
-_BLOCK = 64
-_DOWN_BLOCK = 32
-
-
-def read_safetensors(path: Path) -> dict[str, NDArray[Any]]:
-    """The tensors of a ``.safetensors`` file as read-only arrays over a memory map.
-
-    The format is an 8-byte little-endian header length, a JSON header naming each
-    tensor's dtype, shape and byte range, then the raw bytes. Mapping instead of reading
-    means only the pages a forward pass touches are ever loaded.
-    """
-    try:
-        with path.open("rb") as f:
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError) as exc:
-        raise Unavailable(f"cannot read the model weights {path}: {exc}") from exc
-    try:
-        (header_len,) = struct.unpack_from("<Q", mapped, 0)
-        start = 8 + header_len
-        if start > len(mapped):
-            raise ValueError(f"the header claims {header_len} bytes, past the end of the file")
-        header = json.loads(mapped[8:start])
-        if not isinstance(header, dict):
-            raise ValueError("the header is not a JSON object")
-        tensors: dict[str, NDArray[Any]] = {}
-        for name, spec in header.items():
-            if name == "__metadata__":
-                continue
-            dtype = _DTYPES[spec["dtype"]]
-            begin, end = spec["data_offsets"]
-            shape = tuple(int(n) for n in spec["shape"])
-            count = (end - begin) // dtype.itemsize
-            if count != math.prod(shape) or start + end > len(mapped):
-                raise ValueError(f"tensor {name} does not fit its byte range")
-            tensors[name] = np.frombuffer(mapped, dtype, count, start + begin).reshape(shape)
-    except (struct.error, KeyError, TypeError, ValueError) as exc:
-        raise Unavailable(f"{path} is not a readable safetensors file: {exc}") from exc
-    return tensors
-
-
-@dataclass(frozen=True, slots=True)
-class _Layer:
-    """One encoder layer. The projections are the file's ``(out, in)`` (views of its map,
-    ``x @ w.T`` for a batch) and, for a query's few rows, the same numbers again as
-    ``(in, out)`` column blocks (``_blocks``, ``_project``): ~40 MB more memory for six
-    layers, and half the CPU of a query's embedding."""
-
-    qkv_w: F32  # (3 * hidden, hidden): query (pre-scaled by 1/sqrt(head_dim)), key, value
-    qkv_b: F32
-    out_w: F32
-    out_b: F32
-    ln1_g: F32
-    ln1_b: F32
-    up_w: F32
-    up_b: F32
-    down_w: F32
-    down_b: F32
-    ln2_g: F32
-    ln2_b: F32
-    qkv_cols: F32 | None = None
-    out_cols: F32 | None = None
-    up_cols: F32 | None = None
-    down_cols: F32 | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MiniLMWeights:
-    word: F32
-    position: F32
-    token_type: F32
-    ln_g: F32
-    ln_b: F32
-    layers: tuple[_Layer, ...]
-    heads: int
-    eps: float
-
-    @property
-    def hidden(self) -> int:
-        return int(self.word.shape[1])
-
-    @property
-    def max_positions(self) -> int:
-        return int(self.position.shape[0])
-
-
-def load_minilm(folder: Path) -> MiniLMWeights:
-    """The BERT encoder in ``folder`` (``config.json`` and ``model.safetensors``)."""
-    try:
-        config = json.loads((folder / "config.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise Unavailable(f"cannot read {folder / 'config.json'}: {exc}") from exc
-    for key, want in _EXPECTED.items():
-        if config.get(key, want) != want:
-            raise Unavailable(
-                f"{folder} is not a model this encoder runs: {key} is {config[key]!r}"
-            )
-    raw = read_safetensors(folder / "model.safetensors")
-    prefix = "bert." if "bert.embeddings.word_embeddings.weight" in raw else ""
-
-    def get(name: str) -> F32:
-        try:
-            tensor = raw[prefix + name]
-        except KeyError:
-            raise Unavailable(f"{folder / 'model.safetensors'} has no tensor {name}") from None
-        # float16 checkpoints become float32 here; float32 ones stay views of the map.
-        return np.asarray(tensor, dtype=np.float32)
-
-    hidden = int(config["hidden_size"])
-    heads = int(config["num_attention_heads"])
-    if hidden % heads:
-        raise Unavailable(f"hidden size {hidden} does not split into {heads} heads")
-    # Folding the 1/sqrt(head_dim) score scale into the query projection saves a pass
-    # over every (heads, T, T) score matrix; the rounding moves the result by ~1e-8.
-    scale = np.float32(1.0 / math.sqrt(hidden // heads))
-    layers = []
-    for i in range(int(config["num_hidden_layers"])):
-        p = f"encoder.layer.{i}."
-        att = p + "attention."
-        layers.append(
-            _Layer(
-                qkv_w=np.concatenate(
-                    [
-                        get(att + "self.query.weight") * scale,
-                        get(att + "self.key.weight"),
-                        get(att + "self.value.weight"),
-                    ]
-                ),
-                qkv_b=np.concatenate(
-                    [
-                        get(att + "self.query.bias") * scale,
-                        get(att + "self.key.bias"),
-                        get(att + "self.value.bias"),
-                    ]
-                ),
-                out_w=get(att + "output.dense.weight"),
-                out_b=get(att + "output.dense.bias"),
-                ln1_g=get(att + "output.LayerNorm.weight"),
-                ln1_b=get(att + "output.LayerNorm.bias"),
-                up_w=get(p + "intermediate.dense.weight"),
-                up_b=get(p + "intermediate.dense.bias"),
-                down_w=get(p + "output.dense.weight"),
-                down_b=get(p + "output.dense.bias"),
-                ln2_g=get(p + "output.LayerNorm.weight"),
-                ln2_b=get(p + "output.LayerNorm.bias"),
-            )
-        )
-        layer = layers[-1]
-        layers[-1] = replace(
-            layer,
-            qkv_cols=_blocks(layer.qkv_w, _BLOCK),
-            out_cols=_blocks(layer.out_w, _BLOCK),
-            up_cols=_blocks(layer.up_w, _BLOCK),
-            down_cols=_blocks(layer.down_w, _DOWN_BLOCK),
-        )
-    weights = MiniLMWeights(
-        word=get("embeddings.word_embeddings.weight"),
-        position=get("embeddings.position_embeddings.weight"),
-        token_type=get("embeddings.token_type_embeddings.weight"),
-        ln_g=get("embeddings.LayerNorm.weight"),
-        ln_b=get("embeddings.LayerNorm.bias"),
-        layers=tuple(layers),
-        heads=heads,
-        eps=float(config.get("layer_norm_eps", 1e-12)),
-    )
-    if weights.hidden != hidden:
-        raise Unavailable(f"{folder}: word embeddings are {weights.hidden} wide, not {hidden}")
-    return weights
 
 
 def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.bool_]) -> F32:
@@ -277,26 +96,17 @@ def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.
     return _mean_pool(x.reshape(batch, length, hidden), mask)
 
 
-def _blocks(w: F32, width: int) -> F32 | None:
-    """``w.T`` (``w`` is ``(out, in)``) as contiguous column blocks, ``(out / width, in,
-    width)``; None when ``out`` does not split into whole blocks."""
-    n, k = w.shape
-    if n % width:
-        return None
-    return np.ascontiguousarray(w.reshape(n // width, width, k).transpose(0, 2, 1))
-
-
 def _project(x: F32, w: F32, cols: F32 | None) -> F32:
     """``x @ w``; for a few rows through ``w``'s column blocks ``cols``."""
     rows = x.shape[0]
     if cols is None or rows > _SMALL_ROWS:
         out: F32 = x @ w
         return out
-    by_block: F32 = np.matmul(x, cols)  # (blocks, rows, _BLOCK)
+    by_block: F32 = np.matmul(x, cols)  # (blocks, rows, BLOCK)
     return by_block.transpose(1, 0, 2).reshape(rows, w.shape[1])
 
 
-def _feed_forward(x: F32, layer: _Layer, eps: float, up_buf: F32, gelu_buf: F32) -> None:
+def _feed_forward(x: F32, layer: Layer, eps: float, up_buf: F32, gelu_buf: F32) -> None:
     """``x = LayerNorm(x + down(gelu(up(x))))`` in place, a block of rows at a time."""
     for start in range(0, x.shape[0], _FFN_ROWS):
         rows = x[start : start + _FFN_ROWS]

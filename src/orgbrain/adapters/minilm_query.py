@@ -46,8 +46,9 @@ from typing import Any, Protocol
 import numkong as nk
 import numpy as np
 
-from .minilm_numpy import F32, MiniLMWeights, _layer_norm, _softmax_rows
+from .minilm_numpy import _layer_norm, _softmax_rows
 from .minilm_numpy import _project as _project_f32
+from .minilm_weights import F32, MiniLMWeights
 
 __all__ = ["QueryProjections", "amx", "encode_query", "query_projections"]
 

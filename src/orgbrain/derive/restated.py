@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from ..analysis import key_terms
 from ..context import BrainContext
 from ..extraction.documents import settled
-from ..extraction.values import apart, other_records
+from ..extraction.qualifiers import apart, other_records
 from ..model import Item
 from .documents import back_dated
 from .restating.guards import named_apart, two_things

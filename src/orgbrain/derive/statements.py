@@ -52,8 +52,8 @@ from ..extraction.predicates import (
     LEFT_THE_ORG,
     REPLACEABLE,
 )
+from ..extraction.qualifiers import other_records, told_apart
 from ..extraction.states import a_state
-from ..extraction.values import other_records, told_apart
 from ..graph import entity_for, normalise_value, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
@@ -285,7 +285,7 @@ def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
     name different qualifiers of one family ("Travel policy (US)", "Travel policy
     (UK)"; of two states, not whom each is rolled out to: "Beta (staff only)", then
     "live for all customers"), or the items are cards of two records ("Service:
-    payments-gateway", "Service: payments-ledger"; ``extraction/values.py``), or what
+    payments-gateway", "Service: payments-ledger"; ``extraction/qualifiers.py``), or what
     each sentence inherits from its item names two things of one kind ("Leeds office
     guide", "Lisbon office guide"; "#launch-atlas", "#launch-beacon":
     ``extraction/context.py``)."""

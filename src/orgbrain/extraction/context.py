@@ -17,7 +17,7 @@ Two contexts are of two things of one kind (``apart_in_kind``) when a phrase of 
 shares a word with the other (the kind: "office", "launch") and each has a name the other
 side never says ("Leeds", "Lisbon"; "Atlas", "Beacon"); a name is a word written with a
 capital in its item, not a change word ("Revised") nor a time's ("January"). Or when
-they name two members of one family of qualifiers (``extraction/values.py``: NA and
+they name two members of one family of qualifiers (``extraction/qualifiers.py``: NA and
 EMEA). The newer side naming the older's name too ("Leeds and Lisbon offices: ...")
 makes them one.
 """
@@ -29,8 +29,10 @@ from dataclasses import dataclass
 
 from ..analysis import LETTER_WORD, STOPWORDS, stem
 from .cues import CUE
+from .named import CALENDAR
+from .qualifiers import apart, qualifiers
 from .subjects import Phrase, labels, titled
-from .values import CALENDAR, apart, marked_old, qualifiers, values_in
+from .values import marked_old, values_in
 
 __all__ = [
     "LABEL",
@@ -147,7 +149,7 @@ def apart_in_kind(a: Context, b: Context, a_said: str, b_said: str, *, states: b
     one kind: a phrase of each context shares a word with the other, and each has a name
     that the other unit and its context never say; or the units with their contexts name
     two members of one family of qualifiers (of two ``states``, not whom each is rolled
-    out to: ``extraction/values.py``)."""
+    out to: ``extraction/qualifiers.py``)."""
     a_text, b_text = f"{a.text}\n{a_said}", f"{b.text}\n{b_said}"
     if apart(qualifiers(a_text), qualifiers(b_text), states=states):
         return True

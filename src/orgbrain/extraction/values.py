@@ -11,40 +11,23 @@ their own are not values.
 
 ``marked_old`` says which of a unit's values it names as the one before ("from 600",
 "was 14", "rather than 3"); whether the unit states a change at all is ``cues.py``'s,
-and a thing's state (on hold, live) ``states.py``'s.
+and a thing's state (on hold, live) ``states.py``'s. The names a unit holds are read by
+``named.py``, the qualifiers that tell two settings apart by ``qualifiers.py``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .cues import change_cue
-
-__all__ = [
-    "CALENDAR",
-    "Value",
-    "apart",
-    "gone_name",
-    "marked_old",
-    "names_in",
-    "other_records",
-    "qualifiers",
-    "same_slot",
-    "told_apart",
-    "toward",
-    "unit_word",
-    "values_in",
-    "where_gone",
-]
+__all__ = ["Value", "marked_old", "same_slot", "unit_word", "values_in"]
 
 
 @dataclass(frozen=True, slots=True)
 class Value:
     """One value in a text: ``kind`` is ``money``, ``percent``, ``quantity`` (``unit`` the
     one or two words counted, lower-cased), ``date``, ``weekday``, ``time`` or ``number``
-    (or ``name``, from ``names_in``); ``key`` compares two
+    (or ``name``, from ``named.names_in``); ``key`` compares two
     values of one kind ("$1,000" and "$1000" are one key); ``text[start:end]`` is it as
     written, a quantity with its noun ("14 days")."""
 
@@ -299,206 +282,3 @@ _UNTIL = re.compile(r"\s*(?:to|until|till|through|-|\u2013)(?!\w)", re.IGNORECAS
 _WAS_AFTER = re.compile(r"\s+(?:was|were)\b", re.IGNORECASE)
 """After a value that opens a bracket, what says it is the one before ("a 48-hour job
 from now on (24h was never achievable at weekends)")."""
-
-
-_FAMILIES: dict[str, tuple[re.Pattern[str], dict[str, str], bool]] = {}
-
-
-def _family(name: str, members: str, *, case: bool = False) -> None:
-    """One family of qualifiers that tell two settings of one thing apart; each member is
-    ``word|synonym|...``, read as its first word."""
-    canon = {
-        (w if case else w.lower()): ws.split("|")[0]
-        for ws in members.split()
-        for w in ws.split("|")
-    }
-    words = "|".join(sorted(canon, key=len, reverse=True))
-    flags = 0 if case else re.IGNORECASE
-    _FAMILIES[name] = (re.compile(rf"(?<![\w-])(?:{words})(?![\w-])", flags), canon, case)
-
-
-_family("environment", "production|prod staging|stage development|dev qa|test sandbox")
-_family("region", "EU|EMEA|Europe US|USA|NA|Americas APAC|Asia UK", case=True)
-# a firm's regions by compass point ("North Region - Key Contacts", "South Region")
-_family("compass", "North|Northern South|Southern East|Eastern West|Western", case=True)
-_family("platform", "ios android web mobile desktop")
-_family("plan", "free pro|professional business enterprise premium starter")
-_family("audience", "employees|staff contractors interns customers partners vendors")
-_family("reach", "internal external|public")
-
-
-def qualifiers(text: str) -> dict[str, frozenset[str]]:
-    """The qualifiers ``text`` names, by family: "max_connections on the STAGING
-    Postgres" names environment staging, so it does not restate "Postgres config
-    (production): max_connections = 500"."""
-    out: dict[str, frozenset[str]] = {}
-    for name, (pattern, canon, case) in _FAMILIES.items():
-        found = {canon[m if case else m.lower()] for m in pattern.findall(text)}
-        if found:
-            out[name] = frozenset(found)
-    return out
-
-
-_NAME = re.compile(
-    r"(?<![\w#@.'\u2019-])(?:[#@]\w[\w.-]*\w|\d*[A-Z][\w&+'\u2019-]*(?:[ \t]+[A-Z][\w&+-]*)*)"
-)
-"""A name as written: a channel or handle, or a run of capitalised words ("Marcus Lee",
-"1Password", "#it-desk")."""
-CALENDAR = frozenset(
-    "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
-    "june july august september october november december monday tuesday wednesday "
-    "thursday friday saturday sunday mon tue tues wed weds thu thur thurs fri sat sun".split()
-)
-"""The calendar's words, months and days, written out or short ("Tue & Thu 08:00")."""
-_CALENDAR = CALENDAR | {"i", "usd", "eur", "gbp", "chf"}
-"""Words written with a capital that name no one: the calendar's, "I", and currency
-codes ("EUR 45": an amount)."""
-_GONE_AFTER = re.compile(
-    r"(?:\s+\w+)?\s+(?:(?:has|have|is|was|were|gets|got|will|be|been|being)\s+)*"
-    r"(?:renamed|replaced|retired|switched\s+off|turned\s+off|shut\s+down|cancell?ed|"
-    r"sunset|deprecated|decommissioned|dropped|gone|moved\s+(?:on|over)|stepped\s+(?:down|away)|"
-    # a firm let go, a form or tool refused from now on ("Paper AL1 forms will no longer
-    # be accepted", "Datatank have been stood down")
-    r"stood\s+down|no\s+longer\s+(?:be\s+)?(?:accepted|used|supported)|"
-    # a system shut to new work ("TrackWise is closed for new CCs")
-    r"closed\s+(?:for|to)\s+(?:new|all)\b)\b",
-    re.IGNORECASE,
-)
-_GONE_BEFORE = re.compile(
-    r"\b(?:from|rather\s+than|instead\s+of|replacing|replaces|no\s+longer(?:\s+\w+){0,2})"
-    r"\s+(?:the\s+|our\s+)?$",
-    re.IGNORECASE,
-)
-_TAKES_OVER = re.compile(
-    r"\s+(?:(?:now|will|is\s+going\s+to)\s+)?(?:takes?|took|is\s+taking)\s+over\b"
-    r"|\s+(?:is|will\s+be)\s+(?:now\s+)?the\s+new\b",
-    re.IGNORECASE,
-)
-_TOWARD = re.compile(
-    r"\b(?:to|into|in|at|on|now|with|by|is|through|via)\s+(?:the\s+|our\s+)?(?:new\s+)?$", re.I
-)
-_NOT_BEFORE = re.compile(r",\s+not\s+(?:the\s+|our\s+)?$", re.IGNORECASE)
-"""Before a name: ", not", which in a sentence stating a change names the one it replaced
-("from Monday permits get signed off by Lauren Hicks, not Ravi")."""
-
-
-def names_in(text: str) -> list[Value]:
-    """The names ``text`` holds, but for a sentence's first word (capitalised whatever
-    it is), dates' words, "I" and currency codes; ``key`` is the name case-folded."""
-    found: list[Value] = []
-    for m in _NAME.finditer(text):
-        start, written = m.start(), m.group(0)
-        first, _, rest = written.partition(" ")
-        if _sentence_start(text, start) and first[1:].isalpha() and first[1:].islower():
-            if rest:
-                start, written = start + len(first) + 1, rest.lstrip()
-            elif not _GONE_AFTER.match(text, m.end()):
-                continue  # "Store all shared credentials": a capital that starts a sentence
-            # but "Airflow is being switched off." names what is gone
-        first, _, rest = written.partition(" ")
-        if rest and first.casefold() in _CALENDAR:  # "From Monday Tomasz Wójcik takes over"
-            start, written = start + len(first) + 1, rest.lstrip()
-        if all(w in _CALENDAR for w in written.casefold().split("-")):
-            continue  # "Mon-Fri", "Jan-Jun": a span of time
-        key = _PLURAL_CODE.sub(r"\1", written.casefold())  # "HR-07s" is more than one HR-07
-        found.append(Value("name", "", key, start, start + len(written)))
-    return found
-
-
-_PLURAL_CODE = re.compile(r"(\d)s$")
-
-
-def _sentence_start(text: str, at: int) -> bool:
-    before = text[:at].rstrip(" \t\"'(*-•")
-    return not before or before[-1] in ".!?\n"
-
-
-def gone_name(text: str, name: Value) -> bool:
-    """Whether ``text`` names ``name`` as the one before ("moved down from
-    Organization", "rather than Ana", "#help-it has been renamed to #it-desk"; ", not
-    Ravi" in a sentence that states a change: in one that does not, "send it to Finance,
-    not HR" only says where it goes)."""
-    before = text[max(0, name.start - 40) : name.start]
-    return bool(
-        _GONE_BEFORE.search(before)
-        or _GONE_AFTER.match(text, name.end)
-        or (_NOT_BEFORE.search(before) and change_cue(text))
-    )
-
-
-_WENT = re.compile(
-    r"(?:\s+\w+)?\s+(?:has\s+|have\s+)?(?:moved\s+(?:on|over)|stepped\s+(?:down|away))\b[^,;.]*",
-    re.I,
-)
-
-
-def where_gone(text: str, name: Value) -> tuple[int, int]:
-    """The span of ``text`` that says where ``name`` went ("Priya has moved over to the EU
-    entity"): what it names is not the one who took over."""
-    m = _WENT.match(text, name.end)
-    return (m.start(), m.end()) if m else (name.end, name.end)
-
-
-def toward(text: str, name: Value) -> bool:
-    """Whether ``name`` follows a word that points at a new holder or place ("report to
-    Marcus Lee", "now in Porto", "on the Professional plan"), or is the new holder by
-    the verb after it ("Tomasz Wójcik takes over the payments gateway")."""
-    if _STILL.search(text[max(0, name.start - 30) : name.start]):
-        return False  # "requests still go via the AC1 form": the one it always was
-    return bool(
-        _TOWARD.search(text[max(0, name.start - 20) : name.start])
-        or _TAKES_OVER.match(text, name.end)
-    )
-
-
-_STILL = re.compile(r"\bstill(?:\s+[\w'-]+){0,3}\s+$", re.IGNORECASE)
-
-
-def told_apart(a: str, b: str, *, states: bool = False) -> bool:
-    """Whether two texts name different members of one family of qualifiers ("Travel
-    policy (US)" and "Travel policy (UK)", "production" and "staging"): two settings of
-    one thing, not one setting changed. Of two ``states`` of one thing, whom each is
-    rolled out to does not tell them apart (``apart``)."""
-    return apart(qualifiers(a), qualifiers(b), states=states)
-
-
-_ROLLOUT = frozenset({"audience", "reach"})
-"""Families a thing's state widens through as it rolls out: "Beta (staff only)", then
-"live for all customers"; internal, then public."""
-
-
-def apart(
-    x: Mapping[str, frozenset[str]], y: Mapping[str, frozenset[str]], *, states: bool = False
-) -> bool:
-    """Whether two texts' ``qualifiers`` name different members of one family; for two
-    ``states`` of one thing, of a family other than whom it is rolled out to."""
-    return any(not (x[f] & y[f]) for f in x.keys() & y.keys() if not (states and f in _ROLLOUT))
-
-
-_RECORD = re.compile(r"[ \t]*\**([A-Za-z][\w ]{0,30}?)\**:[ \t]+(\S[^\n]*)")
-
-
-def other_records(a: str, b: str) -> bool:
-    """Whether two texts are cards of two different records: both open with the same
-    ``Label: value`` line but for its value, with more lines below ("Service:
-    payments-gateway" and "Service: payments-ledger", each with its owner and team), so
-    each card's lines are about its own record. One line alone ("Payments service owner:
-    Priya.", then "... owner: Marco.") is one setting changed."""
-    x, y = _RECORD.match(a), _RECORD.match(b)
-    return bool(
-        x
-        and y
-        and _lines(a) > 1
-        and _lines(b) > 1
-        and x.group(1).casefold() == y.group(1).casefold()
-        and x.group(1).casefold() not in _HEADERS
-        and " ".join(x.group(2).casefold().split()) != " ".join(y.group(2).casefold().split())
-    )
-
-
-_HEADERS = frozenset("subject from to cc bcc date sent re fwd attendees author channel".split())
-"""A message's header lines, which open a message, not a record's card."""
-
-
-def _lines(text: str) -> int:
-    return sum(1 for line in text.splitlines() if line.strip())

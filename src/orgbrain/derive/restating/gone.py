@@ -1,4 +1,4 @@
-"""A name said to be gone: the forms ``extraction.values.gone_name`` reads ("no longer",
+"""A name said to be gone: the forms ``extraction.named.gone_name`` reads ("no longer",
 "rather than", "renamed from"), and those of holders, places, suppliers and tools
 ("Helen has moved across to Safety", "briefings move out of B12", "our LanguageLine
 account closes", "Zephyr stays read-only", "Assignee: Tomás Ruiz → Lena Fischer"). A unit
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
+from ...extraction.named import gone_name as _gone_name
+from ...extraction.named import where_gone as _where_gone
 from ...extraction.quiet import NEGATION
 from ...extraction.values import Value
-from ...extraction.values import gone_name as _gone_name
-from ...extraction.values import where_gone as _where_gone
 
 __all__ = ["NOT_RENEWED", "denied", "field_arrow", "gone_name", "where_gone"]
 
@@ -116,7 +116,7 @@ def _unrenewed(text: str) -> str:
 
 
 def gone_name(text: str, name: Value) -> bool:
-    """``extraction.values.gone_name``, and a place moved out of ("briefings move out of
+    """``extraction.named.gone_name``, and a place moved out of ("briefings move out of
     B12") or handed back ("Temple Quay keys go back to the landlord"), a supplier or tool
     whose contract lapses or that is withdrawn ("BigHand licences finish", "Zephyr stays
     read-only"), or a holder moved across or gone ("Helen has moved across to Safety")."""
@@ -134,7 +134,7 @@ def gone_name(text: str, name: Value) -> bool:
 
 
 def where_gone(text: str, name: Value) -> tuple[int, int]:
-    """``extraction.values.where_gone``, and where a holder moved across to ("Helen has
+    """``extraction.named.where_gone``, and where a holder moved across to ("Helen has
     moved across to Safety": Safety is no new holder)."""
     m = _MOVED_ACROSS.match(text, name.end)
     return (m.start(), m.end()) if m else _where_gone(text, name)

@@ -9,9 +9,10 @@ import re
 from collections.abc import Sequence
 
 from ...analysis import STOPWORDS, plain_words
+from ...extraction.named import toward
 from ...extraction.predicates import ADDITIVE
 from ...extraction.quiet import NEGATION
-from ...extraction.values import Value, marked_old, toward
+from ...extraction.values import Value, marked_old
 from ..handover import a_person, handed_to, hands_over, leaver, people_for, signed
 from ..versions import one_document
 from .gone import NOT_RENEWED, denied, field_arrow, gone_name, where_gone

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from ...analysis import STOPWORDS, stem
+from ...extraction.named import names_in
 from ...extraction.states import STATUS
-from ...extraction.values import names_in
 from .units import MIN_SHARED, Pair, Said, held_back, shared_words, title, with_title
 
 __all__ = ["state_changed"]

@@ -13,11 +13,13 @@ from ...analysis import LETTER_WORD, STOPWORDS, stem
 from ...extraction.context import LABEL
 from ...extraction.cues import CUE, change_cue, planned, temporary, titled_change
 from ...extraction.dates import find_dates
+from ...extraction.named import names_in
+from ...extraction.qualifiers import qualifiers
 from ...extraction.quiet import HEDGE, NEGATION
 from ...extraction.sentences import split_units
 from ...extraction.shorthand import values_of
 from ...extraction.states import STATUS, cell_statuses, statuses_in
-from ...extraction.values import Value, names_in, qualifiers
+from ...extraction.values import Value
 from ...model import Item
 from ..documents import revised_title
 from ..handover import hands_over
