@@ -204,7 +204,8 @@ def main() -> None:
                 if "hnsw" in parts:
                     out.hnsw[n] = hnsw_sweep(url, built.ids, built.scopes, built.vectors, qvecs)
                 if "writes" in parts:
-                    storage = ConstantEmbedder()
+                    # Writes into the brain built in MiniLM's space: the stand-in says so.
+                    storage = ConstantEmbedder(name=MODEL)
                     out.writes[n] = [
                         (STORAGE, 1, note_writes(sides, storage, notes, 1)),
                         (STORAGE, 4, note_writes(sides, storage, notes, 4)),

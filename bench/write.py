@@ -31,8 +31,13 @@ from orgbrain.ports import Embedder, Vector
 
 
 class ConstantEmbedder:
-    name = "constant"
+    """The storage side of a write, with no model's cost: one fixed vector. ``name`` is the
+    embedding space it stands in for: a brain records its space and refuses another."""
+
     dim = 384
+
+    def __init__(self, name: str = "constant") -> None:
+        self.name = name
 
     def embed(self, texts: Sequence[str]) -> Vector:
         out = np.zeros((len(texts), 384), dtype=np.float32)
