@@ -74,6 +74,6 @@ def test_the_deadline_holds_between_jobs_and_a_longer_one_waits_for_all(brain: B
     with pytest.raises(Unavailable, match="not done within 0 s"):
         brain.wait_derived(notes, timeout=0)
     states = [brain.story(n.id).derivation for n in notes]
-    assert sorted(states) == ["done", "queued", "queued", "queued"]  # one job, never cut short
+    assert set(states) == {"queued"}  # no job starts after the deadline
     brain.wait_derived(notes, timeout=60)
     assert {brain.story(n.id).derivation for n in notes} == {"done"}

@@ -38,24 +38,24 @@ def work_on_own(
     ctx: BrainContext, handler: JobHandler, keys: Sequence[str], timeout: float
 ) -> Waited:
     """Do the jobs of ``handler``'s kind with these ``keys`` (in ``ctx``'s workspace) until
-    each is done or failed. The deadline is checked after each batch, so a job is never
-    cut short; a job that failed an attempt ends the wait at once (no use waiting out its
-    backoff)."""
+    each is done or failed. The deadline is checked before each batch, so no job starts
+    after it and none is cut short; a job that failed an attempt ends the wait at once
+    (no use waiting out its backoff)."""
     queue = ctx.jobs
     if queue is None or not keys:
         return Waited([])
     deadline = time.monotonic() + timeout
     worker = Worker(replace(ctx, principal=None), [handler], name=worker_name())
-    late = False  # checked after a batch, so even a zero timeout does one
     while True:
         found = queue.find(ctx.workspace, keys).values()
         pending = [j for j in found if j.state in ("queued", "running")]
         if not pending:
             return Waited([])
         stuck = next((j for j in pending if j.state == "queued" and j.last_error), None)
-        if stuck is not None or late:
+        # Checked before each claim: no job starts after the deadline (a zero timeout
+        # starts none: the writes stay queued for a worker), and none is cut short.
+        if stuck is not None or time.monotonic() > deadline:
             return Waited(pending, stuck)
         mine = (ctx.workspace, [j.key for j in pending[:CLAIM_KEYS]])
         if worker.run_once(keys=mine).claimed == 0:
             time.sleep(0.05)  # the rest are held by another worker's live lease
-        late = time.monotonic() > deadline
