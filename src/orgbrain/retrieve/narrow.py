@@ -25,12 +25,12 @@ from .when import Window
 __all__ = ["narrow", "timely"]
 
 
-def timely(item: ItemSketch, window: Window) -> bool:
+def timely(item: ItemSketch, window: Window, said: list[str]) -> bool:
     """Whether ``item`` happened in ``window`` (give or take ``TIME_SLACK``) or its text
-    says all of the window's words ("Two weeks ago we ordered laptops")."""
+    says all of the window's words, ``said`` (``query_terms(window.phrase)``, read once
+    per search: "Two weeks ago we ordered laptops")."""
     if window.holds(item.when, TIME_SLACK):
         return True
-    said = query_terms(window.phrase)
     return coverage(said, text_stems(f"{item.label}\n{item.body}")) == 1.0
 
 
@@ -54,7 +54,12 @@ def narrow(
     scene) narrows nothing: the note that answers was written at another time."""
     if window.askers:
         return fused, window
-    kept = {i: f for i, f in fused.items() if (s := items.get(i)) is not None and timely(s, window)}
+    said = query_terms(window.phrase)
+    kept = {
+        i: f
+        for i, f in fused.items()
+        if (s := items.get(i)) is not None and timely(s, window, said)
+    }
     if not kept or len(kept) > depth:
         return kept or fused, replace(window, narrows=False)
     for r, item_id in enumerate(kept, start=1):
