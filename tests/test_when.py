@@ -326,30 +326,6 @@ def test_a_search_reads_its_time_against_the_brain_clock(brain: Brain) -> None:
     assert then.window == "last week: 2026-10-19..2026-10-25"
 
 
-def test_the_window_narrows_the_candidates() -> None:
-    """What happened in the window stays, in the fused order; a handful gains as a
-    stream's rows do; many keep their votes and the window no longer narrows."""
-    from orgbrain.model import ItemSketch
-    from orgbrain.retrieve.narrow import narrow
-
-    window = read_time("last week", SAT).window
-    assert window is not None
-    dates = {
-        "old": datetime(2026, 10, 1, tzinfo=UTC),
-        "in1": datetime(2026, 11, 25, tzinfo=UTC),
-        "in2": datetime(2026, 11, 24, tzinfo=UTC),
-    }
-    items = {i: ItemSketch.of(replace(_note(i, at), id=i)) for i, at in dates.items()}
-    fused = {"old": 0.045, "in1": 0.04, "in2": 0.03}
-    out, read = narrow(fused, items, window, 5, 0.5, 60)
-    assert out == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62}
-    assert read.narrows
-    many, wide = narrow(fused, items, window, 1, 0.5, 60)
-    assert many == {"in1": 0.04, "in2": 0.03} and not wide.narrows
-    none, idle = narrow(fused, {"old": items["old"]}, window, 5, 0.5, 60)
-    assert none == fused and not idle.narrows
-
-
 def test_a_window_every_new_note_falls_in_makes_none_answer(brain: Brain) -> None:
     """The report: fifty reference documents just added, and "Who is on call for the
     payments team this week?" got five unrelated hits, since every one of them was

@@ -228,7 +228,9 @@ class Searcher:
         window = found.window
         if plan.window_weight > 0 and window is not None:
             depth = plan.gate.depth if plan.gate else plan.k_default
-            fused, window = narrow(fused, items, window, depth, plan.window_weight, plan.rrf_k)
+            fused, window = narrow(
+                fused, items, window, found.terms, depth, plan.window_weight, plan.rrf_k
+            )
         before = fused
         if plan.neighbour_weight > 0 and fused:
             fused = neighbour_boost(fused, self._neighbours(fused, plan), plan.neighbour_weight)
