@@ -26,6 +26,10 @@ def is_store_url(value: object) -> bool:
     return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
 
 
+SUPERSESSION = ("rules", "judge", "both")
+"""What may decide that a newer note replaces an older one (``Settings.supersession``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     brain: Path = Path(DEFAULT_BRAIN)
@@ -63,6 +67,9 @@ class Settings:
     # How long a write with wait="derived" blocks for its derivation before it says the
     # write is acknowledged and derivation goes on (HTTP: at most half the deadline).
     derive_wait_s: float = 30.0
+    # What decides that a newer note replaces an older one (docs/derivation.md): the
+    # phrase ``rules`` (restated.py), the learned ``judge`` (orgbrain/judge), or ``both``.
+    supersession: str = "rules"
     # Who writes back a run's work products: ``auto`` (the LLM writer when a chat model
     # is configured, else the offline one), ``offline`` or ``llm`` (docs/writeback.md).
     writer: str = "auto"
@@ -129,6 +136,7 @@ class Settings:
             ("rerank_protocol", "ORGBRAIN_RERANK_PROTOCOL"),
             ("rerank_key", "ORGBRAIN_RERANK_KEY"),
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
+            ("supersession", "ORGBRAIN_SUPERSESSION"),
             ("writer", "ORGBRAIN_WRITER"),
             ("auditor", "ORGBRAIN_AUDITOR"),
             ("blobs", "ORGBRAIN_BLOBS"),
@@ -153,6 +161,11 @@ class Settings:
             raise InvalidInput(
                 "ORGBRAIN_UI_SECRET must be at least 32 characters "
                 "(python -c 'import secrets; print(secrets.token_hex(32))')"
+            )
+        if values.get("supersession", "rules") not in SUPERSESSION:
+            raise InvalidInput(
+                f"ORGBRAIN_SUPERSESSION must be one of {', '.join(SUPERSESSION)}, "
+                f"not {str(values['supersession'])[:40]!r}"
             )
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))

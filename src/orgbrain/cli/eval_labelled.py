@@ -14,7 +14,7 @@ import click
 
 from . import eval_kit as kit
 
-__all__ = ["LABELLED", "living", "sensitive", "statements", "writeback"]
+__all__ = ["LABELLED", "judge", "living", "sensitive", "statements", "writeback"]
 
 
 @click.command("statements")
@@ -155,6 +155,12 @@ def sensitive(
     help="Each belief change's search as a JSONL row with the gate's view of its first "
     "hits (for bench/verdict_curve.py).",
 )
+@click.option(
+    "--loo",
+    is_flag=True,
+    help="Leave one organisation out: run every living set shipped with orgbrain, each "
+    "with the supersession judge's weights fitted on the other sets only.",
+)
 @kit.json_flag
 @click.pass_context
 def living(
@@ -164,6 +170,7 @@ def living(
     misses: bool,
     split: bool,
     out: Path | None,
+    loo: bool,
     as_json: bool,
 ) -> None:
     """The living test: dated notes in which a belief changes (and controls where none
@@ -184,6 +191,15 @@ def living(
 
     if file is not None and heldout:
         raise click.BadParameter("give a FILE or --heldout, not both")
+    if loo:
+        if file is not None or heldout or split or misses or out is not None:
+            raise click.BadParameter("--loo runs every shipped set; it takes no other option")
+        from ..evals.living_loo import loo_json, render_loo, run_loo
+
+        settings = kit.settings_of(ctx)
+        rows = run_loo(kit.embedder_factory(settings), settings, progress=True)
+        kit.emit_scored(kit.wants_json(ctx, as_json), loo_json(rows), render_loo(rows), None)
+        return
     if split and misses:
         raise click.BadParameter("--split reports no misses; leave out --misses")
     cases = load_cases(file, heldout=heldout)
@@ -191,13 +207,13 @@ def living(
     kit.progress(f"{len(cases)} cases; loading the embedder")
     embedder = kit.embedder_factory(kit.settings_of(ctx))
     if split:
-        halves = run_split(cases, embedder, source=source)
+        halves = run_split(cases, embedder, source=source, settings=kit.settings_of(ctx))
         _write_rows(out, halves.rows)
         kit.emit_scored(
             kit.wants_json(ctx, as_json), split_json(halves), render_split(halves), None
         )
         return
-    report = run_living(cases, embedder, source=source)
+    report = run_living(cases, embedder, source=source, settings=kit.settings_of(ctx))
     _write_rows(out, report.rows)
     kit.emit_scored(
         kit.wants_json(ctx, as_json),
@@ -214,4 +230,57 @@ def _write_rows(out: Path | None, rows: list[dict[str, object]]) -> None:
         )
 
 
-LABELLED: tuple[click.Command, ...] = (statements, writeback, sensitive, living)
+@click.command("judge")
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Refit on every shipped living set and write the weights orgbrain ships "
+    "(src/orgbrain/judge/weights.json in a source checkout).",
+)
+@kit.json_flag
+@click.pass_context
+def judge(ctx: click.Context, write: bool, as_json: bool) -> None:
+    """The supersession judge on the living sets' pairs of notes, each organisation (set)
+    measured with weights fitted on the others: how many replaced notes it knows, how
+    many controls it falsely supersedes. With --write, refit on all and ship."""
+    from ..evals.judge_fit import (
+        fit,
+        leave_one_out,
+        living_sets,
+        load_all,
+        measure,
+        write_shipped,
+    )
+
+    paths = living_sets()
+    kit.progress(f"{len(paths)} living sets; loading the embedder")
+    bags = load_all(paths, kit.embedder_factory(kit.settings_of(ctx)))
+    per_set = leave_one_out(bags)
+    n = sum(m["changes"] for m in per_set.values())
+    c = sum(m["controls"] for m in per_set.values())
+    known = sum(m["knows_replaced"] * m["changes"] for m in per_set.values())
+    false = sum(m["false_supersession"] * m["controls"] for m in per_set.values())
+    summary: dict[str, object] = {
+        "sets": per_set,
+        "changes": n,
+        "controls": c,
+        "knows_replaced": round(known / max(1, n), 3),
+        "false_supersession": round(false / max(1, c), 3),
+    }
+    if write:
+        weights = fit(bags)
+        summary["written"] = str(write_shipped(weights, [p.stem for p in paths]))
+        summary["fitted"] = measure(bags, weights)
+    lines = [
+        f"{org:12} " + "  ".join(f"{k} {v:.3f}" for k, v in m.items()) for org, m in per_set.items()
+    ]
+    lines.append(
+        f"leave one organisation out: knows replaced {summary['knows_replaced']:.3f} of {n}, "
+        f"false supersession {summary['false_supersession']:.3f} of {c}"
+    )
+    if write:
+        lines.append(f"wrote {summary['written']}")
+    kit.emit_scored(kit.wants_json(ctx, as_json), summary, "\n".join(lines), None)
+
+
+LABELLED: tuple[click.Command, ...] = (statements, writeback, sensitive, living, judge)

@@ -66,8 +66,19 @@ def _link(link: Superseding) -> str:
     by = f"{link.origin.actor} via {link.origin.source}, {_when(link.origin.at)}"
     return (
         f"{link.new.id} ({link.new.label}) supersedes {link.old.id} ({link.old.label})"
-        f"  [{link.reason}; {by}]"
+        f"  [{link.reason}{_verdict(link)}; {by}]"
     )
+
+
+def _verdict(link: Superseding) -> str:
+    """A judged link's probability and deciding signals, as ``inspect`` prints them."""
+    if "probability" not in link.why:
+        return ""
+    signals = link.why.get("signals")
+    named = (
+        ", ".join(f"{k} {v:+g}" for k, v in signals.items()) if isinstance(signals, dict) else ""
+    )
+    return f" p={link.why['probability']} by {link.why.get('judge')}: {named}"
 
 
 def story_lines(story: Story) -> list[Text]:

@@ -53,14 +53,12 @@ kept and recorded. This module reads the neighbours and runs them in that order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..analysis import key_terms
 from ..context import BrainContext
 from ..extraction.documents import settled
 from ..extraction.qualifiers import apart, other_records
 from ..model import Item
 from .documents import back_dated
+from .neighbours import neighbours
 from .restating.guards import named_apart, two_things
 from .restating.names import renamed, replaced
 from .restating.record import best, record
@@ -71,7 +69,6 @@ from .restating.units import (
     MIN_SHARED,
     PREDICATE,
     Pair,
-    Said,
     beside,
     changes,
     said_in,
@@ -81,12 +78,7 @@ from .restating.values import number_gone, restated_values
 from .statements import CONFLICT_WINDOW
 from .versions import versioned
 
-__all__ = ["MIN_SHARED", "NEIGHBOURS", "PREDICATE", "restate"]
-
-NEIGHBOURS = 8
-"""Items read per stream (vector and keyword, notes and sections) for a derived item."""
-KEY_TERMS = 12
-"""The most words of its value sentences a derived item's keyword look-up asks for."""
+__all__ = ["MIN_SHARED", "PREDICATE", "restate"]
 
 
 def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
@@ -99,7 +91,8 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
     if not changed and not backdated and not versioned(item):
         return {"pairs": 0}  # it restates nothing, and nothing newer came before it
     pairs: list[Pair] = []
-    for other in _neighbours(ctx, item, changed if changed and not backdated else mine):
+    near = changed if changed and not backdated else mine
+    for other in neighbours(ctx, item, [s.text for s in near]):
         if other_records(item.body, other.body):
             continue  # cards of two records ("Service: a", "Service: b"): two settings
         newer = item if item.when > other.when else other
@@ -139,25 +132,3 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
         superseded += record(ctx, pair)
         recorded += 1
     return {"pairs": recorded, "superseded": superseded}
-
-
-def _neighbours(ctx: BrainContext, item: Item, said: Sequence[Said]) -> list[Item]:
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    ids: set[str] = set()
-    vectors = store.embedding_of(ws, item.id)
-    terms = key_terms(" ".join(s.text for s in said), max_terms=KEY_TERMS)
-    for cls in ("note", "section"):
-        if vectors is not None:
-            ids.update(i for i, _ in store.vector_search(ws, cls, vectors[0], NEIGHBOURS, vis))
-        if terms:
-            ids.update(i for i, _ in store.keyword_search(ws, cls, terms, NEIGHBOURS, vis))
-    ids.discard(item.id)
-    found = ctx.get_many(sorted(ids))
-    return [
-        o
-        for o in found.values()
-        if o.storage_class in ("note", "section")
-        and o.scope == item.scope
-        and o.tombstoned_at is None
-        and o.parent_id != item.id
-    ]

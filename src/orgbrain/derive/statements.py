@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -133,10 +134,13 @@ def _at_midnight(d: date) -> datetime:
     return datetime.combine(d, time(), tzinfo=UTC)
 
 
-def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
+def record_claim(
+    ctx: BrainContext, item: Item, claim: Claim, *, why: Mapping[str, object] | None = None
+) -> Recorded:
     """Write ``claim`` (read from ``item``) as a statement, then settle it against the
     statements of the same subject and predicate. Idempotent: recording it again from the
-    same bytes changes nothing."""
+    same bytes changes nothing. ``why`` (the judge's verdict) goes on any item it
+    supersedes."""
     subject, _ = entity_for(ctx, claim.subject.type, claim.subject.value, [item])
     obj_id = None
     if claim.object_entity is not None:
@@ -195,7 +199,7 @@ def record_claim(ctx: BrainContext, item: Item, claim: Claim) -> Recorded:
     if not created:
         return Recorded(saved, "again")
     others = [s for s in group if s.id != saved.id]
-    return _settle(ctx, item, saved, others, change=claim.change)
+    return _settle(ctx, item, saved, others, change=claim.change, why=why)
 
 
 def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange | None) -> str:
@@ -206,7 +210,13 @@ def _statement_id(ws: str, subject_id: str, c: Claim, item: Item, br: ByteRange 
 
 
 def _settle(
-    ctx: BrainContext, item: Item, new: Statement, others: list[Statement], *, change: bool
+    ctx: BrainContext,
+    item: Item,
+    new: Statement,
+    others: list[Statement],
+    *,
+    change: bool,
+    why: Mapping[str, object] | None = None,
 ) -> Recorded:
     store, ws = ctx.store, ctx.workspace
     fact = new.type in ("fact", "decision")
@@ -262,12 +272,12 @@ def _settle(
         successor = gone
     if successor is not None:
         store.end_statement(ws, new.id, successor.valid_from, successor.id)
-    items = [supersede_item(ctx, old.item_id, new.item_id) for old in superseded]
+    items = [supersede_item(ctx, old.item_id, new.item_id, why=why) for old in superseded]
     for old, by in settle_link(ctx, new):
         superseded.append(old)
         items.append(supersede_item(ctx, old.item_id, by.item_id))
     if successor is not None:
-        items.append(supersede_item(ctx, item.id, successor.item_id))
+        items.append(supersede_item(ctx, item.id, successor.item_id, why=why))
     fresh = store.statements(ws, ctx.visibility, ids=[new.id], live=False)
     return Recorded(
         fresh[0] if fresh else new,
@@ -408,11 +418,17 @@ def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
 
 
 def supersede_item(
-    ctx: BrainContext, old_id: str, by_id: str, *, version: bool = False
+    ctx: BrainContext,
+    old_id: str,
+    by_id: str,
+    *,
+    version: bool = False,
+    why: Mapping[str, object] | None = None,
 ) -> str | None:
     """Mark item ``old_id`` superseded by ``by_id`` once none of its statements is current
     any more, or, for an earlier ``version`` of the same document, none but those the
-    newer one says too; returns the old id when it was marked."""
+    newer one says too; returns the old id when it was marked. ``why`` is what decided it
+    (the judge's version, probability and signals), kept on the edge."""
     if old_id == by_id:
         return None
     store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
@@ -433,7 +449,7 @@ def supersede_item(
         new.id,
         old.id,
         ctx.origin("derive"),
-        {"reason": "derived", "dedupe": "supersedes"},
+        {"reason": "derived", **(why or {}), "dedupe": "supersedes"},
     )
     if not store.supersede_item(edge):
         return None

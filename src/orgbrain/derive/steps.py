@@ -7,9 +7,11 @@ The steps, in order, each idempotent (run again on the same item, they add nothi
    supersession and conflicts;
 3. ``restated``: the values it states again as a change, and what they replaced
    (``restated.py``: "raised to 35 days (was 14)" ends "Retention: 14 days");
-4. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
+4. ``judged``: what the supersession judge says each of its units replaces, or is
+   replaced by, among its neighbours' units (``judged.py``);
+5. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
    ``SIMILAR_MIN`` cosine, at most ``SIMILAR_MAX`` per item;
-5. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
+6. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
    run or session.
 
 Each step's outcome is logged as a ``derive`` event about the item (its write story, and
@@ -30,6 +32,7 @@ from ..graph import observe_mention, put_system_edge
 from ..model import Item
 from ..ports import ItemFilter
 from .documents import settle_revision, settle_waiting
+from .judged import judge_item
 from .restated import restate
 from .statements import CONFLICT_WINDOW, evidence_range, record_claim, supersede_item
 
@@ -69,6 +72,7 @@ def derive_item(
         ("mentions", _mentions),
         ("statements", _statements),
         ("restated", _restated),
+        ("judged", _judged),
         ("similar", _similar),
         ("sequence", _sequence),
     )
@@ -182,14 +186,23 @@ def _statements(ctx: BrainContext, item: Item, extraction: Extraction) -> dict[s
 
 
 def _restated(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
-    """Values restated as a change, then a revised document's earlier versions."""
-    found = restate(ctx, item)
+    """Values restated as a change (unless the judge alone decides), then a revised
+    document's earlier versions."""
+    found: dict[str, object] = {"pairs": 0}
+    if ctx.settings.supersession != "judge":
+        found = restate(ctx, item)
     revised = [
         marked
         for old, new in settle_revision(ctx, item, CONFLICT_WINDOW)
         if (marked := supersede_item(ctx, old, new, version=True)) is not None
     ]
     return found | {"revisions": revised} if revised else found
+
+
+def _judged(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
+    if ctx.settings.supersession == "rules":
+        return {"pairs": 0}
+    return judge_item(ctx, item)
 
 
 def _similar(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:

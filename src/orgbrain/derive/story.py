@@ -41,6 +41,10 @@ def story(ctx: BrainContext, item_id: str, derivation: str, error: str | None) -
     )
 
 
+WHY = ("judge", "probability", "signals")
+"""What a judged supersession's edge says of the verdict."""
+
+
 def _links(ctx: BrainContext, item: Item) -> tuple[list[Superseding], list[Superseding]]:
     edges = visible_edges(ctx, item.id, types=("SUPERSEDES",), limit=MAX_CHAIN)
     found = ctx.get_many(sorted({e.src for e in edges} | {e.dst for e in edges}))
@@ -50,7 +54,8 @@ def _links(ctx: BrainContext, item: Item) -> tuple[list[Superseding], list[Super
         new, old = found.get(e.src), found.get(e.dst)
         if new is None or old is None:
             continue
-        link = Superseding(new, old, e.origin, str(e.props.get("reason", "explicit")))
+        why = {k: e.props[k] for k in WHY if k in e.props}
+        link = Superseding(new, old, e.origin, str(e.props.get("reason", "explicit")), why)
         (older if new.id == item.id else newer).append(link)
     return older, newer
 

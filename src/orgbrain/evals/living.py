@@ -49,6 +49,7 @@ from ..errors import InvalidInput
 from ..model import Hit, SearchResult
 from ..ports import Embedder
 from ..retrieve import Trace
+from ..settings import Settings
 from .records import data_lines
 from .report import EVIDENCE_DEPTH, gate_view
 
@@ -129,12 +130,18 @@ def load_cases(path: Path | None = None, *, heldout: bool = False) -> list[Case]
     return cases
 
 
-def run_living(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -> LivingReport:
+def run_living(
+    cases: Sequence[Case],
+    embedder: Embedder,
+    *,
+    source: str = "",
+    settings: Settings | None = None,
+) -> LivingReport:
     report = LivingReport(source=source, cases=len(cases))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-living-") as tmp:
         for case in cases:
-            with _filled(Path(tmp) / case.id, embedder) as brain:
+            with _filled(Path(tmp) / case.id, embedder, settings) as brain:
                 ids = [
                     brain.add_note(text, occurred_at=at, wait="derived").id
                     for at, text in case.notes
@@ -156,7 +163,13 @@ class SplitReport:
     rows: list[dict[str, object]] = field(default_factory=list)
 
 
-def run_split(cases: Sequence[Case], embedder: Embedder, *, source: str = "") -> SplitReport:
+def run_split(
+    cases: Sequence[Case],
+    embedder: Embedder,
+    *,
+    source: str = "",
+    settings: Settings | None = None,
+) -> SplitReport:
     """Every belief change's question asked of two brains, each holding half of the cases'
     notes: in one the answer is there, in the other it is not (the module's doc)."""
     report = SplitReport(source=source)
@@ -165,7 +178,7 @@ def run_split(cases: Sequence[Case], embedder: Embedder, *, source: str = "") ->
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-split-") as tmp:
         for half, held in enumerate((cases[0::2], cases[1::2])):
             mine = {c.id for c in held}
-            with _filled(Path(tmp) / f"half{half}", embedder) as brain:
+            with _filled(Path(tmp) / f"half{half}", embedder, settings) as brain:
                 for case in held:
                     notes = [NoteInput(body=text, occurred_at=at) for at, text in case.notes]
                     brain.add_notes(notes, wait="derived")
@@ -215,9 +228,10 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
 
 
 @contextmanager
-def _filled(folder: Path, embedder: Embedder) -> Iterator[Brain]:
-    """A fresh brain at ``folder`` holding the ``FILLER`` notes, its searches unlogged."""
-    with Brain.open(folder, embedder=embedder).without_search_log() as brain:
+def _filled(folder: Path, embedder: Embedder, settings: Settings | None) -> Iterator[Brain]:
+    """A fresh brain at ``folder`` holding the ``FILLER`` notes, its searches unlogged
+    (``settings``: how it derives, e.g. which supersession runs)."""
+    with Brain.open(folder, embedder=embedder, settings=settings).without_search_log() as brain:
         for body in FILLER:
             brain.add_note(body)
         yield brain

@@ -3,7 +3,8 @@ disagreements between current statements."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -81,12 +82,15 @@ class Statement:
 @dataclass(frozen=True, slots=True)
 class Superseding:
     """One link of a supersession chain: ``new`` supersedes ``old``, said by ``origin``
-    (``reason`` explicit: a write named it; derived: its statements were replaced)."""
+    (``reason`` explicit: a write named it; derived: its statements were replaced;
+    judged: the supersession judge said so, and ``why`` holds its version, probability
+    and deciding signals)."""
 
     new: Item
     old: Item
     origin: Origin
     reason: str
+    why: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

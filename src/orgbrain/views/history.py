@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field
 
@@ -77,7 +78,14 @@ class HistoryLinkView(View):
     old_id: str
     old_label: str
     origin: OriginView = Field(description="Who said so, through what, when")
-    reason: str = Field(description="explicit (a write named it) or derived (its statements)")
+    reason: str = Field(
+        description="explicit (a write named it), derived (its statements) or judged (the "
+        "supersession judge)"
+    )
+    why: dict[str, Any] = Field(
+        default_factory=dict,
+        description="For a judged link: the judge's version, probability and deciding signals",
+    )
     standing: bool = Field(
         description="The old item's superseded_by names this link's new item: the first "
         "successor, which stays; a later claim is listed but does not move it"
@@ -92,6 +100,7 @@ class HistoryLinkView(View):
             old_label=link.old.label,
             origin=OriginView.of(link.origin),
             reason=link.reason,
+            why=dict(link.why),
             standing=link.old.superseded_by == link.new.id,
         )
 

@@ -150,7 +150,14 @@ class SupersedingView(View):
     new: ItemRefView
     old: ItemRefView
     origin: OriginView
-    reason: str = Field(description="explicit (a write named it) or derived (its statements)")
+    reason: str = Field(
+        description="explicit (a write named it), derived (its statements) or judged (the "
+        "supersession judge)"
+    )
+    why: dict[str, Any] = Field(
+        default_factory=dict,
+        description="For a judged link: the judge's version, probability and deciding signals",
+    )
 
     @classmethod
     def of(cls, link: Superseding) -> SupersedingView:
@@ -159,6 +166,7 @@ class SupersedingView(View):
             old=ItemRefView.of(link.old),
             origin=OriginView.of(link.origin),
             reason=link.reason,
+            why=dict(link.why),
         )
 
 

@@ -1,0 +1,163 @@
+"""The judge's step: for each unit of a derived item, the older (or newer) units of its
+scope that speak of the same thing, each pair judged (``orgbrain.judge``), and what the
+judge says replaces recorded.
+
+Candidates come from the brain's own search: the item's nearest notes and sections by
+vector and by its words (``neighbours``), read unit by unit. Each pair is oriented by
+time (the older by at least ``CONFLICT_WINDOW``); its two units and their masked forms
+are embedded (a process-wide cache keeps a unit's vectors, since an older note is read
+again by every newer neighbour). Per older unit, the newer unit the judge is surest of;
+per pair of items, at most ``PER_PAIR`` of them.
+
+Applying is one place: each pair kept becomes two ``value`` statements of one ``topic``
+subject (the words the units share), the newer ending the older (``record_claim``), and
+the older item is superseded once none of its statements is current; the ``SUPERSEDES``
+edge and the step's record carry the judge's version, probability and deciding signals.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..context import BrainContext
+from ..extraction import Claim, Found
+from ..judge import JUnit, Verdict, judge, pair_texts, units_of
+from ..model import Item
+from ..ports import Embedder
+from .neighbours import neighbours
+from .statements import CONFLICT_WINDOW, record_claim
+
+__all__ = ["PER_PAIR", "PREDICATE", "judge_item"]
+
+PREDICATE = "value"
+PER_PAIR = 3
+"""The most unit pairs recorded between two items."""
+MIN_COS = 0.3
+"""Pairs less alike than this as written are not judged (they share no slot)."""
+_CACHE_SIZE = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    old: Item
+    new: Item
+    old_unit: JUnit
+    new_unit: JUnit
+    verdict: Verdict
+
+
+def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
+    """Judge ``item``'s units against its neighbours' and record what replaces."""
+    if item.storage_class not in ("note", "section") or item.tombstoned_at is not None:
+        return {"pairs": 0}
+    mine = units_of(item.body)
+    if not mine:
+        return {"pairs": 0}
+    others = [
+        (o, units_of(o.body))
+        for o in neighbours(ctx, item, [u.text for u in mine])
+        if abs(o.when - item.when) >= CONFLICT_WINDOW
+    ]
+    vec = _vectors(ctx.embedder, [item.body] + [o.body for o, _ in others], mine, others)
+    kept: list[Judged] = []
+    for other, theirs in others:
+        old, new = (other, item) if other.when < item.when else (item, other)
+        olds, news = (theirs, mine) if old is other else (mine, theirs)
+        note_cos = vec.cos(old.body, new.body)
+        gap = (new.when - old.when).total_seconds() / 86400
+        best: dict[int, Judged] = {}
+        for pair in pair_texts(olds, news, vec.rows, note_cos, gap, min_cos=MIN_COS):
+            v = judge(pair)
+            a = pair.old
+            if v.relation == "replaces" and (
+                a.start not in best or v.probability > best[a.start].verdict.probability
+            ):
+                best[a.start] = Judged(old, new, a, pair.new, v)
+        kept += sorted(best.values(), key=lambda j: -j.verdict.probability)[:PER_PAIR]
+    recorded = [r for j in kept if (r := _apply(ctx, j)) is not None]
+    return {"pairs": len(recorded), "judged": recorded} if recorded else {"pairs": 0}
+
+
+def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
+    label = _label(j.old_unit, j.new_unit)
+    why = {
+        "reason": "judged",
+        "judge": j.verdict.version,
+        "probability": j.verdict.probability,
+        "signals": dict(j.verdict.deciding),
+    }
+    # the newer side first, then the older, which arrives late and is born superseded by
+    # it: the same, whichever item was derived first
+    new = record_claim(ctx, j.new, _claim(j.new_unit, label), why=why)
+    old = record_claim(ctx, j.old, _claim(j.old_unit, label), why=why)
+    if not old.born_superseded_by and not new.superseded:
+        return None  # the same words again, or the older already ended otherwise
+    marked = old.items_superseded + new.items_superseded
+    return {
+        "old": j.old.id,
+        "new": j.new.id,
+        "was": j.old_unit.text.strip()[:120],
+        "now": j.new_unit.text.strip()[:120],
+        "item_superseded": j.old.id in marked,
+        **why,
+    }
+
+
+def _label(a: JUnit, b: JUnit) -> str:
+    """The words the two units share, in the older's order: the slot's name."""
+    words = [w for w in a.masked.split() if w.casefold() in b.masked.casefold()]
+    return " ".join(words[:8]) or a.masked.strip()[:60]
+
+
+def _claim(u: JUnit, label: str) -> Claim:
+    return Claim(
+        type="fact",
+        subject=Found("topic", label, u.start, u.start),
+        predicate=PREDICATE,
+        object=u.text.strip()[:200],
+        object_entity=None,
+        start=u.start,
+        end=u.end,
+        valid_from=None,
+        replaces=None,
+        tier="classifier",
+        confidence=0.6,
+    )
+
+
+class _Vectors:
+    def __init__(self, rows: dict[str, np.ndarray]) -> None:
+        self.rows = rows
+
+    def cos(self, a: str, b: str) -> float:
+        return float(self.rows[a] @ self.rows[b])
+
+
+_cache: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+
+
+def _vectors(
+    embedder: Embedder,
+    bodies: Sequence[str],
+    mine: Sequence[JUnit],
+    others: Sequence[tuple[Item, Sequence[JUnit]]],
+) -> _Vectors:
+    texts = set(bodies)
+    for u in [*mine, *(u for _, us in others for u in us)]:
+        texts |= {u.text, u.masked}
+    key = id(embedder)
+    todo = sorted(t for t in texts if (key, t) not in _cache)
+    if todo:
+        for t, v in zip(todo, embedder.embed(todo), strict=True):
+            _cache[(key, t)] = np.asarray(v, dtype=np.float32)
+    rows = {}
+    for t in texts:
+        _cache.move_to_end((key, t))
+        rows[t] = _cache[(key, t)]
+    while len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return _Vectors(rows)

@@ -1,0 +1,268 @@
+"""Fitting the supersession judge on the living sets, and measuring it on organisations
+it never saw.
+
+Each living case gives bags of unit pairs: for every two of its notes dated at least a
+day apart, older and newer, every pair of their units (``judge.units_of``). The bag of
+the case's replaced and current notes holds at least one pair that replaces; every
+other bag (a control's, a distractor's) holds none. The judge says a note is replaced
+when any pair of its bag reaches the threshold, so the fit is multiple-instance: a
+logistic regression over ``SIGNALS`` with each positive bag represented by its best
+pair (the most similar, masked, to start; then the judge's own best, twice), every
+pair of a negative bag a negative.
+
+``leave_one_out`` fits on every organisation (set) but one and measures on that one,
+at the bag level the living test counts: knows replaced (the replaced note's bag
+reaches the threshold) and false supersession (a control's bag does).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..judge import SIGNALS, pair_texts, signals, units_of
+from ..judge.judge import JUDGE_VERSION, PROJECTED, SCALE, Projection, Weights
+from ..ports import Embedder
+from .living import Case, load_cases
+
+__all__ = ["Bag", "bags_of", "fit", "leave_one_out", "weights_json"]
+
+MIN_GAP_DAYS = 1.0
+L2 = 1.0
+MAX_FALSE = 0.04
+"""The share of training controls the chosen threshold may falsely supersede."""
+
+
+@dataclass(slots=True)
+class Bag:
+    """The unit pairs of two notes of one case, older and newer; ``label`` 1 when the
+    newer replaces the older."""
+
+    org: str
+    case: str
+    label: int
+    control: bool
+    x: np.ndarray  # one row per pair, one column per signal
+    texts: list[tuple[str, str]] = field(default_factory=list)
+    old_vecs: np.ndarray | None = None  # one row per pair: the older unit's vector
+    new_vecs: np.ndarray | None = None
+
+
+class _Vectors:
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.cache: dict[str, np.ndarray] = {}
+
+    def need(self, texts: Sequence[str]) -> None:
+        todo = sorted({t for t in texts if t not in self.cache})
+        for i in range(0, len(todo), 64):
+            chunk = todo[i : i + 64]
+            vecs = np.asarray(self.embedder.embed(chunk), dtype=np.float32)
+            for t, v in zip(chunk, vecs, strict=True):
+                self.cache[t] = v / (np.linalg.norm(v) or 1.0)
+
+    def cos(self, a: str, b: str) -> float:
+        return float(self.cache[a] @ self.cache[b])
+
+
+def bags_of(org: str, cases: Sequence[Case], embedder: Embedder | _Vectors) -> list[Bag]:
+    vec = embedder if isinstance(embedder, _Vectors) else _Vectors(embedder)
+    units = {c.id: [units_of(text) for _, text in c.notes] for c in cases}
+    vec.need(
+        [t for c in cases for _, t in c.notes]
+        + [x for us in units.values() for u in us for v in u for x in (v.text, v.masked)]
+    )
+    out: list[Bag] = []
+    for c in cases:
+        for i, (at_i, body_i) in enumerate(c.notes):
+            for j, (at_j, body_j) in enumerate(c.notes):
+                gap = (at_j - at_i).total_seconds() / 86400
+                if gap < MIN_GAP_DAYS:
+                    continue  # j is not newer than i by a day
+                pairs = pair_texts(
+                    units[c.id][i], units[c.id][j], vec.cache, vec.cos(body_i, body_j), gap
+                )
+                if not pairs:
+                    continue
+                label = int(not c.control and i == c.replaced and j == c.current)
+                x = np.array([[signals(p)[k] for k in SIGNALS] for p in pairs])
+                texts = [(p.old.text, p.new.text) for p in pairs]
+                olds = np.array([vec.cache[p.old.text] for p in pairs])
+                news = np.array([vec.cache[p.new.text] for p in pairs])
+                out.append(Bag(org, c.id, label, c.control, x, texts, olds, news))
+    return out
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    out: np.ndarray = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
+    return out
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray) -> tuple[float, np.ndarray]:
+    """L2-regularised logistic regression by Newton's method (a few signals, exact)."""
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(xb.shape[1])
+    reg = np.full(xb.shape[1], L2)
+    reg[0] = 0.0
+    for _ in range(30):
+        p = _sigmoid(xb @ w)
+        g = xb.T @ (sw * (p - y)) + reg * w
+        h = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(h, g)
+        w -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return float(w[0]), w[1:]
+
+
+def project(bags: Sequence[Bag], k: int = PROJECTED) -> Projection:
+    """The principal directions of the newer units' vectors and of the pairs' differences
+    (no labels: fitted on every pair of ``bags``)."""
+    news = np.vstack([b.new_vecs for b in bags if b.new_vecs is not None])
+    olds = np.vstack([b.old_vecs for b in bags if b.old_vecs is not None])
+    mean = news.mean(axis=0)
+    _, _, vt_new = np.linalg.svd(news - mean, full_matrices=False)
+    _, _, vt_diff = np.linalg.svd(news - olds, full_matrices=False)
+    return Projection(mean, vt_new[:k].T.copy(), vt_diff[:k].T.copy())
+
+
+def _names(projection: Projection | None) -> list[str]:
+    if projection is None:
+        return list(SIGNALS)
+    k = projection.new.shape[1]
+    return [*SIGNALS, *(f"new_{i}" for i in range(k)), *(f"diff_{i}" for i in range(k))]
+
+
+def _features(b: Bag, projection: Projection | None) -> np.ndarray:
+    if projection is None or b.new_vecs is None or b.old_vecs is None:
+        return b.x
+    a = (b.new_vecs - projection.mean) @ projection.new * SCALE
+    d = (b.new_vecs - b.old_vecs) @ projection.diff * SCALE
+    out: np.ndarray = np.hstack([b.x, a, d])
+    return out
+
+
+def _bag_scores(xs: Sequence[np.ndarray], bias: float, w: np.ndarray) -> np.ndarray:
+    return np.array([float(_sigmoid(x @ w + bias).max()) for x in xs])
+
+
+def fit(bags: Sequence[Bag], *, rounds: int = 3, projected: bool = True) -> Weights:
+    projection = project(bags) if projected and bags[0].new_vecs is not None else None
+    xs = [_features(b, projection) for b in bags]
+    # a pair whose two units say the same words replaces nothing, whatever bag it is in:
+    # an unchanged row of a re-issued table is a negative, not the bag's positive
+    same = SIGNALS.index("identical")
+    pos = [x[x[:, same] < 0.5] for b, x in zip(bags, xs, strict=True) if b.label]
+    neg = [x for b, x in zip(bags, xs, strict=True) if not b.label]
+    neg += [x[x[:, same] >= 0.5] for b, x in zip(bags, xs, strict=True) if b.label]
+    pos = [x for x in pos if len(x)]
+    neg = [x for x in neg if len(x)]
+    masked = SIGNALS.index("masked_cos")
+    pick = [int(x[:, masked].argmax()) for x in pos]
+    bias, w = 0.0, np.zeros(xs[0].shape[1])
+    for _ in range(rounds):
+        xn = np.vstack(neg)
+        xp = np.vstack([x[k] for x, k in zip(pos, pick, strict=True)])
+        # each negative bag weighs as much in all as a positive one
+        wn = np.concatenate([np.full(len(x), 1 / len(x)) for x in neg])
+        x = np.vstack([xp, xn])
+        y = np.concatenate([np.ones(len(xp)), np.zeros(len(xn))])
+        sw = np.concatenate([np.ones(len(xp)), wn * len(pos) / max(1, len(neg)) * 2])
+        bias, w = _logistic(x, y, sw)
+        pick = [int((x @ w).argmax()) for x in pos]
+    threshold = _threshold(bags, _bag_scores(xs, bias, w))
+    names = _names(projection)
+    return Weights(bias, dict(zip(names, map(float, w), strict=True)), threshold, projection)
+
+
+def _threshold(bags: Sequence[Bag], scores: np.ndarray) -> float:
+    """The lowest threshold at which at most ``MAX_FALSE`` of the controls' cases have
+    a bag reaching it."""
+    by_case: dict[str, float] = {}
+    for b, s in zip(bags, scores, strict=True):
+        if b.control:
+            by_case[b.case] = max(s, by_case.get(b.case, 0.0))
+    ranked = sorted(by_case.values(), reverse=True)
+    if not ranked:
+        return 0.5
+    allowed = int(MAX_FALSE * len(ranked))
+    return float(min(0.99, max(0.3, ranked[allowed] + 1e-4)))
+
+
+def measure(bags: Sequence[Bag], weights: Weights) -> dict[str, float]:
+    w = np.array([weights.weights[k] for k in _names(weights.projection)])
+    scores = _bag_scores([_features(b, weights.projection) for b in bags], weights.bias, w)
+    known = [s >= weights.threshold for b, s in zip(bags, scores, strict=True) if b.label]
+    false: dict[str, bool] = {}
+    wrong: dict[str, bool] = {}
+    for b, s in zip(bags, scores, strict=True):
+        if b.control:
+            false[b.case] = false.get(b.case, False) or s >= weights.threshold
+        elif not b.label:
+            wrong[b.case] = wrong.get(b.case, False) or s >= weights.threshold
+    return {
+        "changes": len(known),
+        "knows_replaced": sum(known) / max(1, len(known)),
+        "controls": len(false),
+        "false_supersession": sum(false.values()) / max(1, len(false)),
+        "wrong_link": sum(wrong.values()) / max(1, len(wrong)),
+    }
+
+
+def leave_one_out(bags: Sequence[Bag]) -> dict[str, dict[str, float]]:
+    orgs = sorted({b.org for b in bags})
+    out: dict[str, dict[str, float]] = {}
+    for org in orgs:
+        w = fit([b for b in bags if b.org != org])
+        out[org] = measure([b for b in bags if b.org == org], w) | {"threshold": w.threshold}
+    return out
+
+
+def weights_json(w: Weights, sets: Sequence[str]) -> str:
+    return json.dumps(
+        {
+            "version": JUDGE_VERSION,
+            "fitted_on": list(sets),
+            "bias": round(w.bias, 6),
+            "threshold": round(w.threshold, 6),
+            "weights": {k: round(v, 6) for k, v in w.weights.items()},
+        },
+        indent=2,
+    )
+
+
+def write_shipped(w: Weights, sets: Sequence[str]) -> Path:
+    """Write ``w`` where orgbrain ships it: the weights as JSON, the projections beside."""
+    target = shipped_weights_path()
+    target.write_text(weights_json(w, sets) + "\n", "utf-8")
+    if w.projection is not None:
+        np.savez_compressed(
+            target.with_name("projection.npz"),
+            mean=w.projection.mean.astype(np.float32),
+            new=w.projection.new.astype(np.float32),
+            diff=w.projection.diff.astype(np.float32),
+        )
+    return target
+
+
+def shipped_weights_path() -> Path:
+    """Where the shipped weights live in the source tree (``orgbrain eval judge --write``)."""
+    return Path(str(resources.files("orgbrain.judge"))) / "weights.json"
+
+
+def living_sets(folder: Path | None = None) -> list[Path]:
+    root = Path(str(resources.files("orgbrain.evals.data"))) if folder is None else folder
+    return sorted(root.glob("living_*.jsonl"))
+
+
+def load_all(paths: Sequence[Path], embedder: Embedder) -> list[Bag]:
+    vec = _Vectors(embedder)
+    bags: list[Bag] = []
+    for p in paths:
+        bags += bags_of(p.stem.removeprefix("living_"), load_cases(p), vec)
+    return bags

@@ -1,0 +1,212 @@
+"""The signals of a pair of units, older and newer: named numbers, each in [0, 1] or
+near it, that say whether the newer restates the older's slot with another value.
+
+None is a phrase rule. Similarity is the embedding's, with values masked (the same
+slot, whatever its value); values are compared by type (``extraction/values.py``,
+``named.py``); words by their stems; cues (change, hedge, plan, a one-off exception) are
+the lexicons ``extraction/cues.py`` and ``quiet.py`` keep.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from ..analysis import STOPWORDS, text_stems
+from ..extraction.cues import CUE, planned, temporary
+from ..extraction.qualifiers import apart, qualifiers
+from ..extraction.quiet import NEGATION, states_nothing
+from ..extraction.values import Value
+from .units import JUnit
+
+__all__ = ["SIGNALS", "PairText", "pair_texts", "signals"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairText:
+    """An older and a newer unit, the cosines the caller's embedder gave them (the units
+    as written, the units masked, their whole notes) and the days between them."""
+
+    old: JUnit
+    new: JUnit
+    cos: float
+    masked_cos: float
+    note_cos: float
+    gap_days: float
+    old_vec: np.ndarray | None = field(default=None, compare=False)
+    """The older unit's embedding, as written (for the judge's projections)."""
+    new_vec: np.ndarray | None = field(default=None, compare=False)
+
+
+SIGNALS = (
+    "cos",
+    "masked_cos",
+    "note_cos",
+    "shared_words",
+    "new_words",
+    "same_kind_value",
+    "value_differs",
+    "value_kept",
+    "name_new",
+    "name_gone",
+    "old_value_named",
+    "change_cue",
+    "old_change_cue",
+    "states_nothing",
+    "temporary",
+    "planned",
+    "negated",
+    "apart",
+    "rows",
+    "other_row",
+    "same_context",
+    "gap",
+    "old_only",
+    "new_only",
+    "identical",
+    "value_gap",
+    "same_values",
+    "continues",
+    "adds",
+    "proposes",
+    "ends",
+    "old_proposes",
+    "masked_x_same_values",
+    "masked_x_differs",
+    "masked_x_cue",
+    "note_x_differs",
+    "masked_x_old_only",
+)
+"""Every signal's name, in the order the weights are kept."""
+
+
+def pair_texts(
+    olds: Sequence[JUnit],
+    news: Sequence[JUnit],
+    vectors: Mapping[str, np.ndarray],
+    note_cos: float,
+    gap_days: float,
+    *,
+    min_cos: float = -1.0,
+) -> list[PairText]:
+    """Every pair of an older note's units and a newer one's at least ``min_cos`` alike as
+    written (``vectors`` holds each unit's text and masked text, L2-normalised)."""
+    out = []
+    for a in olds:
+        for b in news:
+            va, vb = vectors[a.text], vectors[b.text]
+            raw = float(va @ vb)
+            if raw >= min_cos:
+                masked = float(vectors[a.masked] @ vectors[b.masked])
+                out.append(PairText(a, b, raw, masked, note_cos, gap_days, va, vb))
+    return out
+
+
+def signals(p: PairText) -> dict[str, float]:
+    old, new = p.old, p.new
+    shared = old.stems & new.stems
+    union = old.stems | new.stems
+    kinds_old, kinds_new = _kinds(old.values), _kinds(new.values)
+    same_kind = kinds_old & kinds_new
+    differs = any(_keys(old.values, k) != _keys(new.values, k) for k in same_kind)
+    kept = bool(old.values) and _keys(old.values, None) <= _keys(new.values, None)
+    old_names = {n.key for n in old.names}
+    new_names = {n.key for n in new.names}
+    name_new = bool(new_names - old_names) and bool(shared)
+    name_gone = bool(old_names - new_names)
+    named = bool(old_names & new_names) or any(v.key in _keys(new.values, None) for v in old.values)
+    other_row = (
+        old.kind == "row"
+        and new.kind == "row"
+        and bool(old.first_cell)
+        and old.first_cell != new.first_cell
+    )
+    cue = bool(CUE.search(new.text))
+    s = {
+        "cos": p.cos,
+        "masked_cos": p.masked_cos,
+        "note_cos": p.note_cos,
+        "shared_words": len(shared) / len(union) if union else 0.0,
+        "new_words": len(new.stems - old.stems) / max(1, len(new.stems)),
+        "same_kind_value": float(bool(same_kind)),
+        "value_differs": float(differs),
+        "value_kept": float(kept),
+        "name_new": float(name_new),
+        "name_gone": float(name_gone),
+        "old_value_named": float(named and (differs or name_new)),
+        "change_cue": float(cue),
+        "old_change_cue": float(bool(CUE.search(old.text))),
+        "states_nothing": float(states_nothing(new.text)),
+        "temporary": float(temporary(new.text)),
+        "planned": float(planned(new.text)),
+        "negated": float(bool(NEGATION.search(new.text))),
+        "apart": float(
+            apart(qualifiers(f"{old.context} {old.text}"), qualifiers(f"{new.context} {new.text}"))
+        ),
+        "rows": float(old.kind == "row" and new.kind == "row"),
+        "other_row": float(other_row),
+        "same_context": _jaccard(text_stems(old.context), text_stems(new.context)),
+        "gap": math.log1p(max(0.0, p.gap_days)) / 6,
+    }
+    old_tokens, new_tokens = _tokens(old.text), _tokens(new.text)
+    s["old_only"] = len(old_tokens - new_tokens) / max(1, len(old_tokens))
+    s["new_only"] = len(new_tokens - old_tokens) / max(1, len(new_tokens))
+    s["identical"] = float(old_tokens == new_tokens)
+    s["value_gap"] = max(0.0, p.masked_cos - p.cos)
+    s["masked_x_old_only"] = s["masked_cos"] * s["old_only"]
+    s["same_values"] = float(bool(same_kind) and not differs and not name_new)
+    for family, found in cue_families(new.text).items():
+        s[family] = float(found)
+    s["old_proposes"] = float(cue_families(old.text)["proposes"])
+    s["masked_x_same_values"] = s["masked_cos"] * s["same_values"]
+    s["masked_x_differs"] = s["masked_cos"] * float(differs or name_new)
+    s["masked_x_cue"] = s["masked_cos"] * s["change_cue"]
+    s["note_x_differs"] = s["note_cos"] * float(differs or name_new)
+    return s
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def _tokens(text: str) -> frozenset[str]:
+    """The words and numbers of ``text`` as written, lower-cased, but the commonest."""
+    return frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in STOPWORDS)
+
+
+@cache
+def _lexicons() -> dict[str, re.Pattern[str]]:
+    raw = json.loads(resources.files(__package__).joinpath("cues.json").read_text("utf-8"))
+    return {
+        family: re.compile(
+            r"\b(?:"
+            + "|".join(re.escape(p) for p in sorted(words, key=len, reverse=True))
+            + r")\b",
+            re.IGNORECASE,
+        )
+        for family, words in raw.items()
+        if family != "_"
+    }
+
+
+def cue_families(text: str) -> dict[str, bool]:
+    """Which of the lexicons' families (``cues.json``) ``text`` says a word of."""
+    return {family: bool(rx.search(text)) for family, rx in _lexicons().items()}
+
+
+def _kinds(values: tuple[Value, ...]) -> set[tuple[str, str]]:
+    return {(v.kind, v.unit) for v in values}
+
+
+def _keys(values: tuple[Value, ...], kind: tuple[str, str] | None) -> frozenset[str]:
+    return frozenset(v.key for v in values if kind is None or (v.kind, v.unit) == kind)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0

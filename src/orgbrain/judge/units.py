@@ -1,0 +1,127 @@
+"""A note read as units for judging: each sentence, list line, ``Label: value`` line or
+table row, with its values and names, the text with them masked by their type, and the
+line it sits under (a table's header row, a list's heading, the note's title) as context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..analysis import text_stems
+from ..extraction.named import names_in
+from ..extraction.sentences import split_units
+from ..extraction.shorthand import values_of
+from ..extraction.values import Value
+
+__all__ = ["JUnit", "units_of"]
+
+MIN_CHARS = 8
+"""Shorter units ("Thanks!", "| --- |") say nothing to replace."""
+MAX_UNITS = 60
+"""A longer note is judged on its first units: a pair's cost grows with both sides."""
+
+_RULE = re.compile(r"^[\s|:\-=+*_#]*$")
+_MASK = {
+    "money": "amount",
+    "percent": "percentage",
+    "quantity": "number",
+    "number": "number",
+    "date": "date",
+    "weekday": "weekday",
+    "time": "time",
+    "name": "name",
+    "link": "link",
+    "email": "address",
+    "phone": "phone",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class JUnit:
+    """One unit: ``text[start:end]`` of its note, its ``kind`` (``sentence``, ``label``,
+    ``row``, ``heading``), its ``values`` and ``names`` (offsets into ``text``),
+    ``masked`` (the text with each value and name replaced by its type's word), and
+    ``context``: the line above it that says what it is about, or ``""``."""
+
+    start: int
+    end: int
+    kind: str
+    text: str
+    masked: str
+    values: tuple[Value, ...]
+    names: tuple[Value, ...]
+    context: str
+    stems: frozenset[str]
+
+    @property
+    def first_cell(self) -> str:
+        """A table row's first cell, lower-cased ("sat" of "| Sat | 10:00 |")."""
+        if self.kind != "row":
+            return ""
+        cells = [c.strip() for c in self.text.strip().strip("|").split("|")]
+        return cells[0].casefold() if cells else ""
+
+
+def units_of(body: str) -> list[JUnit]:
+    """The units of ``body`` worth judging, in order."""
+    out: list[JUnit] = []
+    title = ""
+    header = ""
+    heading = ""
+    prev_row_end = -2
+    for u in split_units(body):
+        text = body[u.start : u.end]
+        if not title:
+            title = text.strip()
+        if u.kind == "heading":
+            heading = text.strip("# \t")
+            continue
+        if u.kind == "row":
+            line_start = body.rfind("\n", 0, u.start) + 1
+            if line_start > prev_row_end + 1:  # a new table: its first row is its header
+                header = text
+                prev_row_end = u.end
+                continue
+            prev_row_end = u.end
+        if len(text.strip()) < MIN_CHARS or _RULE.match(text):
+            continue
+        context = header if u.kind == "row" else heading or ("" if text.strip() == title else title)
+        out.append(_unit(u.start, u.end, u.kind, text, context))
+        if len(out) >= MAX_UNITS:
+            break
+    return out
+
+
+def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
+    values = tuple(values_of(text))
+    names = tuple(n for n in names_in(text) if not any(_over(n, v) for v in values))
+    return JUnit(
+        start=start,
+        end=end,
+        kind=kind,
+        text=text,
+        masked=mask(text, (*values, *names)),
+        values=values,
+        names=names,
+        context=context,
+        stems=text_stems(mask(text, (*values, *names), blank=True)),
+    )
+
+
+def _over(a: Value, b: Value) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def mask(text: str, found: tuple[Value, ...], *, blank: bool = False) -> str:
+    """``text`` with each value replaced by its type's word (or by nothing)."""
+    out: list[str] = []
+    at = 0
+    for v in sorted(found, key=lambda v: v.start):
+        if v.start < at:
+            continue
+        out.append(text[at : v.start])
+        out.append("" if blank else _MASK.get(v.kind, "value"))
+        at = v.end
+    out.append(text[at:])
+    return "".join(out)

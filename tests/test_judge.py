@@ -1,0 +1,209 @@
+"""The supersession judge (``orgbrain.judge``): units read with their values masked, a
+pair's named signals, the fitted combiner, the fit on bags of unit pairs, and the derive
+step that records what the judge says replaces, with why, in a real brain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from orgbrain import Brain
+from orgbrain.errors import InvalidInput
+from orgbrain.evals.judge_fit import Bag, fit, leave_one_out, measure
+from orgbrain.judge import (
+    JUDGE_VERSION,
+    SIGNALS,
+    PairText,
+    Weights,
+    judge,
+    judging_with,
+    load_weights,
+    signals,
+    units_of,
+)
+from orgbrain.ports import Embedder
+from orgbrain.settings import Settings
+from tests.restating import NOV, SEP, derived
+
+
+@pytest.fixture
+def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
+    """A brain where the judge alone decides what replaces what."""
+    b = Brain.open(tmp_path / "brain", embedder=embedder, settings=Settings(supersession="judge"))
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def _pair(old: str, new: str, *, masked_cos: float = 0.9, gap: float = 60.0) -> PairText:
+    (a,), (b,) = units_of(old), units_of(new)
+    return PairText(a, b, cos=0.8, masked_cos=masked_cos, note_cos=0.8, gap_days=gap)
+
+
+# -- units -----------------------------------------------------------------------------------
+
+
+def test_a_table_row_is_read_under_its_header_with_its_values_masked() -> None:
+    body = "## Opening hours\n\n| Day | Open |\n|---|---|\n| Sat | 09:00\u201313:00 |\n"
+    (row,) = units_of(body)
+    assert row.kind == "row"
+    assert row.context == "| Day | Open |"
+    assert row.first_cell == "sat"
+    assert "time" in row.masked and "09:00" not in row.masked
+    assert [v.kind for v in row.values] == ["time", "time"]
+
+
+def test_values_and_names_are_masked_by_type_and_left_out_of_the_words() -> None:
+    (u,) = units_of("The travel cap is $500 per night, approved by Priya Nair.")
+    assert u.masked == "The travel cap is amount per night, approved by name."
+    assert "500" not in u.stems and "priya" not in u.stems
+    assert {"travel", "cap"} <= {w[:6] for w in u.stems} | u.stems
+
+
+# -- signals and the judge -------------------------------------------------------------------
+
+
+def test_every_signal_is_named_and_the_shipped_weights_cover_them() -> None:
+    s = signals(_pair("Backups run every 6 hours.", "Backups now run every hour."))
+    assert set(s) == set(SIGNALS)
+    w = load_weights()
+    assert w.projection is not None
+    k = w.projection.new.shape[1]
+    projected = {f"new_{i}" for i in range(k)} | {f"diff_{i}" for i in range(k)}
+    # a signal added or removed needs a refit (scripts/fit_judge)
+    assert set(w.weights) == set(SIGNALS) | projected
+    assert 0 < w.threshold < 1 and w.version == JUDGE_VERSION
+
+
+def test_a_value_said_anew_differs_and_the_same_words_again_are_identical() -> None:
+    changed = signals(_pair("Retention is 14 days.", "Retention is now 35 days."))
+    assert changed["value_differs"] == 1 and changed["change_cue"] == 1
+    assert changed["identical"] == 0
+    again = signals(_pair("Retention is 14 days.", "Retention is 14 days."))
+    assert again["identical"] == 1 and again["value_differs"] == 0 and again["value_kept"] == 1
+
+
+def test_two_settings_of_one_family_are_apart() -> None:
+    s = signals(
+        _pair(
+            "Production deploys need approval from two engineers.",
+            "Staging deploys need approval from one engineer.",
+        )
+    )
+    assert s["apart"] == 1
+
+
+def test_the_verdict_is_pure_and_names_its_deciding_signals() -> None:
+    p = _pair("Retention is 14 days.", "Retention is now 35 days.")
+    first, again = judge(p), judge(p)
+    assert first == again
+    assert first.version == JUDGE_VERSION
+    assert 0 <= first.probability <= 1
+    assert first.deciding and all(name in SIGNALS for name, _ in first.deciding)
+    # the strongest first
+    assert [abs(c) for _, c in first.deciding] == sorted(
+        (abs(c) for _, c in first.deciding), reverse=True
+    )
+
+
+def test_below_the_threshold_a_pair_adds_conflicts_or_is_unrelated() -> None:
+    never = Weights(bias=-30.0, weights=dict.fromkeys(SIGNALS, 0.0), threshold=0.5)
+    same_day = _pair("Retention is 14 days.", "Retention is 35 days.", gap=0.0)
+    assert judge(same_day, never).relation == "conflicts"
+    assert judge(_pair("Retention is 14 days.", "Retention is 35 days."), never).relation == "adds"
+    far = _pair("Retention is 14 days.", "Lunch is at noon.", masked_cos=0.1)
+    assert judge(far, never).relation == "unrelated"
+    always = Weights(bias=30.0, weights=dict.fromkeys(SIGNALS, 0.0), threshold=0.5)
+    assert judge(far, always).relation == "replaces"
+
+
+# -- fitting ---------------------------------------------------------------------------------
+
+
+def _bags(org: str, seed: int) -> list[Bag]:
+    """Bags where the newer replaces the older only when ``change_cue`` is set on one of
+    their pairs; every pair has noise elsewhere."""
+    rng = np.random.default_rng(seed)
+    cue = SIGNALS.index("change_cue")
+    out = []
+    for n in range(40):
+        x = rng.uniform(0, 1, (3, len(SIGNALS))) * 0.2
+        label = n % 2
+        if label:
+            x[1, cue] = 1.0
+        out.append(Bag(org, f"{org}-{n}", label, not label, x))
+    return out
+
+
+def test_the_fit_learns_the_signal_that_separates_and_carries_to_an_unseen_organisation() -> None:
+    bags = _bags("a", 1) + _bags("b", 2) + _bags("c", 3)
+    w = fit(bags)
+    assert max(w.weights, key=lambda k: w.weights[k]) == "change_cue"
+    assert measure(bags, w)["knows_replaced"] == 1.0
+    loo = leave_one_out(bags)
+    assert set(loo) == {"a", "b", "c"}
+    assert all(m["knows_replaced"] == 1.0 and m["false_supersession"] == 0.0 for m in loo.values())
+
+
+# -- the derive step, in a real brain --------------------------------------------------------
+
+
+def test_what_the_judge_says_replaces_is_recorded_with_why(brain: Brain) -> None:
+    # a combiner that is sure of every pair at least a little alike: the step's writes
+    # and its record are what is tested here, not the shipped weights
+    sure = Weights(bias=-10.0, weights={**dict.fromkeys(SIGNALS, 0.0), "cos": 20.0}, threshold=0.5)
+    with judging_with(sure):
+        old, new = derived(
+            brain,
+            ("The quarterly all-hands meets in the Leeds office, room 4B.", SEP),
+            ("All-hands moved: from Q4 it is held in the Manchester hub's atrium.", NOV),
+        )
+    story = brain.story(new)
+    (step,) = [s for s in story.steps if s.get("step") == "judged"]
+    judged = step["judged"]
+    assert isinstance(judged, list)
+    (pair,) = judged
+    assert pair["old"] == old and pair["reason"] == "judged" and pair["judge"] == JUDGE_VERSION
+    assert pair["probability"] >= 0.5 and "cos" in pair["signals"]
+    assert pair["was"].startswith("The quarterly all-hands")
+    older = brain.story(old)
+    (link,) = older.superseded_by
+    assert link.new.id == new and link.reason == "judged"
+    assert link.why["probability"] == pair["probability"] and link.why["judge"] == JUDGE_VERSION
+
+
+def test_a_pair_dated_the_same_day_is_not_judged(brain: Brain) -> None:
+    sure = Weights(bias=30.0, weights=dict.fromkeys(SIGNALS, 0.0), threshold=0.5)
+    at = datetime(2026, 9, 3, 15, tzinfo=UTC)
+    with judging_with(sure):
+        old, _ = derived(
+            brain,
+            ("Retention is 14 days.", SEP),
+            ("Retention is 35 days.", at),
+        )
+    assert not brain.story(old).superseded_by
+
+
+def test_the_judge_step_runs_after_the_restated_step(brain: Brain) -> None:
+    (only,) = derived(brain, ("Retention is 14 days.", SEP))
+    names = [s.get("step") for s in brain.story(only).steps]
+    assert names.index("restated") < names.index("judged") < names.index("similar")
+
+
+def test_the_supersession_setting_is_checked() -> None:
+    assert Settings.from_env({"ORGBRAIN_SUPERSESSION": "both"}).supersession == "both"
+    assert Settings.from_env({}).supersession == "rules"
+    with pytest.raises(InvalidInput, match="ORGBRAIN_SUPERSESSION must be one of"):
+        Settings.from_env({"ORGBRAIN_SUPERSESSION": "llm"})
+
+
+def test_with_the_rules_alone_the_judge_does_not_run(tmp_path: Path, embedder: Embedder) -> None:
+    sure = Weights(bias=30.0, weights=dict.fromkeys(SIGNALS, 0.0), threshold=0.5)
+    with Brain.open(tmp_path / "rules", embedder=embedder) as ruled, judging_with(sure):
+        old, _ = derived(ruled, ("Lunch is at noon.", SEP), ("Lunch is at noon now.", NOV))
+        assert not ruled.story(old).superseded_by
