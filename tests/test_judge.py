@@ -4,6 +4,7 @@ step that records what the judge says replaces, with why, in a real brain."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.errors import InvalidInput
+from orgbrain.evals import living_loo
 from orgbrain.evals.judge_fit import Bag, fit, leave_one_out, measure
+from orgbrain.evals.living_loo import loo_json, run_loo
 from orgbrain.judge import (
     JUDGE_VERSION,
     SIGNALS,
@@ -207,3 +210,57 @@ def test_with_the_rules_alone_the_judge_does_not_run(tmp_path: Path, embedder: E
     with Brain.open(tmp_path / "rules", embedder=embedder) as ruled, judging_with(sure):
         old, _ = derived(ruled, ("Lunch is at noon.", SEP), ("Lunch is at noon now.", NOV))
         assert not ruled.story(old).superseded_by
+
+
+# -- leave one organisation out, end to end ----------------------------------------------
+
+
+def _set(folder: Path, name: str, subject: str) -> Path:
+    """A tiny living set: one belief change and one control about ``subject``."""
+    rows = [
+        {
+            "id": f"{name}-c",
+            "notes": [
+                {"at": "2026-03-02", "text": f"The {subject} budget is $4,000 per quarter."},
+                {"at": "2026-06-01", "text": f"From June the {subject} budget is now $6,500."},
+            ],
+            "question": f"What is the {subject} budget?",
+            "current": 1,
+            "replaced": 0,
+        },
+        {
+            "id": f"{name}-k",
+            "notes": [
+                {"at": "2026-03-02", "text": f"The {subject} team meets on Mondays."},
+                {"at": "2026-06-01", "text": f"Reminder: the {subject} team still meets Mondays."},
+            ],
+            "question": f"When does the {subject} team meet?",
+            "control": True,
+        },
+    ]
+    path = folder / f"living_{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return path
+
+
+def test_each_organisation_is_run_with_weights_fitted_without_it(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = [_set(tmp_path, n, s) for n, s in (("a", "travel"), ("b", "training"), ("c", "events"))]
+    seen: list[tuple[str, ...]] = []
+    real_fit = living_loo.fit
+
+    def recording_fit(bags: list[Bag]) -> Weights:
+        seen.append(tuple(sorted({b.org for b in bags})))
+        return real_fit(bags)
+
+    # the real fit, its callers' organisations noted
+    monkeypatch.setattr(living_loo, "fit", recording_fit)
+    rows = run_loo(embedder, Settings(supersession="judge"), paths, progress=False)
+    assert seen == [("b", "c"), ("a", "c"), ("a", "b")]
+    assert [org for org, _ in rows] == ["a", "b", "c"]
+    summary = loo_json(rows)
+    assert summary["changes"] == 3 and summary["controls"] == 3
+    assert set(summary["sets"]) == {"a", "b", "c"}  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="ORGBRAIN_SUPERSESSION"):
+        run_loo(embedder, Settings(), paths, progress=False)
