@@ -14,7 +14,7 @@ import click
 
 from . import eval_kit as kit
 
-__all__ = ["LABELLED", "judge", "living", "sensitive", "statements", "writeback"]
+__all__ = ["LABELLED", "judge", "living", "rules", "sensitive", "statements", "writeback"]
 
 
 @click.command("statements")
@@ -283,4 +283,24 @@ def judge(ctx: click.Context, write: bool, as_json: bool) -> None:
     kit.emit_scored(kit.wants_json(ctx, as_json), summary, "\n".join(lines), None)
 
 
-LABELLED: tuple[click.Command, ...] = (statements, writeback, sensitive, living, judge)
+@click.command("rules")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@kit.json_flag
+@click.pass_context
+def rules(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
+    """Each rule that supersedes (a statement's predicate, the restatement rules, the
+    judge, a document's revision): how often it fires on the living sets (FILES, default
+    every set shipped) and how often it links the replaced note to the current one,
+    supersedes in a control, or links the wrong notes; dev sets beside the others.
+    ORGBRAIN_SUPERSESSION says which run."""
+    from ..evals.judge_fit import living_sets
+    from ..evals.rules import render_rules, rules_json, run_rules
+
+    paths = list(files) or living_sets()
+    settings = kit.settings_of(ctx)
+    kit.progress(f"{len(paths)} living sets; loading the embedder")
+    report = run_rules(paths, kit.embedder_factory(settings), settings)
+    kit.emit_scored(kit.wants_json(ctx, as_json), rules_json(report), render_rules(report), None)
+
+
+LABELLED: tuple[click.Command, ...] = (statements, writeback, sensitive, living, judge, rules)

@@ -59,6 +59,7 @@ __all__ = [
     "Case",
     "LivingReport",
     "SplitReport",
+    "filled",
     "living_json",
     "load_cases",
     "render_living",
@@ -141,7 +142,7 @@ def run_living(
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-living-") as tmp:
         for case in cases:
-            with _filled(Path(tmp) / case.id, embedder, settings) as brain:
+            with filled(Path(tmp) / case.id, embedder, settings) as brain:
                 ids = [
                     brain.add_note(text, occurred_at=at, wait="derived").id
                     for at, text in case.notes
@@ -178,7 +179,7 @@ def run_split(
     with tempfile.TemporaryDirectory(prefix="orgbrain-eval-split-") as tmp:
         for half, held in enumerate((cases[0::2], cases[1::2])):
             mine = {c.id for c in held}
-            with _filled(Path(tmp) / f"half{half}", embedder, settings) as brain:
+            with filled(Path(tmp) / f"half{half}", embedder, settings) as brain:
                 for case in held:
                     notes = [NoteInput(body=text, occurred_at=at) for at, text in case.notes]
                     brain.add_notes(notes, wait="derived")
@@ -228,7 +229,7 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
 
 
 @contextmanager
-def _filled(folder: Path, embedder: Embedder, settings: Settings | None) -> Iterator[Brain]:
+def filled(folder: Path, embedder: Embedder, settings: Settings | None) -> Iterator[Brain]:
     """A fresh brain at ``folder`` holding the ``FILLER`` notes, its searches unlogged
     (``settings``: how it derives, e.g. which supersession runs)."""
     with Brain.open(folder, embedder=embedder, settings=settings).without_search_log() as brain:
