@@ -8,7 +8,8 @@ The steps, in order, each idempotent (run again on the same item, they add nothi
 3. ``restated``: the values it states again as a change, and what they replaced
    (``restated.py``: "raised to 35 days (was 14)" ends "Retention: 14 days");
 4. ``judged``: what the supersession judge says each of its units replaces, or is
-   replaced by, among its neighbours' units (``judged.py``);
+   replaced by, among its neighbours' units (``judged.py``); only where the settings let
+   the judge decide (``supersession`` ``judge`` or ``both``);
 5. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
    ``SIMILAR_MIN`` cosine, at most ``SIMILAR_MAX`` per item;
 6. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
@@ -72,7 +73,7 @@ def derive_item(
         ("mentions", _mentions),
         ("statements", _statements),
         ("restated", _restated),
-        ("judged", _judged),
+        *((("judged", _judged),) if ctx.settings.supersession != "rules" else ()),
         ("similar", _similar),
         ("sequence", _sequence),
     )
@@ -200,8 +201,6 @@ def _restated(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]
 
 
 def _judged(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
-    if ctx.settings.supersession == "rules":
-        return {"pairs": 0}
     return judge_item(ctx, item)
 
 
