@@ -42,6 +42,7 @@ from orgbrain import Brain
 from orgbrain.adapters.embed_minilm import MiniLMEmbedder
 from orgbrain.derive import SIMILAR_MIN
 from orgbrain.ports import Embedder
+from orgbrain.settings import Settings
 
 
 def dev_records() -> list[dict[str, object]]:
@@ -90,6 +91,20 @@ def throughput(embedder: Embedder, texts: list[str]) -> tuple[float, int]:
         return report.done / elapsed, report.done
 
 
+def derive_ms(embedder: Embedder, texts: list[str], supersession: str) -> list[float]:
+    """Each note's derivation time (its ``derived`` event), written one by one with
+    ``wait="derived"``, deciding supersession as ``supersession`` says."""
+    settings = Settings(supersession=supersession)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Brain.open(tmp, embedder=embedder, settings=settings) as brain,
+    ):
+        for text in texts:
+            brain.add_note(text, wait="derived")
+        events = brain.events("derived", limit=len(texts) + 10)
+        return [float(str(e["ms"])) for e in events]
+
+
 def similar_threshold(embedder: Embedder) -> list[str]:
     records = [r for r in dev_records() if r.get("statements")]
     texts = [str(r["text"]) for r in records]
@@ -126,6 +141,7 @@ def main() -> None:
     minilm.embed(["warm up"])
     with tempfile.TemporaryDirectory() as tmp, Brain.open(tmp, embedder=minilm) as probe:
         llm_calls = 0 if probe._ctx.chat is None else -1  # no chat model: no call possible
+    per_note = {mode: derive_ms(minilm, texts, mode) for mode in ("rules", "both")}
     acks, lags, missing = lag(minilm, texts)
     rate, done = throughput(minilm, texts)
     similar = similar_threshold(minilm)
@@ -141,6 +157,11 @@ def main() -> None:
         f"p95 {percentile(lags, 95):.0f} ms ({missing} not derived in 300 s) |",
         f"| throughput (one worker, a backlog of {done}) | {rate:.1f} notes/s |",
         f"| LLM calls on the default path | {llm_calls} (no chat model is configured) |",
+        *(
+            f"| one note's derivation, `ORGBRAIN_SUPERSESSION={mode}` | "
+            f"p50 {percentile(ms, 50):.0f} ms, p95 {percentile(ms, 95):.0f} ms |"
+            for mode, ms in per_note.items()
+        ),
         "",
         f"SIMILAR_TO threshold (`SIMILAR_MIN` = {SIMILAR_MIN}): sentence pairs of the dev set",
         "",
