@@ -175,6 +175,11 @@ def test_a_heading_that_states_a_change_cues_the_lines_below_it() -> None:
     assert not change_cue("Is it over €2,000?", heading=True)
 
 
+def test_a_contraction_that_opens_a_sentence_is_no_name() -> None:
+    text = "We've relaxed the rule. I'm told it\u2019s fine. Let\u2019s ask Priya."
+    assert [text[v.start : v.end] for v in names_in(text)] == ["Priya"]
+
+
 def test_the_value_named_as_the_one_before() -> None:
     text = "per-key rate limit raised from 600 to 1,200 requests/minute"
     six, twelve = values_in(text)

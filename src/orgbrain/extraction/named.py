@@ -68,7 +68,8 @@ def names_in(text: str) -> list[Value]:
     for m in _NAME.finditer(text):
         start, written = m.start(), m.group(0)
         first, _, rest = written.partition(" ")
-        if _sentence_start(text, start) and first[1:].isalpha() and first[1:].islower():
+        tail = first[1:].replace("'", "").replace("\u2019", "")  # "We've", "I'm": no names
+        if _sentence_start(text, start) and tail.isalpha() and tail.islower():
             if rest:
                 start, written = start + len(first) + 1, rest.lstrip()
             elif not _GONE_AFTER.match(text, m.end()):
