@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -137,7 +138,10 @@ class _Vectors:
         return float(self.rows[a] @ self.rows[b])
 
 
-_cache: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+_caches: WeakKeyDictionary[Embedder, OrderedDict[str, np.ndarray]] = WeakKeyDictionary()
+"""Unit vectors per embedder, newest last: an older note's units are read again by every
+newer neighbour. Kept per embedder object, so a brain opened with another model (or
+re-embedded) never reads another space's vectors."""
 
 
 def _vectors(
@@ -149,15 +153,15 @@ def _vectors(
     texts = set(bodies)
     for u in [*mine, *(u for _, us in others for u in us)]:
         texts |= {u.text, u.masked}
-    key = id(embedder)
-    todo = sorted(t for t in texts if (key, t) not in _cache)
+    cache = _caches.setdefault(embedder, OrderedDict())
+    todo = sorted(t for t in texts if t not in cache)
     if todo:
         for t, v in zip(todo, embedder.embed(todo), strict=True):
-            _cache[(key, t)] = np.asarray(v, dtype=np.float32)
+            cache[t] = np.asarray(v, dtype=np.float32)
     rows = {}
     for t in texts:
-        _cache.move_to_end((key, t))
-        rows[t] = _cache[(key, t)]
-    while len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
+        cache.move_to_end(t)
+        rows[t] = cache[t]
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
     return _Vectors(rows)
