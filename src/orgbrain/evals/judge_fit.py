@@ -90,7 +90,7 @@ def bags_of(org: str, cases: Sequence[Case], embedder: Embedder | _Vectors) -> l
                 if not pairs:
                     continue
                 label = int(not c.control and i == c.replaced and j == c.current)
-                x = np.array([[signals(p)[k] for k in SIGNALS] for p in pairs])
+                x = np.array([[s[k] for k in SIGNALS] for s in map(signals, pairs)])
                 texts = [(p.old.text, p.new.text) for p in pairs]
                 olds = np.array([vec.cache[p.old.text] for p in pairs])
                 news = np.array([vec.cache[p.new.text] for p in pairs])

@@ -4,27 +4,22 @@ near it, that say whether the newer restates the older's slot with another value
 None is a phrase rule. Similarity is the embedding's, with values masked (the same
 slot, whatever its value); values are compared by type (``extraction/values.py``,
 ``named.py``); words by their stems; cues (change, hedge, plan, a one-off exception) are
-the lexicons ``extraction/cues.py`` and ``quiet.py`` keep.
+the lexicons ``extraction/cues.py`` and ``quiet.py`` keep and the word lists of
+``cues.json``. What each unit says alone is read once, in ``units.py``; this module
+compares two.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 
 import numpy as np
 
-from ..analysis import STOPWORDS, text_stems
-from ..extraction.cues import CUE, planned, temporary
-from ..extraction.qualifiers import apart, qualifiers
-from ..extraction.quiet import NEGATION, states_nothing
+from ..extraction.qualifiers import apart
 from ..extraction.values import Value
-from .units import JUnit
+from .units import FAMILIES, JUnit
 
 __all__ = ["SIGNALS", "PairText", "pair_texts", "signals"]
 
@@ -128,7 +123,7 @@ def signals(p: PairText) -> dict[str, float]:
         and bool(old.first_cell)
         and old.first_cell != new.first_cell
     )
-    cue = bool(CUE.search(new.text))
+    cue = new.cues["change"]
     s = {
         "cos": p.cos,
         "masked_cos": p.masked_cos,
@@ -142,62 +137,32 @@ def signals(p: PairText) -> dict[str, float]:
         "name_gone": float(name_gone),
         "old_value_named": float(named and (differs or name_new)),
         "change_cue": float(cue),
-        "old_change_cue": float(bool(CUE.search(old.text))),
-        "states_nothing": float(states_nothing(new.text)),
-        "temporary": float(temporary(new.text)),
-        "planned": float(planned(new.text)),
-        "negated": float(bool(NEGATION.search(new.text))),
-        "apart": float(
-            apart(qualifiers(f"{old.context} {old.text}"), qualifiers(f"{new.context} {new.text}"))
-        ),
+        "old_change_cue": float(old.cues["change"]),
+        "states_nothing": float(new.cues["nothing"]),
+        "temporary": float(new.cues["temporary"]),
+        "planned": float(new.cues["planned"]),
+        "negated": float(new.cues["negated"]),
+        "apart": float(apart(old.qualified, new.qualified)),
         "rows": float(old.kind == "row" and new.kind == "row"),
         "other_row": float(other_row),
-        "same_context": _jaccard(text_stems(old.context), text_stems(new.context)),
+        "same_context": _jaccard(old.context_stems, new.context_stems),
         "gap": math.log1p(max(0.0, p.gap_days)) / 6,
     }
-    old_tokens, new_tokens = _tokens(old.text), _tokens(new.text)
+    old_tokens, new_tokens = old.tokens, new.tokens
     s["old_only"] = len(old_tokens - new_tokens) / max(1, len(old_tokens))
     s["new_only"] = len(new_tokens - old_tokens) / max(1, len(new_tokens))
     s["identical"] = float(old_tokens == new_tokens)
     s["value_gap"] = max(0.0, p.masked_cos - p.cos)
     s["masked_x_old_only"] = s["masked_cos"] * s["old_only"]
     s["same_values"] = float(bool(same_kind) and not differs and not name_new)
-    for family, found in cue_families(new.text).items():
-        s[family] = float(found)
-    s["old_proposes"] = float(cue_families(old.text)["proposes"])
+    for family in FAMILIES:
+        s[family] = float(new.cues[family])
+    s["old_proposes"] = float(old.cues["proposes"])
     s["masked_x_same_values"] = s["masked_cos"] * s["same_values"]
     s["masked_x_differs"] = s["masked_cos"] * float(differs or name_new)
     s["masked_x_cue"] = s["masked_cos"] * s["change_cue"]
     s["note_x_differs"] = s["note_cos"] * float(differs or name_new)
     return s
-
-
-_TOKEN = re.compile(r"[^\W_]+")
-
-
-def _tokens(text: str) -> frozenset[str]:
-    """The words and numbers of ``text`` as written, lower-cased, but the commonest."""
-    return frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in STOPWORDS)
-
-
-@cache
-def _lexicons() -> dict[str, re.Pattern[str]]:
-    raw = json.loads(resources.files(__package__).joinpath("cues.json").read_text("utf-8"))
-    return {
-        family: re.compile(
-            r"\b(?:"
-            + "|".join(re.escape(p) for p in sorted(words, key=len, reverse=True))
-            + r")\b",
-            re.IGNORECASE,
-        )
-        for family, words in raw.items()
-        if family != "_"
-    }
-
-
-def cue_families(text: str) -> dict[str, bool]:
-    """Which of the lexicons' families (``cues.json``) ``text`` says a word of."""
-    return {family: bool(rx.search(text)) for family, rx in _lexicons().items()}
 
 
 def _kinds(values: tuple[Value, ...]) -> set[tuple[str, str]]:

@@ -5,16 +5,23 @@ line it sits under (a table's header row, a list's heading, the note's title) as
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 
-from ..analysis import text_stems
+from ..analysis import STOPWORDS, text_stems
+from ..extraction.cues import CUE, planned, temporary
 from ..extraction.named import names_in
+from ..extraction.qualifiers import qualifiers
+from ..extraction.quiet import NEGATION, states_nothing
 from ..extraction.sentences import split_units
 from ..extraction.shorthand import values_of
 from ..extraction.values import Value
 
-__all__ = ["JUnit", "units_of"]
+__all__ = ["FAMILIES", "JUnit", "units_of"]
 
 MIN_CHARS = 8
 """Shorter units ("Thanks!", "| --- |") say nothing to replace."""
@@ -53,6 +60,15 @@ class JUnit:
     names: tuple[Value, ...]
     context: str
     stems: frozenset[str]
+    tokens: frozenset[str]
+    """Its words and numbers as written, lower-cased, but the commonest."""
+    context_stems: frozenset[str]
+    qualified: Mapping[str, frozenset[str]] = field(compare=False)
+    """The ``qualifiers`` of its context and its text (production, staging, a site)."""
+    cues: Mapping[str, bool] = field(compare=False)
+    """What it says besides its values: a change word (``change``), a question or hedge
+    (``nothing``), a one-off exception, a plan, a negation, and each family of
+    ``cues.json``."""
 
     @property
     def first_cell(self) -> str:
@@ -93,6 +109,25 @@ def units_of(body: str) -> list[JUnit]:
     return out
 
 
+_TOKEN = re.compile(r"[^\W_]+")
+FAMILIES = ("continues", "adds", "proposes", "ends")
+"""The families of ``cues.json``, each a signal of the judge."""
+
+
+@cache
+def _lexicons() -> dict[str, re.Pattern[str]]:
+    raw = json.loads(resources.files(__package__).joinpath("cues.json").read_text("utf-8"))
+    return {
+        family: re.compile(
+            r"\b(?:"
+            + "|".join(re.escape(p) for p in sorted(raw[family], key=len, reverse=True))
+            + r")\b",
+            re.IGNORECASE,
+        )
+        for family in FAMILIES
+    }
+
+
 def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
     values = tuple(values_of(text))
     names = tuple(n for n in names_in(text) if not any(_over(n, v) for v in values))
@@ -106,6 +141,17 @@ def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
         names=names,
         context=context,
         stems=text_stems(mask(text, (*values, *names), blank=True)),
+        tokens=frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in STOPWORDS),
+        context_stems=text_stems(context),
+        qualified=qualifiers(f"{context} {text}"),
+        cues={
+            "change": bool(CUE.search(text)),
+            "nothing": states_nothing(text),
+            "temporary": temporary(text),
+            "planned": planned(text),
+            "negated": bool(NEGATION.search(text)),
+            **{family: bool(rx.search(text)) for family, rx in _lexicons().items()},
+        },
     )
 
 
