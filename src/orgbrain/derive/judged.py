@@ -25,16 +25,16 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from ..context import BrainContext
-from ..extraction import Claim, Found
+from ..extraction import Claim
 from ..judge import JUnit, Verdict, judge, pair_texts, units_of
 from ..model import Item
 from ..ports import Embedder
 from .neighbours import neighbours
+from .restating.record import value_claim
 from .statements import CONFLICT_WINDOW, record_claim
 
-__all__ = ["PER_PAIR", "PREDICATE", "judge_item"]
+__all__ = ["PER_PAIR", "judge_item"]
 
-PREDICATE = "value"
 PER_PAIR = 3
 """The most unit pairs recorded between two items."""
 MIN_COS = 0.3
@@ -115,19 +115,7 @@ def _label(a: JUnit, b: JUnit) -> str:
 
 
 def _claim(u: JUnit, label: str) -> Claim:
-    return Claim(
-        type="fact",
-        subject=Found("topic", label, u.start, u.start),
-        predicate=PREDICATE,
-        object=u.text.strip()[:200],
-        object_entity=None,
-        start=u.start,
-        end=u.end,
-        valid_from=None,
-        replaces=None,
-        tier="classifier",
-        confidence=0.6,
-    )
+    return value_claim(label, u.text.strip()[:200], u.start, u.end, "classifier")
 
 
 class _Vectors:

@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..brain import Brain
+from ..derive.restated import PREDICATE
 from ..model import Statement
 from ..ports import Embedder
 from ..settings import Settings
 from .living import filled, load_cases
 
 __all__ = ["RuleCount", "render_rules", "rule_of", "rules_json", "run_rules"]
-
-PREDICATE = "value"
 
 
 @dataclass(slots=True)

@@ -7,14 +7,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from ...context import BrainContext
-from ...extraction import Claim, Found
+from ...extraction import Claim, Found, Tier
 from ...extraction.values import Value
 from ...model import Statement
 from ..statements import record_claim, supersede_item
 from .names import written
 from .units import PREDICATE, Pair, Said
 
-__all__ = ["best", "record"]
+__all__ = ["best", "record", "value_claim"]
 
 
 def best(ctx: BrainContext, pairs: list[Pair]) -> list[Pair]:
@@ -85,16 +85,22 @@ def _end_typed(ctx: BrainContext, p: Pair, was: str, by: Statement) -> list[str]
 
 
 def _claim(said: Said, label: str, value: str) -> Claim:
+    return value_claim(label, value, said.start, said.end, "pattern")
+
+
+def value_claim(label: str, value: str, start: int, end: int, tier: Tier) -> Claim:
+    """A ``value`` statement of the ``topic`` ``label``, read from ``start:end`` of its
+    item: one side of a restatement, whoever found it (the rules here, the judge)."""
     return Claim(
         type="fact",
-        subject=Found("topic", label, said.start, said.start),
+        subject=Found("topic", label, start, start),
         predicate=PREDICATE,
         object=value,
         object_entity=None,
-        start=said.start,
-        end=said.end,
+        start=start,
+        end=end,
         valid_from=None,
         replaces=None,
-        tier="pattern",
+        tier=tier,
         confidence=0.6,
     )
