@@ -1,8 +1,9 @@
 """The judge: a pair's signals combined by fitted weights into the probability that the
 newer unit replaces the older, and the relation it names.
 
-The weights (``weights.json``, written by ``python -m orgbrain.judge.fit``) are a
-logistic regression's over ``SIGNALS``, fitted on the living sets; the threshold is the
+The weights (``weights.json``, written by ``orgbrain eval judge --write``) are a
+logistic regression's over ``SIGNALS`` and the two ``Projection``s of the units' vectors
+(``projection.npz``), fitted on the living sets; the threshold is the
 one the fit chose for few false supersessions. Below it a pair is ``conflicts`` (one
 slot, other values, the same day), ``adds`` (one slot, nothing replaced) or
 ``unrelated``.
