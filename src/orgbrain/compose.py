@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .context import BrainContext
+from .derive.outbox import relay
 from .errors import InvalidInput, Unavailable
 from .graph import backfill_keys
 from .jobs.reembed import embedder_space
@@ -205,7 +206,7 @@ def build_context(
     space = embedder_space(embedder)
     store.bind_embedder(space.model, space.dim, (space.query_prefix, space.passage_prefix))
     backfill_keys(store)  # once, for a brain written before contextual keys (0014)
-    return BrainContext(
+    ctx = BrainContext(
         store,
         blobs,
         embedder,
@@ -216,6 +217,8 @@ def build_context(
         jobs=jobs if jobs is not None else MemoryJobQueue(),
         chat=chat if chat is not None else make_chat(s),
     )
+    relay(ctx)  # what a write that crashed after its commit still owes (derive/outbox.py)
+    return ctx
 
 
 def make_reranker(settings: Settings) -> Reranker | None:

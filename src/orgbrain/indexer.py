@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BrainContext
-from .derive import request_derive
+from .derive.outbox import owe_derive, relay
 from .errors import Conflict, CorruptFile, InvalidInput, OrgBrainError, Unavailable
 from .ids import new_id
 from .ingest import Chunk, Extracted
@@ -359,7 +359,10 @@ class Indexer:
         # file matched with its sections folds into them.
         file_vector = vectors[-1][:1]
         try:
-            stored = self.store.commit_index(indexed_file, file_vector, sections, "system:indexer")
+            owed = owe_derive(replace(self.ctx, workspace=file.workspace))
+            stored = self.store.commit_index(
+                indexed_file, file_vector, sections, "system:indexer", owed=owed
+            )
         except Conflict:
             # A newer version replaced this one mid-run: its extracted text names no row.
             if text_key != file.blob_key:
@@ -368,7 +371,7 @@ class Indexer:
         except InvalidInput as exc:  # a section's key held by another item: say why
             self._record(file, f"{exc.code}: {exc.message}")
             raise
-        request_derive(replace(self.ctx, workspace=file.workspace), stored)
+        relay(self.ctx, [owed.id])  # the sections' derivation (derive/outbox.py)
         return IndexReport(file.id, indexed_file.label, len(stored))
 
     def _section(self, file: Item, c: Chunk, text_key: str, head: str, origin: Origin) -> Item:

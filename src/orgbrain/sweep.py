@@ -1,4 +1,5 @@
-"""Sweep what a crash left: forgets it interrupted (``forget.finish_forgets``), blobs no
+"""Sweep what a crash left: work a write owed and had not asked for yet
+(``derive.outbox``), forgets it interrupted (``forget.finish_forgets``), blobs no
 committed row names (left between their write and the item's commit), and partial writes
 (temporary files) of puts that never finished.
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from .context import BrainContext
+from .derive.outbox import relay
 from .forget import finish_forgets
 from .model import Item
 from .scopes import Visibility
@@ -36,14 +38,18 @@ class SweepReport:
     partial_removed: int
     forgets_finished: int = 0
     """Forgets a crash had interrupted, finished first (``forget.finish_forgets``)."""
+    owed_relayed: int = 0
+    """Writes whose owed work (derivation, keys) a crash had left in the outbox."""
 
 
 def sweep(ctx: BrainContext, grace: timedelta = GRACE) -> SweepReport:
-    """Every workspace: interrupted forgets finished first (an erase's blobs go with
-    them, at once), then ``sweep_blobs``."""
+    """Every workspace: owed work relayed (``derive.outbox``) and interrupted forgets
+    finished first (an erase's blobs go with them, at once), then ``sweep_blobs``."""
+    relayed = relay(ctx)
     workspaces = ctx.store.workspaces()
     finished = finish_forgets(replace(ctx, actor="system:sweep"), workspaces)
-    return replace(sweep_blobs(ctx, workspaces, grace), forgets_finished=finished)
+    swept = sweep_blobs(ctx, workspaces, grace)
+    return replace(swept, forgets_finished=finished, owed_relayed=relayed)
 
 
 def sweep_blobs(ctx: BrainContext, workspaces: list[str], grace: timedelta = GRACE) -> SweepReport:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .context import BrainContext
-from .derive import request_derive
+from .derive.outbox import owe_derive, relay
 from .errors import Forbidden, InvalidInput, NotFound, TooLarge
 from .graph import rekey_around
 from .ids import new_id
@@ -41,6 +41,7 @@ __all__ = [
     "put_bytes",
     "record_supersedes",
     "store_file",
+    "supersede_edge",
     "superseded_items",
     "version_folder",
 ]
@@ -322,27 +323,32 @@ def record_supersedes(
     """Record that ``new`` supersedes each of ``olds`` (checked by ``superseded_items``).
     An item that already has a successor keeps it; the edge still records this claim."""
     for old in olds:
-        ctx.store.supersede_item(
-            Edge(
-                new_id("edg"),
-                ctx.workspace,
-                "SUPERSEDES",
-                new.id,
-                old.id,
-                ctx.origin("supersede", run_id),
-                {"reason": "explicit", "dedupe": "supersedes"},
-            )
-        )
+        ctx.store.supersede_item(supersede_edge(ctx, new.id, old, run_id))
     if olds:  # a superseded turn's words leave its neighbours' keys
         rekey_around(ctx.store, ctx.workspace, [old.id for old in olds])
+
+
+def supersede_edge(ctx: BrainContext, new_id_: str, old: Item, run_id: str | None) -> Edge:
+    """The ``SUPERSEDES`` edge of an explicit claim that ``new_id_`` replaces ``old``."""
+    return Edge(
+        new_id("edg"),
+        ctx.workspace,
+        "SUPERSEDES",
+        new_id_,
+        old.id,
+        ctx.origin("supersede", run_id),
+        {"reason": "explicit", "dedupe": "supersedes"},
+    )
 
 
 # -- notes ------------------------------------------------------------------------------
 
 
 def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
-    """Write ``notes`` in one transaction (all or nothing), embedded in batches; then
-    what each says it supersedes. Every note is checked before anything is written."""
+    """Write ``notes`` in one transaction (all or nothing), embedded in batches, with what
+    each says it supersedes and the work they owe (their derivation, their neighbours'
+    keys: ``derive.outbox``), which is then asked for. Every note is checked before
+    anything is written."""
     items = [note_item(ctx, n) for n in notes]
     keys = [i.source_key for i in items]
     if len(set(keys)) != len(keys):
@@ -354,15 +360,19 @@ def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
     vectors = embed_texts(
         ctx.embedder, [f"{i.label}\n{i.body}" for i in items], ctx.settings.embed_batch
     )
-    saved = ctx.store.put_items(list(zip(items, vectors, strict=True)))
-    # An edited or moved turn's words change in its neighbours' keys (context_keys.py).
-    rekey_around(ctx.store, ctx.workspace, [i.id for i in saved])
-    for note, item, olds in zip(notes, saved, replaced, strict=True):
-        record_supersedes(ctx, item, olds, note.run_id)
-    if any(replaced):
+    edges = [
+        supersede_edge(ctx, item.id, old, note.run_id)
+        for note, item, olds in zip(notes, items, replaced, strict=True)
+        for old in olds
+    ]
+    # An edited or moved turn's words change in its neighbours' keys (context_keys.py),
+    # and so do a superseded one's.
+    owed = owe_derive(ctx, rekey=[e.dst for e in edges])
+    saved = ctx.store.put_items(list(zip(items, vectors, strict=True)), supersede=edges, owed=owed)
+    relay(ctx, [owed.id])  # after the commit; a crash before it leaves the row to relay
+    if edges:
         fresh = ctx.get_many([i.id for i in saved])  # with ``supersedes`` set
         saved = [fresh.get(i.id, i) for i in saved]
-    request_derive(ctx, saved)  # after the acknowledgement: durable, done by a worker
     return saved
 
 

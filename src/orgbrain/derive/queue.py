@@ -10,13 +10,20 @@ work is ``orgbrain.jobs.derive.DeriveJobs``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..context import BrainContext
 from ..model import Item
-from ..ports import Job
+from ..ports import Job, JobQueue
 
-__all__ = ["DERIVED_CLASSES", "DERIVE_KIND", "derive_key", "derive_state", "request_derive"]
+__all__ = [
+    "DERIVED_CLASSES",
+    "DERIVE_KIND",
+    "derive_key",
+    "derive_state",
+    "enqueue_derive",
+    "request_derive",
+]
 
 DERIVE_KIND = "derive"
 DERIVE_MAX_ATTEMPTS = 5
@@ -35,14 +42,26 @@ def request_derive(ctx: BrainContext, items: Sequence[Item]) -> list[Job]:
     on disk when this returns. Without a queue, nothing is asked for."""
     if ctx.jobs is None:
         return []
+    return enqueue_derive(ctx.jobs, ctx.workspace, ctx.actor, ctx.asker(), items)
+
+
+def enqueue_derive(
+    jobs: JobQueue,
+    workspace: str,
+    actor: str,
+    asker: Mapping[str, object],
+    items: Sequence[Item],
+) -> list[Job]:
+    """``request_derive`` for a writer known by its ``asker`` payload (``BrainContext.asker``),
+    as the outbox's relay knows it."""
     wanted = [i for i in items if i.storage_class in DERIVED_CLASSES and i.tombstoned_at is None]
     if not wanted:
         return []
-    return ctx.jobs.enqueue_many(
-        ctx.workspace,
+    return jobs.enqueue_many(
+        workspace,
         DERIVE_KIND,
-        [(derive_key(i), {**ctx.asker(), "item_id": i.id}, i.id) for i in wanted],
-        actor=ctx.actor,
+        [(derive_key(i), {**asker, "item_id": i.id}, i.id) for i in wanted],
+        actor=actor,
         max_attempts=DERIVE_MAX_ATTEMPTS,
     )
 

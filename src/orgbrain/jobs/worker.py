@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Protocol
 
 from ..context import BrainContext
+from ..derive.outbox import relay
 from ..errors import Unavailable
 from ..ports import Job, JobQueue
 
@@ -128,7 +129,10 @@ class Worker:
         return self.ctx.jobs
 
     def run_once(self, keys: tuple[str, Sequence[str]] | None = None) -> WorkReport:
-        """One batch per kind; with ``keys`` (a workspace, keys in it), only those jobs."""
+        """One batch per kind; with ``keys`` (a workspace, keys in it), only those jobs.
+        A round of every worker first relays work a crash left owed (``derive.outbox``)."""
+        if keys is None:
+            relay(self.ctx)
         report = WorkReport()
         for handler in self.handlers:
             jobs = self.queue.claim(

@@ -14,6 +14,7 @@ from .embedder import Embedder, PrefixedEmbedder, QueryEmbedder, Vector
 from .events import EVENT_ROLLUPS, EventStore
 from .items import ItemFilter, ItemStore, Page
 from .jobs import Job, JobBacklog, JobPage, JobQueue, JobRequest, JobState, JobTiming
+from .outbox import OutboxStore, Owed
 from .proposals import ProposalStore
 from .reranker import Reranker
 from .search import ScoredId, SearchStore
@@ -40,6 +41,8 @@ __all__ = [
     "JobRequest",
     "JobState",
     "JobTiming",
+    "OutboxStore",
+    "Owed",
     "Page",
     "PrefixedEmbedder",
     "ProposalStore",

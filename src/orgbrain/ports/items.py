@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..model import Item, ItemSketch, StorageClass
+from ..model import Edge, Item, ItemSketch, StorageClass
 from ..scopes import Visibility
 from .embedder import Vector
+from .outbox import Owed
 
 __all__ = ["ItemFilter", "ItemStore", "Page"]
 
@@ -49,8 +50,17 @@ class ItemStore(Protocol):
         passages' (``vector_search`` scores an item by its best row)."""
         ...
 
-    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
-        """``put_item`` for many, in one transaction: all or nothing."""
+    def put_items(
+        self,
+        items: Sequence[tuple[Item, Vector | None]],
+        *,
+        supersede: Sequence[Edge] = (),
+        owed: Owed | None = None,
+    ) -> list[Item]:
+        """``put_item`` for many, in one transaction: all or nothing. In the same
+        transaction, each of ``supersede`` is recorded as ``supersede_item`` does (its
+        ``src`` the id of an item in ``items``, read as the id that item is stored under)
+        and ``owed`` is recorded in the outbox with the stored items' ids."""
         ...
 
     def get_item(self, workspace: str, item_id: str, visibility: Visibility) -> Item | None: ...
@@ -90,9 +100,12 @@ class ItemStore(Protocol):
         file_embedding: Vector | None,
         sections: Sequence[tuple[Item, Vector]],
         edge_origin_actor: str,
+        *,
+        owed: Owed | None = None,
     ) -> list[Item]:
         """Atomically: mark the file indexed, upsert its sections by source key, link
-        ``HAS_SECTION`` edges, and drop sections of this file not in ``sections``.
+        ``HAS_SECTION`` edges, drop sections of this file not in ``sections``, and record
+        ``owed`` in the outbox with the stored sections' ids.
 
         Only if the item still holds the version ``file`` was read as (its content hash
         and blob key); otherwise ``Conflict``, and nothing is written."""

@@ -9,6 +9,7 @@ from typing import Protocol
 from .edges import EdgeStore
 from .events import EventStore
 from .items import ItemStore
+from .outbox import OutboxStore
 from .proposals import ProposalStore
 from .search import SearchStore
 from .statements import StatementStore
@@ -20,6 +21,7 @@ __all__ = ["Store"]
 
 class Store(
     ItemStore,
+    OutboxStore,
     SearchStore,
     EdgeStore,
     EventStore,

@@ -367,6 +367,8 @@ def _sweep(brain: Brain) -> None:
             report.partial_removed,
             report.forgets_finished,
         )
+    if report.owed_relayed:
+        log.info("asked for the work %d interrupted writes owed", report.owed_relayed)
 
 
 def _serve_docs(app: FastAPI) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ...errors import Unavailable
 from ...model import STORAGE_CLASSES
+from ..sql.outbox import OUTBOX_POSTGRES
 from .db import Connection
 from .rollups import ROLLUP_MIGRATION
 
@@ -394,6 +395,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         DELETE FROM meta WHERE key = 'embedding_model';
         """,
     ),
+    OUTBOX_POSTGRES,  # work a write owes, committed with it (sql/outbox.py)
 )
 
 HNSW_MAX_DIM = 2000

@@ -19,10 +19,11 @@ import numpy as np
 from ...errors import Conflict
 from ...ids import new_id
 from ...model import Edge, Item, ItemSketch, Origin, StorageClass, utcnow
-from ...ports import ScoredId, Vector
+from ...ports import Owed, ScoredId, Vector
 from ...scopes import Visibility
 from ...space import EmbeddingSpace, check_space, check_stored_width, space_of
 from ..sql.items import ItemReads
+from ..sql.outbox import Outbox
 from ..sql.proposals import Proposals
 from ..sql.rows import SKETCH_SELECT
 from ..sql.sectionkeys import check_section_keys
@@ -63,7 +64,7 @@ _TEXT = ("class", "scope", "label", "body", "keys")
 
 
 class PostgresStore(
-    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer
+    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer, Outbox
 ):
     """``Store`` over the PostgreSQL database at ``url`` (tables in its current schema).
 
@@ -163,9 +164,17 @@ class PostgresStore(
         with self._write() as (conn, pending):
             return self._put(conn, item, embedding, pending)
 
-    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
+    def put_items(
+        self,
+        items: Sequence[tuple[Item, Vector | None]],
+        *,
+        supersede: Sequence[Edge] = (),
+        owed: Owed | None = None,
+    ) -> list[Item]:
         with self._write() as (conn, pending):
-            return [self._put(conn, item, vec, pending) for item, vec in items]
+            stored = [self._put(conn, item, vec, pending) for item, vec in items]
+            self._commit_with(conn, [i for i, _ in items], stored, supersede, owed)
+            return stored
 
     def _put(
         self,
@@ -304,6 +313,8 @@ class PostgresStore(
         file_embedding: Vector | None,
         sections: Sequence[tuple[Item, Vector]],
         edge_origin_actor: str,
+        *,
+        owed: Owed | None = None,
     ) -> list[Item]:
         with self._write() as (conn, pending):
             # Only the version that was read may be marked indexed: a file re-added while
@@ -362,6 +373,7 @@ class PostgresStore(
                     pending.drop_postings(conn, pk, file.workspace, r["class"], int(r["kw_len"]))
                 pending.vectors.pop(pk, None)
                 conn.execute("DELETE FROM items WHERE pk = %s", (pk,))  # vectors cascade
+            self._owe(conn, owed, stored)
             return stored
 
     def unindex_children(self, workspace: str, parent_id: str) -> None:

@@ -244,23 +244,27 @@ class Statements(Part):
         """Record that item ``edge.src`` supersedes ``edge.dst`` (a ``SUPERSEDES`` edge):
         the old item gets ``superseded_by`` (once; the first successor stays), the new one
         ``supersedes`` (once). False when the old item already had a successor."""
-        d = self._dialect
         with self._tx() as conn:
-            if gone := forgotten_among(conn, d, edge.workspace, [edge.src, edge.dst]):
-                raise refused(gone)
-            self._put_edge(conn, edge)
-            cur = conn.execute(
-                d.sql(
-                    "UPDATE items SET superseded_by = ? WHERE workspace = ? AND id = ? "
-                    "AND superseded_by IS NULL"
-                ),
-                (edge.src, edge.workspace, edge.dst),
-            )
-            conn.execute(
-                d.sql(
-                    "UPDATE items SET supersedes = ? WHERE workspace = ? AND id = ? "
-                    "AND supersedes IS NULL"
-                ),
-                (edge.dst, edge.workspace, edge.src),
-            )
-            return cur.rowcount == 1
+            return self._supersede(conn, edge)
+
+    def _supersede(self, conn: Connection, edge: Edge) -> bool:
+        """``supersede_item`` in ``conn``'s transaction (a write's own, ``put_items``)."""
+        d = self._dialect
+        if gone := forgotten_among(conn, d, edge.workspace, [edge.src, edge.dst]):
+            raise refused(gone)
+        self._put_edge(conn, edge)
+        cur = conn.execute(
+            d.sql(
+                "UPDATE items SET superseded_by = ? WHERE workspace = ? AND id = ? "
+                "AND superseded_by IS NULL"
+            ),
+            (edge.src, edge.workspace, edge.dst),
+        )
+        conn.execute(
+            d.sql(
+                "UPDATE items SET supersedes = ? WHERE workspace = ? AND id = ? "
+                "AND supersedes IS NULL"
+            ),
+            (edge.dst, edge.workspace, edge.src),
+        )
+        return cur.rowcount == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ..sql.outbox import OUTBOX_SQLITE
 from .moves import SPACE_MIGRATION
 from .rollups import ROLLUP_MIGRATION
 
@@ -498,6 +499,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     SPACE_MIGRATION,  # the brain's embedding space, and a move's new vectors (moves.py)
+    OUTBOX_SQLITE,  # work a write owes, committed with it (sql/outbox.py)
 )
 
 

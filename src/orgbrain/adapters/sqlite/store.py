@@ -14,9 +14,10 @@ import numpy as np
 from ...errors import Conflict, InvalidInput, Unavailable
 from ...ids import new_id
 from ...model import Edge, Item, ItemSketch, Origin, StorageClass, utcnow
-from ...ports import ScoredId, Vector
+from ...ports import Owed, ScoredId, Vector
 from ...scopes import Visibility
 from ..sql.items import ItemReads
+from ..sql.outbox import Outbox
 from ..sql.proposals import Proposals
 from ..sql.rows import SKETCH_SELECT
 from ..sql.sectionkeys import check_section_keys
@@ -70,7 +71,16 @@ _ITEM_SELECT = ", ".join(ITEM_COLUMNS)
 
 
 class SQLiteStore(
-    EdgesAndLog, ItemReads, Rollups, Statements, Versions, Proposals, Purge, Transfer, SpaceMoves
+    EdgesAndLog,
+    ItemReads,
+    Rollups,
+    Statements,
+    Versions,
+    Proposals,
+    Purge,
+    Transfer,
+    SpaceMoves,
+    Outbox,
 ):
     """The embedded store. ``keyword_engine`` picks what ranks keyword streams: ``tantivy``
     (the default; a derived in-RAM index, see keywords.py) or ``fts5`` (SQLite's own index,
@@ -132,9 +142,17 @@ class SQLiteStore(
         with self._tx() as conn:
             return self._put(conn, item, embedding)
 
-    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
+    def put_items(
+        self,
+        items: Sequence[tuple[Item, Vector | None]],
+        *,
+        supersede: Sequence[Edge] = (),
+        owed: Owed | None = None,
+    ) -> list[Item]:
         with self._tx() as conn:
-            return [self._put(conn, item, vec) for item, vec in items]
+            stored = [self._put(conn, item, vec) for item, vec in items]
+            self._commit_with(conn, [i for i, _ in items], stored, supersede, owed)
+            return stored
 
     def _put(self, conn: sqlite3.Connection, item: Item, embedding: Vector | None) -> Item:
         now = utcnow()
@@ -276,6 +294,8 @@ class SQLiteStore(
         file_embedding: Vector | None,
         sections: Sequence[tuple[Item, Vector]],
         edge_origin_actor: str,
+        *,
+        owed: Owed | None = None,
     ) -> list[Item]:
         with self._tx() as conn:
             # Only the version that was read may be marked indexed: a file re-added while
@@ -324,6 +344,7 @@ class SQLiteStore(
                 if r["id"] not in keep
             ]
             self._drop_items(conn, file.workspace, stale)
+            self._owe(conn, owed, stored)
             return stored
 
     def set_keys(self, workspace: str, keys: Mapping[str, str]) -> None:
