@@ -370,9 +370,6 @@ def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
     owed = owe_derive(ctx, rekey=[e.dst for e in edges])
     saved = ctx.store.put_items(list(zip(items, vectors, strict=True)), supersede=edges, owed=owed)
     relay(ctx, [owed.id])  # after the commit; a crash before it leaves the row to relay
-    if edges:
-        fresh = ctx.get_many([i.id for i in saved])  # with ``supersedes`` set
-        saved = [fresh.get(i.id, i) for i in saved]
     return saved
 
 

@@ -173,8 +173,7 @@ class PostgresStore(
     ) -> list[Item]:
         with self._write() as (conn, pending):
             stored = [self._put(conn, item, vec, pending) for item, vec in items]
-            self._commit_with(conn, [i for i, _ in items], stored, supersede, owed)
-            return stored
+            return self._commit_with(conn, [i for i, _ in items], stored, supersede, owed)
 
     def _put(
         self,

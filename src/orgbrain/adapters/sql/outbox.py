@@ -46,14 +46,19 @@ class Outbox(Part):
         stored: Sequence[Item],
         supersede: Sequence[Edge],
         owed: Owed | None,
-    ) -> None:
+    ) -> list[Item]:
         """In the transaction that wrote ``asked`` (as ``stored``, in order): the
         supersessions it claims, each ``src`` read as the id its item is stored under,
-        and its owed work."""
+        and its owed work. Returns ``stored`` as committed (``supersedes`` set)."""
         stored_as = {a.id: s.id for a, s in zip(asked, stored, strict=True)}
+        out = {s.id: s for s in stored}
         for edge in supersede:
-            self._supersede(conn, replace(edge, src=stored_as.get(edge.src, edge.src)))
+            src = stored_as.get(edge.src, edge.src)
+            self._supersede(conn, replace(edge, src=src))
+            if (new := out.get(src)) is not None and new.supersedes is None:
+                out[src] = replace(new, supersedes=edge.dst)  # as the store set it, once
         self._owe(conn, owed, stored)
+        return [out[s.id] for s in stored]
 
     def _owe(self, conn: Connection, owed: Owed | None, stored: Sequence[Item]) -> None:
         """Record ``owed`` about ``stored`` in ``conn``'s transaction (nothing stored,

@@ -151,8 +151,7 @@ class SQLiteStore(
     ) -> list[Item]:
         with self._tx() as conn:
             stored = [self._put(conn, item, vec) for item, vec in items]
-            self._commit_with(conn, [i for i, _ in items], stored, supersede, owed)
-            return stored
+            return self._commit_with(conn, [i for i, _ in items], stored, supersede, owed)
 
     def _put(self, conn: sqlite3.Connection, item: Item, embedding: Vector | None) -> Item:
         now = utcnow()
