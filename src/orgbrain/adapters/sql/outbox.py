@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 
 from ...model import Edge, Item, utcnow
@@ -38,6 +39,10 @@ class Outbox(Part):
 
     @abstractmethod
     def _supersede(self, conn: Connection, edge: Edge) -> bool: ...
+
+    @abstractmethod
+    def _lazy_tx(self) -> AbstractContextManager[Connection]:
+        """A write transaction whose commit is not flushed to disk on its own."""
 
     def _commit_with(
         self,
@@ -109,5 +114,7 @@ class Outbox(Part):
         if not ids:
             return
         cond, params = self._dialect.any_of("id", list(ids))
-        with self._tx() as conn:
+        # Not flushed on its own: a settle a crash loses is relayed again, which asks for
+        # nothing new (relaying is idempotent), and a write saves an fsync.
+        with self._lazy_tx() as conn:
             conn.execute(self._dialect.sql(f"DELETE FROM outbox WHERE {cond}"), params)
