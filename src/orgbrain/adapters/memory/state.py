@@ -22,6 +22,7 @@ import numpy as np
 from ...model import Edge, Item
 from ...scopes import Visibility
 from ...space import EmbeddingSpace
+from ..jobs_memory import MemoryJobQueue
 from ..sql.rows import Rows
 from .keywords import KeywordIndex
 
@@ -71,9 +72,10 @@ class Tables:
     events: dict[int, Row] = field(default_factory=dict)
     """By sequence number (the record's ``id``), each with its parsed ``_record``."""
     proposals: dict[str, Row] = field(default_factory=dict)
-    jobs: list[Row] = field(default_factory=list)
-    """Job records a move carried in (``import_records``), kept to be carried on: a
-    brain on this store runs its jobs on a ``MemoryJobQueue`` of its own."""
+    jobs: MemoryJobQueue = field(default_factory=MemoryJobQueue)
+    """The brain's job queue, kept with its rows as SQLite keeps it in the brain's file:
+    a move carries its jobs (``export_records("jobs")``), and ``compose.open_memory``
+    runs the brain's work on it."""
     marks: dict[str, str] = field(default_factory=dict)
     space: EmbeddingSpace | None = None
     last_pos: int = 0

@@ -9,9 +9,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...errors import Conflict, InvalidInput
-from ...ports import Record, RecordKind, RecordPage
+from ...ports import Job, Record, RecordKind, RecordPage
 from ..records import TABLES, check_kind, checked
-from .state import Part, Row
+from .state import ROWS, Part, Row
 
 if TYPE_CHECKING:
     from .items import Checked
@@ -59,7 +59,7 @@ class Transfer(Part):
             "statements": db.statements.values(),
             "events": db.events.values(),
             "proposals": db.proposals.values(),
-            "jobs": db.jobs,
+            "jobs": [_job_row(job, n) for n, job in enumerate(db.jobs.held(), 1)],
         }
         return held[kind]
 
@@ -166,7 +166,7 @@ class Transfer(Part):
         elif kind == "proposals":
             db.proposals[row["id"]] = row
         else:
-            db.jobs.append(row)
+            db.jobs.adopt([ROWS.job_from_row(row)])
 
     def count_records(self, kind: RecordKind) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -182,3 +182,27 @@ class Transfer(Part):
     def set_mark(self, name: str, value: str) -> None:
         with self._db.lock:
             self._db.marks[name] = value
+
+
+def _job_row(job: Job, position: int) -> Row:
+    """A job as the SQL stores' ``jobs`` table holds it (``sql/rows.py``'s other way)."""
+    return {
+        "id": job.id,
+        "workspace": job.workspace,
+        "kind": job.kind,
+        "key": job.key,
+        "subject": job.subject,
+        "actor": job.actor,
+        "payload": json.dumps(dict(job.payload), sort_keys=True, default=str),
+        "state": job.state,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "run_after": job.run_after,
+        "lease_owner": job.lease_owner,
+        "lease_until": job.lease_until,
+        "last_error": job.last_error,
+        "created_at": job.created_at,
+        "updated_at": job.updated_at,
+        "finished_at": job.finished_at,
+        "_pos": position,
+    }
