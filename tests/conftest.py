@@ -102,6 +102,18 @@ def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
         b.close()
 
 
+@pytest.fixture
+def memory_brain(embedder: Embedder) -> Iterator[Brain]:
+    """A brain held in memory (``Brain.in_memory``) with the real model: for tests of one
+    decision (a rule, the judge), which need no file. Its store passes the contract suites
+    the SQLite one passes (tests/contract/)."""
+    b = Brain.in_memory(embedder=embedder)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
 # A real PostgreSQL for the tests that run against it (tests/pg.py).
 from tests.backends import BACKENDS, Backend, backend_for  # noqa: E402
 from tests.pg import pg_server, pg_url  # noqa: E402, F401

@@ -15,6 +15,12 @@ from orgbrain.extraction.values import marked_old, values_in
 from tests.restating import NOV, OCT, SEP, derived, values
 
 
+@pytest.fixture
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
+
+
 def _read(text: str) -> list[tuple[str, str, str, str]]:
     return [(v.kind, v.unit, v.key, text[v.start : v.end]) for v in values_in(text)]
 
