@@ -103,11 +103,15 @@ def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
 
 
 @pytest.fixture
-def memory_brain(embedder: Embedder) -> Iterator[Brain]:
-    """A brain held in memory (``Brain.in_memory``) with the real model: for tests of one
-    decision (a rule, the judge), which need no file. Its store passes the contract suites
-    the SQLite one passes (tests/contract/)."""
-    b = Brain.in_memory(embedder=embedder)
+def memory_brain() -> Iterator[Brain]:
+    """A brain held in memory (``Brain.in_memory``) with the hashed bag-of-words embedder
+    (tests/toy.py): for tests of one decision (a rule, the judge), which need neither a
+    file nor the model's sense of meaning. Its store passes the contract suites the SQLite
+    one passes (tests/contract/); a test whose search must understand a question takes
+    ``embedder`` and opens its own."""
+    from tests.toy import HashEmbedder
+
+    b = Brain.in_memory(embedder=HashEmbedder())
     try:
         yield b
     finally:

@@ -35,8 +35,8 @@ from tests.restating import NOV, SEP, derived
 
 @pytest.fixture
 def brain(embedder: Embedder) -> Iterator[Brain]:
-    """A brain where the judge alone decides what replaces what (in memory: one
-    decision needs no file)."""
+    """A brain where the judge alone decides what replaces what: in memory (one decision
+    needs no file), with the real model (its weights were fitted on its similarities)."""
     b = Brain.in_memory(embedder=embedder, settings=Settings(supersession="judge"))
     try:
         yield b
