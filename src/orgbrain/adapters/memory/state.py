@@ -49,7 +49,7 @@ class VectorRow:
     rows: np.ndarray[Any, np.dtype[np.float32]]
 
 
-@dataclass
+@dataclass(eq=False)
 class Tables:
     """One brain's rows. Every handle's reads and writes take ``lock``."""
 
