@@ -102,6 +102,22 @@ def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
         b.close()
 
 
+@pytest.fixture
+def memory_brain() -> Iterator[Brain]:
+    """A brain held in memory (``Brain.in_memory``) with the hashed bag-of-words embedder
+    (tests/toy.py): for tests of one decision (a rule, the judge), which need neither a
+    file nor the model's sense of meaning. Its store passes the contract suites the SQLite
+    one passes (tests/contract/); a test whose search must understand a question takes
+    ``embedder`` and opens its own."""
+    from tests.toy import HashEmbedder
+
+    b = Brain.in_memory(embedder=HashEmbedder())
+    try:
+        yield b
+    finally:
+        b.close()
+
+
 # A real PostgreSQL for the tests that run against it (tests/pg.py).
 from tests.backends import BACKENDS, Backend, backend_for  # noqa: E402
 from tests.pg import pg_server, pg_url  # noqa: E402, F401

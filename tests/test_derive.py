@@ -77,8 +77,9 @@ def at(day: str) -> datetime:
 
 
 @pytest.fixture
-def brain(tmp_path: Path, embedder: Embedder) -> Brain:
-    return Brain.open(tmp_path / "b", embedder=embedder)
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
 
 
 def derive(brain: Brain) -> None:

@@ -1,14 +1,24 @@
 """Conflicts a person would call a disagreement, and entities a person would recognise,
-on small real brains (real SQLite, the real model, the default extractor): the fast
-checks beside ``test_reference_docs.py``'s run over real documentation."""
+on small brains held in memory (the default extractor; no file, no model: the decisions
+need neither): the fast checks beside ``test_reference_docs.py``'s run over real
+documentation."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from orgbrain import Brain
 from orgbrain.extraction import default_extractor
 from orgbrain.extraction.names import FUNCTION_WORDS, names_something
+
+
+@pytest.fixture
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
+
 
 DAY = datetime(2026, 11, 3, tzinfo=UTC)
 

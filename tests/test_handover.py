@@ -12,6 +12,13 @@ from orgbrain import Brain
 from orgbrain.derive.handover import a_person, handed_to, hands_over
 from orgbrain.extraction.named import names_in
 
+
+@pytest.fixture
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
+
+
 SEP = datetime(2026, 9, 3, tzinfo=UTC)
 NOV = datetime(2026, 11, 16, tzinfo=UTC)
 OTHER = (

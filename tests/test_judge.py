@@ -34,9 +34,10 @@ from tests.restating import NOV, SEP, derived
 
 
 @pytest.fixture
-def brain(tmp_path: Path, embedder: Embedder) -> Iterator[Brain]:
-    """A brain where the judge alone decides what replaces what."""
-    b = Brain.open(tmp_path / "brain", embedder=embedder, settings=Settings(supersession="judge"))
+def brain(embedder: Embedder) -> Iterator[Brain]:
+    """A brain where the judge alone decides what replaces what: in memory (one decision
+    needs no file), with the real model (its weights were fitted on its similarities)."""
+    b = Brain.in_memory(embedder=embedder, settings=Settings(supersession="judge"))
     try:
         yield b
     finally:

@@ -5,12 +5,20 @@ that replace nothing (a cover while the writer is away)."""
 
 from __future__ import annotations
 
+import pytest
+
 from orgbrain import Brain
 from orgbrain.derive.handover import leaver
 from orgbrain.derive.restating.gone import gone_name, where_gone
 from orgbrain.derive.restating.names import passing
 from orgbrain.extraction.named import names_in
 from tests.restating import NOV, SEP, derived, ended, values
+
+
+@pytest.fixture
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
 
 
 def test_a_place_moved_out_of_is_replaced_by_the_new_one(brain: Brain) -> None:

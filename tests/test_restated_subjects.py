@@ -13,6 +13,12 @@ from orgbrain.extraction.subjects import Phrase, subjects
 from tests.restating import ended
 
 
+@pytest.fixture
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
+
+
 def _about(text: str, start: str = "") -> list[tuple[str, set[str]]]:
     at = text.index(start) if start else 0
     return [(p.head, set(p.modifiers)) for p in subjects(text, at, len(text))]

@@ -5,6 +5,8 @@ older one's value, or does not."""
 
 from __future__ import annotations
 
+import pytest
+
 from orgbrain import Brain
 from orgbrain.derive.restating.units import said_in
 from orgbrain.derive.restating.values import restated_values
@@ -12,6 +14,12 @@ from orgbrain.extraction.shorthand import values_of
 from orgbrain.extraction.states import cell_statuses
 from orgbrain.extraction.values import marked_old
 from tests.restating import NOV, SEP, derived, ended, values
+
+
+@pytest.fixture
+def brain(memory_brain: Brain) -> Brain:
+    """A rule's decision needs no file: the brain is held in memory (tests/conftest.py)."""
+    return memory_brain
 
 
 def _read(text: str) -> list[tuple[str, str, str, str]]:

@@ -34,6 +34,7 @@ __all__ = [
     "open_context",
     "open_embedded",
     "open_key_store",
+    "open_memory",
     "open_server",
     "workspace_sizes",
 ]
@@ -105,6 +106,25 @@ def open_embedded(
             jobs.close()
         store.close()
         raise
+
+
+def open_memory(
+    *,
+    embedder: Embedder | None = None,
+    settings: Settings | None = None,
+    workspace: str | None = None,
+) -> BrainContext:
+    """A brain held in this process's memory (``adapters/memory``): its items, graph, log
+    and job queue in dicts, its files' bytes in a dict. Nothing is written to disk and
+    nothing outlives the process: for tests and throwaway brains (``Brain.in_memory``)."""
+    from .adapters.blobs_memory import MemoryBlobStore
+    from .adapters.memory import MemoryStore
+
+    s = settings or Settings()
+    store = MemoryStore()
+    return build_context(
+        store, MemoryBlobStore(), embedder or make_embedder(s), s, workspace, jobs=store.tables.jobs
+    )
 
 
 def make_blobs(settings: Settings, brain: Path) -> BlobStore:

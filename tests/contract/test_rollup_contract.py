@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from orgbrain.adapters.memory import MemoryStore, Tables
 from orgbrain.adapters.postgres import PostgresStore
 from orgbrain.adapters.postgres import rollups as pg_rollups
 from orgbrain.adapters.postgres import schema as pg_schema
@@ -32,20 +33,28 @@ SCOPES = ("org", "team:eng", "user:a", None)
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """("sqlite", a file path) or ("postgres", a URL of a fresh schema)."""
+    """("sqlite", a file path) or ("postgres", a URL of a fresh schema): the stores that
+    migrate (the in-memory one is born with its counts)."""
     if request.param == "postgres":
         yield "postgres", request.getfixturevalue("pg_url")
     else:
         yield "sqlite", str(tmp_path / "brain.sqlite")
 
 
-@pytest.fixture
-def make_store(backend: tuple[str, str]) -> Iterator[StoreFactory]:
+@pytest.fixture(params=["sqlite", "postgres", "memory"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Handles on one brain: a SQLite file, a fresh PostgreSQL schema, or memory."""
     made: list[Store] = []
+    tables = Tables()  # the in-memory brain every memory handle shares
+    name, where = request.param, str(tmp_path / "brain.sqlite")
+    if name == "postgres":
+        where = request.getfixturevalue("pg_url")
 
     def factory() -> Store:
-        name, where = backend
-        s: Store = PostgresStore(where) if name == "postgres" else SQLiteStore(Path(where))
+        if name == "memory":
+            s: Store = MemoryStore(tables)
+        else:
+            s = PostgresStore(where) if name == "postgres" else SQLiteStore(Path(where))
         made.append(s)
         return s
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from orgbrain.adapters.memory import MemoryStore, Tables
 from orgbrain.adapters.postgres import PostgresStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.errors import InvalidInput
@@ -37,17 +38,20 @@ StoreFactory = Callable[[], Store]
 
 
 @pytest.fixture(
-    params=["tantivy", "fts5", "postgres"],
-    ids=lambda p: "postgres" if p == "postgres" else f"sqlite-{p}",
+    params=["tantivy", "fts5", "postgres", "memory"],
+    ids=lambda p: p if p in ("postgres", "memory") else f"sqlite-{p}",
 )
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     """Each call is another handle on the same brain (another process, say)."""
     made: list[Store] = []
     url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
+    tables = Tables()  # the in-memory brain every memory handle shares
 
     def factory() -> Store:
         if url is not None:
             s: Store = PostgresStore(url)
+        elif request.param == "memory":
+            s = MemoryStore(tables)
         else:
             s = SQLiteStore(tmp_path / "brain.sqlite", keyword_engine=request.param)
         s.bind_embedder("toy", DIM)

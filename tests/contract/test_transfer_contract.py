@@ -13,6 +13,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from orgbrain.adapters.memory import MemoryStore, Tables
 from orgbrain.adapters.postgres import PostgresJobQueue, PostgresStore
 from orgbrain.adapters.sqlite import SQLiteStore
 from orgbrain.adapters.sqlite.jobs import SQLiteJobQueue
@@ -37,6 +38,17 @@ def _sqlite(path: Path) -> Opener:
         return store, SQLiteJobQueue(path / "brain.sqlite")
 
     path.mkdir(parents=True, exist_ok=True)
+    return open_
+
+
+def _memory() -> Opener:
+    tables = Tables()
+
+    def open_() -> Opened:
+        store = MemoryStore(tables)
+        store.bind_embedder("toy", DIM)
+        return store, tables.jobs  # the queue lives with the brain's rows
+
     return open_
 
 
@@ -75,12 +87,15 @@ def schemas(request: pytest.FixtureRequest) -> Iterator[Callable[[], str]]:
 def stores(
     request: pytest.FixtureRequest, tmp_path: Path, schemas: Callable[[], str]
 ) -> Iterator[Callable[[str], Opened]]:
-    """``stores(kind)`` opens a new, empty brain of that kind (``sqlite``, ``postgres``)."""
+    """``stores(kind)`` opens a new, empty brain of that kind (``sqlite``, ``postgres``,
+    ``memory``)."""
     opened: list[Opened] = []
 
     def make(kind: str) -> Opened:
         if kind == "postgres":
             pair = _postgres(schemas())()
+        elif kind == "memory":
+            pair = _memory()()
         else:
             pair = _sqlite(tmp_path / f"brain{len(opened)}")()
         opened.append(pair)
@@ -214,6 +229,9 @@ def everything(store: Store, jobs: JobQueue, made: dict[str, Item]) -> dict[str,
         ("postgres", "postgres"),
         ("sqlite", "postgres"),
         ("postgres", "sqlite"),
+        ("memory", "memory"),
+        ("sqlite", "memory"),
+        ("memory", "sqlite"),
     ],
 )
 def test_a_brain_moves_record_by_record_and_answers_the_same(
@@ -242,7 +260,7 @@ def test_a_brain_moves_record_by_record_and_answers_the_same(
 
 
 def test_a_page_is_stored_whole_or_not_at_all(stores: Callable[[str], Opened]) -> None:
-    for kind in ("sqlite", "postgres"):
+    for kind in ("sqlite", "postgres", "memory"):
         src, src_jobs = stores(kind)
         fill(src, src_jobs)
         dst, _ = stores(kind)

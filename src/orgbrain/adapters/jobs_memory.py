@@ -262,6 +262,20 @@ class MemoryJobQueue:
             self._jobs[i] = job
             return True
 
+    # -- a move's (``MemoryStore``'s jobs records) ----------------------------------------
+
+    def held(self) -> list[Job]:
+        """Every job, in enqueue order: its place there (from 1) is its position."""
+        with self._lock:
+            return list(self._jobs)
+
+    def adopt(self, jobs: Sequence[Job]) -> None:
+        """Keep jobs a move carried in as they were (state, attempts, lease): the caller
+        leaves out those already here (by id, or by workspace and key)."""
+        with self._lock:
+            self._check()
+            self._jobs.extend(jobs)
+
     # -- reads --------------------------------------------------------------------------
 
     def get(self, job_id: str) -> Job | None:

@@ -96,6 +96,21 @@ class Brain(
             settings = replace(settings or Settings(), blobs=blobs)
         return cls(open_context(path, embedder=embedder, settings=settings, workspace=workspace))
 
+    @classmethod
+    def in_memory(
+        cls,
+        *,
+        embedder: Embedder | None = None,
+        settings: Settings | None = None,
+        workspace: str | None = None,
+    ) -> Brain:
+        """A new brain held in this process's memory: the same rules as an embedded one,
+        nothing written to disk, gone when the process ends (for tests and throwaway
+        brains; docs/architecture.md)."""
+        from ..compose import open_memory
+
+        return cls(open_memory(embedder=embedder, settings=settings, workspace=workspace))
+
     def for_principal(self, principal: Principal) -> Brain:
         """The same brain, seen and written by ``principal`` (its scopes, its workspace)."""
         return Brain(self._ctx.for_principal(principal))

@@ -26,7 +26,7 @@ import tantivy
 
 from .snapshot import read_snapshot, watermark
 
-__all__ = ["KeywordIndex"]
+__all__ = ["KeywordIndex", "analyzer"]
 
 # (rowid, id, class, scope, label, body, keys, live)
 ChangeRow = tuple[int, str, str, str, str | None, str | None, str | None, int]
@@ -36,7 +36,8 @@ _ANALYZER = "orgbrain_en"
 _WRITER_HEAP = 64 * 1024 * 1024
 
 
-def _analyzer() -> tantivy.TextAnalyzer:
+def analyzer() -> tantivy.TextAnalyzer:
+    """The words a keyword search ranks by (the in-memory store tokenises with it too)."""
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
@@ -62,7 +63,7 @@ class KeywordIndex:
     def __init__(self, workspace: str) -> None:
         self.workspace = workspace
         self._lock = threading.Lock()
-        self._analyzer = _analyzer()
+        self._analyzer = analyzer()
         self._schema = _schema()
         self._index: tantivy.Index
         self._writer: tantivy.IndexWriter
