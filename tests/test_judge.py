@@ -92,6 +92,27 @@ def test_a_value_said_anew_differs_and_the_same_words_again_are_identical() -> N
     assert again["identical"] == 1 and again["value_differs"] == 0 and again["value_kept"] == 1
 
 
+def test_a_first_name_or_initials_are_the_full_name_the_other_unit_gives() -> None:
+    handed = signals(
+        _pair(
+            "The on-call rota is owned by Dana Whitfield.",
+            "On Friday Dana handed the on-call rota to Ibrahim Sato.",
+        )
+    )
+    # Dana is not gone: she is named again; Ibrahim Sato is new
+    assert handed["name_gone"] == 0 and handed["name_new"] == 1
+    assert handed["old_value_named"] == 1
+    initials = signals(_pair("Reviews go to Marta Kowalski.", "Reviews go to MK and Jonas Berg."))
+    assert initials["name_gone"] == 0
+
+
+def test_a_short_name_two_people_share_is_not_resolved() -> None:
+    s = signals(
+        _pair("Dana Whitfield and Dana Brook run the rota.", "On Friday Dana took the rota over.")
+    )
+    assert s["name_gone"] == 1
+
+
 def test_two_settings_of_one_family_are_apart() -> None:
     s = signals(
         _pair(

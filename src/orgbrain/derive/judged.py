@@ -6,8 +6,10 @@ Candidates come from the brain's own search: the item's nearest notes and sectio
 vector and by its words (``neighbours``), read unit by unit. Each pair is oriented by
 time (the older by at least ``CONFLICT_WINDOW``); its two units and their masked forms
 are embedded (a process-wide cache keeps a unit's vectors, since an older note is read
-again by every newer neighbour). Per older unit, the newer unit the judge is surest of;
-per pair of items, at most ``PER_PAIR`` of them.
+again by every newer neighbour). What the rules read between the two items (a value or
+a name restated, a typed statement with another object: ``rule_readings``) joins each
+pair's signals, weighed as the fit found it worth. Per older unit, the newer unit the
+judge is surest of; per pair of items, at most ``PER_PAIR`` of them.
 
 Applying is one place: each pair kept becomes two ``value`` statements of one ``topic``
 subject (the words the units share), the newer ending the older (``record_claim``), and
@@ -25,12 +27,13 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from ..context import BrainContext
-from ..extraction import Claim
+from ..extraction import Claim, PatternExtractor
 from ..judge import JUnit, Verdict, judge, pair_texts, units_of
 from ..model import Item
 from ..ports import Embedder
 from .neighbours import neighbours
 from .restating.record import value_claim
+from .rule_readings import read_rules
 from .statements import CONFLICT_WINDOW, record_claim
 
 __all__ = ["PER_PAIR", "judge_item"]
@@ -40,6 +43,9 @@ PER_PAIR = 3
 MIN_COS = 0.3
 """Pairs less alike than this as written are not judged (they share no slot)."""
 _CACHE_SIZE = 20_000
+_PATTERNS = PatternExtractor()
+"""The patterns alone read the typed statements the judge weighs (``rule_readings``):
+the signal the weights were fitted on, whatever tiers the brain's extractor runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +77,8 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         note_cos = vec.cos(old.body, new.body)
         gap = (new.when - old.when).total_seconds() / 86400
         best: dict[int, Judged] = {}
-        for pair in pair_texts(olds, news, vec.rows, note_cos, gap, min_cos=MIN_COS):
+        read = read_rules(old, new, _PATTERNS)
+        for pair in pair_texts(olds, news, vec.rows, note_cos, gap, min_cos=MIN_COS, rules=read.of):
             v = judge(pair)
             a = pair.old
             if v.relation == "replaces" and (

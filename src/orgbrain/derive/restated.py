@@ -53,6 +53,8 @@ kept and recorded. This module reads the neighbours and runs them in that order.
 
 from __future__ import annotations
 
+from datetime import date
+
 from ..context import BrainContext
 from ..extraction.documents import settled
 from ..extraction.qualifiers import apart, other_records
@@ -69,6 +71,7 @@ from .restating.units import (
     MIN_SHARED,
     PREDICATE,
     Pair,
+    Said,
     beside,
     changes,
     said_in,
@@ -78,7 +81,45 @@ from .restating.values import number_gone, restated_values
 from .statements import CONFLICT_WINDOW
 from .versions import versioned
 
-__all__ = ["MIN_SHARED", "PREDICATE", "restate"]
+__all__ = ["MIN_SHARED", "PREDICATE", "restate", "restated_between", "unguarded"]
+
+
+def restated_between(item: Item, other: Item, mine: list[Said] | None = None) -> list[Pair]:
+    """The restatements the rules read between two items, either older (``mine``: the
+    clauses of ``item``, when the caller has them), before their guards."""
+    if other_records(item.body, other.body):
+        return []  # cards of two records ("Service: a", "Service: b"): two settings
+    newer = item if item.when > other.when else other
+    if not settled(newer.body):
+        return []  # a proposal, a draft, a rejected record: it changes nothing
+    mine = said_in(item) if mine is None else mine
+    theirs = said_in(other)
+    pairs: list[Pair] = []
+    for a in mine:
+        for b in theirs:
+            old, new = (a, b) if a.item.when < b.item.when else (b, a)
+            if new.item.when - old.item.when < CONFLICT_WINDOW:
+                continue  # at one time
+            if other_rows(old, new):
+                continue  # a table's two rows ("| B | 3 CFU |", "| C | 15 CFU |")
+            if apart(a.qualified, b.qualified):
+                if not apart(a.qualified, b.qualified, states=True):
+                    pairs += state_changed(old, new)  # "Beta (staff only)", then live
+                continue  # two settings ("production", "staging")
+            next_to = beside(mine if new is a else theirs, new)
+            pairs += restated_values(old, new, mine if old is a else theirs)
+            pairs += state_changed(old, new)
+            pairs += renamed(old, new, next_to) or replaced(old, new)
+            pairs += number_gone(old, new, mine if new is a else theirs)
+    return pairs
+
+
+def unguarded(pairs: list[Pair], today: date) -> list[Pair]:
+    """``pairs`` but those the guards read as two things, two names apart, or a change
+    that starts after ``today``."""
+    return [
+        p for p in pairs if not (two_things(p) or named_apart(p) or starts_after(p.new.text, today))
+    ]
 
 
 def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
@@ -93,41 +134,11 @@ def restate(ctx: BrainContext, item: Item) -> dict[str, object]:
     pairs: list[Pair] = []
     near = changed if changed and not backdated else mine
     for other in neighbours(ctx, item, [s.text for s in near]):
-        if other_records(item.body, other.body):
-            continue  # cards of two records ("Service: a", "Service: b"): two settings
-        newer = item if item.when > other.when else other
-        if not settled(newer.body):
-            continue  # a proposal, a draft, a rejected record: it changes nothing
-        theirs = said_in(other)
-        for a in mine:
-            for b in theirs:
-                old, new = (a, b) if a.item.when < b.item.when else (b, a)
-                if new.item.when - old.item.when < CONFLICT_WINDOW:
-                    continue  # at one time
-                if other_rows(old, new):
-                    continue  # a table's two rows ("| B | 3 CFU |", "| C | 15 CFU |")
-                if apart(a.qualified, b.qualified):
-                    if not apart(a.qualified, b.qualified, states=True):
-                        pairs += state_changed(old, new)  # "Beta (staff only)", then live
-                    continue  # two settings ("production", "staging")
-                next_to = beside(mine if new is a else theirs, new)
-                pairs += restated_values(old, new, mine if old is a else theirs)
-                pairs += state_changed(old, new)
-                pairs += renamed(old, new, next_to) or replaced(old, new)
-                pairs += number_gone(old, new, mine if new is a else theirs)
+        pairs += restated_between(item, other, mine)
     superseded: list[str] = []
     recorded = 0
     today = ctx.clock().date()
-    kept = [
-        p
-        for p in pairs
-        if not (
-            two_things(p)
-            or named_apart(p)
-            or starts_after(p.new.text, today)
-            or settled_by_typed(ctx, p)
-        )
-    ]
+    kept = [p for p in unguarded(pairs, today) if not settled_by_typed(ctx, p)]
     for pair in best(ctx, kept):
         superseded += record(ctx, pair)
         recorded += 1

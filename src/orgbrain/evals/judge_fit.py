@@ -20,13 +20,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from ..derive.rule_readings import read_rules
+from ..extraction import PatternExtractor
 from ..judge import SIGNALS, pair_texts, signals, units_of
 from ..judge.judge import JUDGE_VERSION, PROJECTED, SCALE, Projection, Weights
+from ..model import Item, Origin
 from ..ports import Embedder
 from .living import Case, load_cases
 
@@ -79,13 +83,20 @@ def bags_of(org: str, cases: Sequence[Case], embedder: Embedder | _Vectors) -> l
     )
     out: list[Bag] = []
     for c in cases:
+        notes = [as_note(f"{c.id}:{n}", at, text) for n, (at, text) in enumerate(c.notes)]
         for i, (at_i, body_i) in enumerate(c.notes):
             for j, (at_j, body_j) in enumerate(c.notes):
                 gap = (at_j - at_i).total_seconds() / 86400
                 if gap < MIN_GAP_DAYS:
                     continue  # j is not newer than i by a day
+                read = read_rules(notes[i], notes[j], _PATTERNS)
                 pairs = pair_texts(
-                    units[c.id][i], units[c.id][j], vec.cache, vec.cos(body_i, body_j), gap
+                    units[c.id][i],
+                    units[c.id][j],
+                    vec.cache,
+                    vec.cos(body_i, body_j),
+                    gap,
+                    rules=read.of,
                 )
                 if not pairs:
                     continue
@@ -96,6 +107,26 @@ def bags_of(org: str, cases: Sequence[Case], embedder: Embedder | _Vectors) -> l
                 news = np.array([vec.cache[p.new.text] for p in pairs])
                 out.append(Bag(org, c.id, label, c.control, x, texts, olds, news))
     return out
+
+
+_PATTERNS = PatternExtractor()
+
+
+def as_note(item_id: str, at: datetime, text: str) -> Item:
+    """A living case's note as the item the rules read (nothing is stored)."""
+    return Item(
+        id=item_id,
+        workspace="fit",
+        kind="note",
+        storage_class="note",
+        label=text.strip().split("\n", 1)[0],
+        body=text,
+        source_key=item_id,
+        indexed=True,
+        scope="org",
+        origin=Origin("fit", "eval", at),
+        occurred_at=at,
+    )
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ compares two.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +21,7 @@ from ..extraction.qualifiers import apart
 from ..extraction.values import Value
 from .units import FAMILIES, JUnit
 
-__all__ = ["SIGNALS", "PairText", "pair_texts", "signals"]
+__all__ = ["SIGNALS", "PairText", "pair_texts", "resolve", "signals"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,10 @@ class PairText:
     old_vec: np.ndarray | None = field(default=None, compare=False)
     """The older unit's embedding, as written (for the judge's projections)."""
     new_vec: np.ndarray | None = field(default=None, compare=False)
+    rules: frozenset[str] = frozenset()
+    """The rules that read the newer unit as restating the older (``restated``, a value
+    or name said anew; ``typed``, one subject's typed statement with another object),
+    as the caller read them (``derive/rule_readings.py``)."""
 
 
 SIGNALS = (
@@ -78,6 +82,8 @@ SIGNALS = (
     "masked_x_cue",
     "note_x_differs",
     "masked_x_old_only",
+    "rule_restated",
+    "rule_typed",
 )
 """Every signal's name, in the order the weights are kept."""
 
@@ -90,6 +96,7 @@ def pair_texts(
     gap_days: float,
     *,
     min_cos: float = -1.0,
+    rules: Callable[[JUnit, JUnit], frozenset[str]] | None = None,
 ) -> list[PairText]:
     """Every pair of an older note's units and a newer one's at least ``min_cos`` alike as
     written (``vectors`` holds each unit's text and masked text, L2-normalised)."""
@@ -100,7 +107,8 @@ def pair_texts(
             raw = float(va @ vb)
             if raw >= min_cos:
                 masked = float(vectors[a.masked] @ vectors[b.masked])
-                out.append(PairText(a, b, raw, masked, note_cos, gap_days, va, vb))
+                said = rules(a, b) if rules is not None else frozenset()
+                out.append(PairText(a, b, raw, masked, note_cos, gap_days, va, vb, said))
     return out
 
 
@@ -112,8 +120,8 @@ def signals(p: PairText) -> dict[str, float]:
     same_kind = kinds_old & kinds_new
     differs = any(_keys(old.values, k) != _keys(new.values, k) for k in same_kind)
     kept = bool(old.values) and _keys(old.values, None) <= _keys(new.values, None)
-    old_names = {n.key for n in old.names}
-    new_names = {n.key for n in new.names}
+    old_names = resolve({n.key for n in old.names}, {n.key for n in new.names})
+    new_names = resolve({n.key for n in new.names}, old_names)
     name_new = bool(new_names - old_names) and bool(shared)
     name_gone = bool(old_names - new_names)
     named = bool(old_names & new_names) or any(v.key in _keys(new.values, None) for v in old.values)
@@ -162,7 +170,23 @@ def signals(p: PairText) -> dict[str, float]:
     s["masked_x_differs"] = s["masked_cos"] * float(differs or name_new)
     s["masked_x_cue"] = s["masked_cos"] * s["change_cue"]
     s["note_x_differs"] = s["note_cos"] * float(differs or name_new)
+    s["rule_restated"] = float("restated" in p.rules)
+    s["rule_typed"] = float("typed" in p.rules)
     return s
+
+
+def resolve(names: set[str], others: set[str]) -> set[str]:
+    """``names``, each short form that points at exactly one longer name of ``others``
+    read as that name: a first or last name ("marta" for "marta kowalski") or initials
+    ("mk"). One person written two ways is not a name gone and another come."""
+    longer = [o.split() for o in others if " " in o]
+    out = set()
+    for n in names:
+        if " " not in n:
+            hits = {" ".join(o) for o in longer if n in (o[0], o[-1], "".join(w[0] for w in o))}
+            n = hits.pop() if len(hits) == 1 else n
+        out.add(n)
+    return out
 
 
 def _kinds(values: tuple[Value, ...]) -> set[tuple[str, str]]:
