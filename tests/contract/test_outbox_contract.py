@@ -90,3 +90,29 @@ def test_indexing_records_its_sections_owed_work(make_store: StoreFactory) -> No
     stored = s.commit_index(replace(f, indexed=True), vec(5), sections, "system:test", owed=asked)
     (row,) = s.owed()
     assert row.id == asked.id and row.subjects == tuple(x.id for x in stored)
+
+
+def test_a_refused_supersession_leaves_a_rewritten_item_as_it_was(
+    make_store: StoreFactory,
+) -> None:
+    s = make_store()
+    kept = s.put_item(item("the kept rule", key="rule"), vec(1))
+    gone = s.put_item(replace(item("forgotten"), tombstoned_at=utcnow()))
+    # Rewrites the kept item (its key) and adds another, both claiming the forgotten one.
+    rewrite, extra = item("the rewritten rule", key="rule"), item("an extra rule")
+    with pytest.raises(Conflict):
+        s.put_items(
+            [(rewrite, vec(2)), (extra, vec(3))],
+            supersede=[superseding(rewrite.id, gone.id)],
+            owed=owed(),
+        )
+    assert s.get_item("w1", kept.id, ALL) == kept
+    assert s.get_by_source_key("w1", "rule", ALL, scope="org") == kept
+    assert s.get_by_source_key("w1", extra.source_key, ALL, scope="org") is None
+    assert s.get_item("w1", extra.id, ALL) is None
+    assert s.versions("w1", kept.id, ALL) == []
+    assert s.get_item("w1", gone.id, ALL).superseded_by is None  # type: ignore[union-attr]
+    assert s.keyword_search("w1", "note", ["kept"], 5, ALL) != []
+    assert s.keyword_search("w1", "note", ["rewritten"], 5, ALL) == []
+    assert [i for i, _ in s.vector_search("w1", "note", vec(1), 1, ALL)] == [kept.id]
+    assert s.owed() == []

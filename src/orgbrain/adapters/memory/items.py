@@ -12,11 +12,12 @@ import numpy as np
 from ...errors import Conflict, InvalidInput
 from ...ids import new_id
 from ...model import Edge, Item, ItemSketch, Origin, utcnow
-from ...ports import ItemFilter, Page, Vector
+from ...ports import Owed, Vector
 from ...scopes import Visibility
 from ..sql.rows import stored_key
 from ..sql.versions import COPIED, content_changed
-from .state import ROWS, Part, Row, VectorRow
+from .outbox import Outbox, as_kept
+from .state import ROWS, Row, VectorRow
 
 __all__ = ["MAX_VECTORS", "Items"]
 
@@ -26,7 +27,7 @@ MAX_VECTORS = 64
 Checked = np.ndarray[Any, np.dtype[np.float32]] | None
 
 
-class Items(Part):
+class Items(Outbox):
     embedding_dim: int | None
 
     # -- writes -------------------------------------------------------------------------
@@ -34,11 +35,25 @@ class Items(Part):
     def put_item(self, item: Item, embedding: Vector | None = None) -> Item:
         return self.put_items([(item, embedding)])[0]
 
-    def put_items(self, items: Sequence[tuple[Item, Vector | None]]) -> list[Item]:
-        # Everything that can refuse is checked before the first row changes: all or nothing.
+    def put_items(
+        self,
+        items: Sequence[tuple[Item, Vector | None]],
+        *,
+        supersede: Sequence[Edge] = (),
+        owed: Owed | None = None,
+    ) -> list[Item]:
+        # What can refuse before the first row changes is checked first; a supersession
+        # refused after is undone (``memory/outbox.py``): all or nothing.
         checked = [(item, self._check(item, vec)) for item, vec in items]
+        owed = as_kept(owed)
+        asked = [item for item, _ in items]
         with self._db.lock:
-            return [self._put(item, vec) for item, vec in checked]
+            with self._undone_on_error(asked):
+                rows = [self._write_row(item) for item in asked]
+                stored = self._commit_with(asked, [self._item(r) for r in rows], supersede, owed)
+            for row, (_, vec) in zip(rows, checked, strict=True):
+                self._reindex(row, vec)
+            return stored
 
     def _check(self, item: Item, embedding: Vector | None) -> Checked:
         stored_key(item.scope, item.source_key)  # a key may not look scoped
@@ -62,6 +77,12 @@ class Items(Part):
         return rows
 
     def _put(self, item: Item, vectors: Checked) -> Item:
+        row = self._write_row(item)
+        self._reindex(row, vectors)
+        return self._item(row)
+
+    def _write_row(self, item: Item) -> Row:
+        """Write ``item``'s row (and keep the version it replaces), not yet searchable."""
         db, now = self._db, utcnow()
         values: Row = ROWS.item_values(item)
         values["updated_at"] = now
@@ -84,8 +105,7 @@ class Items(Part):
             db.by_key.pop((old["workspace"], old["source_key"]), None)
         db.items[values["id"]] = values
         db.by_key[key] = values["id"]
-        self._reindex(values, vectors)
-        return self._item(values)
+        return values
 
     def _keep_version(self, old: Row, new: Row, at: object) -> None:
         """Keep what ``old`` held if ``new`` replaces a writer's content (``sql/versions.py``)."""
@@ -129,9 +149,12 @@ class Items(Part):
         file_embedding: Vector | None,
         sections: Sequence[tuple[Item, Vector]],
         edge_origin_actor: str,
+        *,
+        owed: Owed | None = None,
     ) -> list[Item]:
         file_vec = self._check(file, file_embedding)
         checked = [(s, self._check(s, vec)) for s, vec in sections]
+        owed = as_kept(owed)
         with self._db.lock:
             current = self._item_row(file.workspace, file.id)
             # Only the version that was read may be marked indexed, and a file forgotten
@@ -164,6 +187,7 @@ class Items(Part):
                 if r["id"] not in keep
             ]
             self._drop_items(file.workspace, stale)
+            self._owe(owed, stored)
             return stored
 
     def _check_section_keys(self, file: Item, sections: Sequence[Item]) -> None:
@@ -222,62 +246,7 @@ class Items(Part):
             row = None if item_id is None else self._visible_row(workspace, item_id, visibility)
             return None if row is None else self._item(row)
 
-    def list_items(
-        self,
-        workspace: str,
-        filter: ItemFilter,
-        visibility: Visibility,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> Page:
-        if cursor is not None and (not cursor.isdigit() or len(cursor) > 18):
-            raise InvalidInput(f"invalid cursor {cursor!r}")
-        f, at = filter, None if cursor is None else int(cursor)
-        needle = (f.name_contains or "").lower()
-        with self._db.lock:
-            rows = list(self._rows_of(workspace))
-            if f.newest_first:
-                rows.reverse()
-            picked: list[Row] = []
-            for r in rows:
-                if at is not None and (r["_pos"] >= at if f.newest_first else r["_pos"] <= at):
-                    continue
-                if not _matches(r, f, needle) or not visibility.allows(r["scope"]):
-                    continue
-                picked.append(r)
-                if len(picked) > limit:
-                    break
-            more = len(picked) > limit
-            picked = picked[:limit]
-            items = tuple(self._item(r) for r in picked)
-        return Page(items, str(picked[-1]["_pos"]) if more and picked else None)
-
     def embedding_of(self, workspace: str, item_id: str) -> Vector | None:
         with self._db.lock:
             held = self._db.vectors.get(workspace, {}).get(item_id)
             return None if held is None else held.rows.copy()
-
-
-def _matches(r: Row, f: ItemFilter, needle: str) -> bool:
-    """Whether row ``r`` passes ``f`` (its cursor and scope apart)."""
-    for column, value in (
-        ("class", f.storage_class),
-        ("kind", f.kind),
-        ("parent_id", f.parent_id),
-        ("origin_run", f.run_id),
-    ):
-        if value is not None and r[column] != value:
-            return False
-    if f.storage_classes is not None and r["class"] not in f.storage_classes:
-        return False
-    if f.forgotten_only:
-        if r["tombstoned_at"] is None:
-            return False
-    elif not f.tombstoned and r["tombstoned_at"] is not None:
-        return False
-    if f.indexed is not None and bool(r["indexed"]) != f.indexed:
-        return False
-    if needle and needle not in (r["name"] or "").lower() and needle not in r["label"].lower():
-        return False
-    return True

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...model import Edge, Item
+from ...ports import Owed
 from ...scopes import Visibility
 from ...space import EmbeddingSpace
 from ..jobs_memory import MemoryJobQueue
@@ -72,6 +73,8 @@ class Tables:
     events: dict[int, Row] = field(default_factory=dict)
     """By sequence number (the record's ``id``), each with its parsed ``_record``."""
     proposals: dict[str, Row] = field(default_factory=dict)
+    outbox: dict[str, Owed] = field(default_factory=dict)
+    """Owed work by id, oldest first (``memory/outbox.py``)."""
     jobs: MemoryJobQueue = field(default_factory=MemoryJobQueue)
     """The brain's job queue, kept with its rows as SQLite keeps it in the brain's file:
     a move carries its jobs (``export_records("jobs")``), and ``compose.open_memory``
@@ -131,6 +134,18 @@ class Part:
         db.edges[edge.id] = row
         db.edge_keys[key] = edge.id
         return ROWS.edge_from_row(row)
+
+    def _supersede(self, edge: Edge) -> bool:
+        """``supersede_item``'s write, its ends checked (not forgotten) by the caller."""
+        self._put_edge_row(edge)
+        old = self._item_row(edge.workspace, edge.dst)
+        new = self._item_row(edge.workspace, edge.src)
+        if new is not None and new["supersedes"] is None:
+            new["supersedes"] = edge.dst
+        if old is None or old["superseded_by"] is not None:
+            return False
+        old["superseded_by"] = edge.src
+        return True
 
     def _drop_edges(self, ids: Iterable[str]) -> None:
         for edge_id in list(ids):

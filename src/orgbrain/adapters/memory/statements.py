@@ -174,15 +174,7 @@ class Statements(Part):
         with self._db.lock:
             if gone := self._forgotten_among(edge.workspace, [edge.src, edge.dst]):
                 raise refused(gone)
-            self._put_edge_row(edge)
-            old = self._item_row(edge.workspace, edge.dst)
-            new = self._item_row(edge.workspace, edge.src)
-            if new is not None and new["supersedes"] is None:
-                new["supersedes"] = edge.dst
-            if old is None or old["superseded_by"] is not None:
-                return False
-            old["superseded_by"] = edge.src
-            return True
+            return self._supersede(edge)
 
 
 def _passes(

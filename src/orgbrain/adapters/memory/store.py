@@ -9,6 +9,7 @@ from ...space import check_space, check_stored_width, space_of
 from .edges import Edges
 from .events import Events
 from .items import Items
+from .listing import Listing
 from .proposals import Proposals
 from .purge import Purge
 from .search import Search
@@ -20,7 +21,9 @@ from .versions import Versions
 __all__ = ["MemoryStore"]
 
 
-class MemoryStore(Items, Search, Edges, Events, Statements, Purge, Versions, Proposals, Transfer):
+class MemoryStore(
+    Items, Listing, Search, Edges, Events, Statements, Purge, Versions, Proposals, Transfer
+):
     """A handle on one in-memory brain: ``MemoryStore()`` makes a new one, and
     ``MemoryStore(other.tables)`` another handle on the same (as a second process opens
     the same SQLite file: it sees every write at once, and closing one handle keeps the
