@@ -14,6 +14,7 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.errors import InvalidInput
+from orgbrain.extraction import PatternExtractor
 from orgbrain.evals import living_loo
 from orgbrain.evals.judge_fit import Bag, fit, leave_one_out, measure
 from orgbrain.evals.living_loo import loo_json, run_loo
@@ -286,3 +287,34 @@ def test_each_organisation_is_run_with_weights_fitted_without_it(
     assert set(summary["sets"]) == {"a", "b", "c"}  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="ORGBRAIN_SUPERSESSION"):
         run_loo(embedder, Settings(), paths, progress=False)
+
+
+# -- what the rules read, as the judge's signals ----------------------------------------------
+
+
+def test_the_rules_readings_mark_the_unit_pairs_they_read_as_restated() -> None:
+    from orgbrain.derive.rule_readings import read_rules
+    from orgbrain.evals.judge_fit import as_note
+
+    old = as_note("a", SEP, "Retention: 14 days.\nThe on-call rota is owned by Dana Whitfield.")
+    new = as_note(
+        "b", NOV, "Retention raised to 35 days (was 14).\nIbrahim Sato now owns the on-call rota."
+    )
+    read = read_rules(old, new, PatternExtractor())
+    (r14, rota), (r35, sato) = units_of(old.body), units_of(new.body)
+    assert read.of(r14, r35) == {"restated"}
+    assert "typed" in read.of(rota, sato)
+    assert read.of(r14, sato) == frozenset()
+    pair = PairText(r14, r35, 0.8, 0.9, 0.8, 60.0, rules=read.of(r14, r35))
+    s = signals(pair)
+    assert s["rule_restated"] == 1 and s["rule_typed"] == 0
+
+
+def test_a_proposal_is_read_by_no_rule() -> None:
+    from orgbrain.derive.rule_readings import read_rules
+    from orgbrain.evals.judge_fit import as_note
+
+    old = as_note("a", SEP, "Retention: 14 days.")
+    new = as_note("b", NOV, "Proposal: retention raised to 35 days (was 14)?")
+    read = read_rules(old, new, PatternExtractor())
+    assert not read.restated and not read.typed
