@@ -24,20 +24,15 @@ from functools import lru_cache
 from ..analysis import stem, text_stems, words
 from ..conversation import is_conversational
 from ..model import Item, ItemSketch
-from .terms import (
-    asked_names,
-    content_terms,
-    coverage,
-    holds_any,
-    query_names,
-    query_terms,
-)
+from .query import Query
+from .terms import coverage, holds_any
 from .verdict import HitEvidence
 from .when import Window
 
 __all__ = [
     "EVIDENCE",
     "TIME_SLACK",
+    "Memo",
     "every_sentence_asks",
     "hit_evidence",
     "only_asks",
@@ -144,31 +139,51 @@ EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
 """What ``hit_evidence`` reads of a hit (``HitEvidence``'s text fields)."""
 
 
+Memo = dict[tuple[str, frozenset[str], Window | None], HitEvidence]
+"""``hit_evidence``'s readings in one search, by hit id, fields read and window: the
+learned stage, the gate and the successors' support read some hits twice."""
+
+
 def hit_evidence(
-    query: str,
-    terms: list[str],
+    query: Query,
     items: Sequence[Item | ItemSketch],
     cosines: dict[str, float],
     *,
     reads: frozenset[str] = EVIDENCE,
     window: Window | None = None,
+    memo: Memo | None = None,
 ) -> list[HitEvidence]:
-    """What each of ``items`` (ranked hits of ``query``, whose keyword ``terms`` are given)
-    shows about the query, for the gate; ``cosines`` are the vector streams' scores.
-    ``reads``: the fields of ``EVIDENCE`` to read from the text (the learned ranker reads
-    only those it weighs); the others keep an empty value (names and mentions true,
-    coverage 0, asks false). ``window``: the query's time (``when.read_time``), one
+    """What each of ``items`` (ranked hits of ``query``) shows about the query, for the
+    gate; ``cosines`` are the vector streams' scores. ``reads``: the fields of
+    ``EVIDENCE`` to read from the text (the learned ranker reads only those it weighs);
+    the others keep an empty value (names and mentions true, coverage 0, asks false).
+    ``window``: the query's own time (``query.window``, as the search narrowed it), one
     term of the query, held by a hit that happened in it: a hit's text seldom says it
-    (``_coverage``)."""
+    (``_coverage``). ``memo``: the search's earlier readings, kept and reused (one search:
+    a hit's id is its text, and ``cosines`` do not change)."""
     if not items:
         return []
-    names = query_names(query)
+    if memo is None:
+        return _read(query, items, cosines, reads, window)
+    unread = [i for i in items if (i.id, reads, window) not in memo]
+    fresh = _read(query, unread, cosines, reads, window) if unread else []
+    memo.update(((i.id, reads, window), e) for i, e in zip(unread, fresh, strict=True))
+    return [memo[i.id, reads, window] for i in items]
+
+
+def _read(
+    query: Query,
+    items: Sequence[Item | ItemSketch],
+    cosines: dict[str, float],
+    reads: frozenset[str],
+    window: Window | None,
+) -> list[HitEvidence]:
+    names = query.names
     # The names a hit must name: not those of a clause that only sets the question's
-    # scene (``asked_names``); ``mentions`` and the name count read them all.
-    required = asked_names(query, names)
-    content = content_terms(terms, names)
-    said = set(query_terms(window.phrase)) if window is not None else set()
-    untimed = [t for t in content if t not in said]
+    # scene (``terms.asked_names``); ``mentions`` and the name count read them all.
+    required = query.asked_names
+    content = query.content
+    untimed = query.untimed if window is not None else content
     want_names = "names" in reads and bool(required)
     want_mentions = "mentions" in reads and bool(names)
     want_coverage = "coverage" in reads and bool(content)
@@ -192,7 +207,7 @@ def hit_evidence(
             # names her, but says nothing about what she did; a line that Caroline says
             # about her listener, "That race sounds great, Mel! You must be proud", is
             # about Mel). What a turn says of someone is read only when it names them all.
-            whole = held if required is names else coverage(required, stems)
+            whole = held if required == names else coverage(required, stems)
             named = whole == 1.0 and holds_any(
                 required, _spoken_stems(item.body, text) if conversational else stems
             )
