@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
 
@@ -33,6 +34,7 @@ __all__ = [
     "EVIDENCE",
     "TIME_SLACK",
     "Memo",
+    "Seen",
     "every_sentence_asks",
     "hit_evidence",
     "only_asks",
@@ -139,9 +141,20 @@ EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
 """What ``hit_evidence`` reads of a hit (``HitEvidence``'s text fields)."""
 
 
-Memo = dict[tuple[str, frozenset[str], Window | None], HitEvidence]
-"""``hit_evidence``'s readings in one search, by hit id, fields read and window: the
-learned stage, the gate and the successors' support read some hits twice."""
+@dataclass(slots=True)
+class Seen:
+    """What a search has read of one hit so far (None: not yet): none of it depends on
+    the fields read or the window, only on the query and the hit's text."""
+
+    stems: frozenset[str] | None = None
+    asks: bool | None = None
+    held: float | None = None
+    named: bool | None = None
+
+
+Memo = dict[str, Seen]
+"""``hit_evidence``'s readings in one search, by hit id: the learned stage reads the
+first fifty hits' names and asks, and the gate the first five's again."""
 
 
 def hit_evidence(
@@ -159,25 +172,10 @@ def hit_evidence(
     the others keep an empty value (names and mentions true, coverage 0, asks false).
     ``window``: the query's own time (``query.window``, as the search narrowed it), one
     term of the query, held by a hit that happened in it: a hit's text seldom says it
-    (``_coverage``). ``memo``: the search's earlier readings, kept and reused (one search:
-    a hit's id is its text, and ``cosines`` do not change)."""
+    (``_coverage``). ``memo``: what the search has read of its hits so far, read from
+    and added to (one search: a hit's id is its text)."""
     if not items:
         return []
-    if memo is None:
-        return _read(query, items, cosines, reads, window)
-    unread = [i for i in items if (i.id, reads, window) not in memo]
-    fresh = _read(query, unread, cosines, reads, window) if unread else []
-    memo.update(((i.id, reads, window), e) for i, e in zip(unread, fresh, strict=True))
-    return [memo[i.id, reads, window] for i in items]
-
-
-def _read(
-    query: Query,
-    items: Sequence[Item | ItemSketch],
-    cosines: dict[str, float],
-    reads: frozenset[str],
-    window: Window | None,
-) -> list[HitEvidence]:
     names = query.names
     # The names a hit must name: not those of a clause that only sets the question's
     # scene (``terms.asked_names``); ``mentions`` and the name count read them all.
@@ -191,26 +189,41 @@ def _read(
     no_other = 1.0 if "coverage" in reads and names and not content else 0.0
     out: list[HitEvidence] = []
     for item in items:
+        seen = None if memo is None else memo.get(item.id)
+        if seen is None:
+            seen = Seen()
+            if memo is not None:
+                memo[item.id] = seen
         text = f"{item.label}\n{item.body}"
-        stems = text_stems(text) if want_names or want_mentions or want_coverage else frozenset()
+        stems: frozenset[str] = frozenset()
+        if want_names or want_mentions or want_coverage:
+            stems = seen.stems = text_stems(text) if seen.stems is None else seen.stems
         conversational = is_conversational(item)
         asks = False
         if "asks" in reads:
-            asks = (
-                only_asks(item.body, content) if conversational else every_sentence_asks(item.body)
-            )
-        held = coverage(names, stems) if want_names or want_mentions else 0.0
+            if seen.asks is None:
+                body = item.body
+                seen.asks = (
+                    only_asks(body, content) if conversational else every_sentence_asks(body)
+                )
+            asks = seen.asks
+        held = 0.0
+        if want_names or want_mentions:
+            held = seen.held = coverage(names, stems) if seen.held is None else seen.held
         named = True
         if want_names:
-            # It names every one of the names it must (``whole``) and speaks of at least one of
-            # them: for a turn, other than by addressing them (a reply that thanks Caroline
-            # names her, but says nothing about what she did; a line that Caroline says
-            # about her listener, "That race sounds great, Mel! You must be proud", is
-            # about Mel). What a turn says of someone is read only when it names them all.
-            whole = held if required == names else coverage(required, stems)
-            named = whole == 1.0 and holds_any(
-                required, _spoken_stems(item.body, text) if conversational else stems
-            )
+            if seen.named is None:
+                # It names every one of the names it must (``whole``) and speaks of at least
+                # one of them: for a turn, other than by addressing them (a reply that thanks
+                # Caroline names her, but says nothing about what she did; a line that
+                # Caroline says about her listener, "That race sounds great, Mel! You must be
+                # proud", is about Mel). What a turn says of someone is read only when it
+                # names them all.
+                whole = held if required == names else coverage(required, stems)
+                seen.named = whole == 1.0 and holds_any(
+                    required, _spoken_stems(item.body, text) if conversational else stems
+                )
+            named = seen.named
         out.append(
             # By position: a frozen dataclass's keywords cost a third more (55 a search).
             HitEvidence(
