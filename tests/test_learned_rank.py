@@ -14,8 +14,12 @@ from orgbrain.retrieve import get_plan
 from orgbrain.retrieve.evidence import hit_evidence
 from orgbrain.retrieve.learned import FEATURES, LinearRanker, Signals, features, reorder
 from orgbrain.retrieve.learned_model import LEARNED
+from orgbrain.retrieve.query import Query
 
 N = len(FEATURES)
+
+AT = datetime(2026, 12, 5, tzinfo=UTC)
+"""When the queries of these tests are read (none names a time)."""
 
 
 def _signals(score: float, **kw: object) -> Signals:
@@ -181,7 +185,7 @@ def test_evidence_reads_only_what_is_asked_of_it() -> None:
     body = "Caroline: What did Melanie paint at the lake?"
     turn = Item("it1", "ws", "turn", "note", "", body, "k", True, "org", origin)
     query = "What did Melanie paint at the lake?"
-    full = hit_evidence(query, ["melanie", "paint", "lake"], [turn], {})[0]
+    full = hit_evidence(Query(query, AT), [turn], {})[0]
     assert full.asks and full.names and full.coverage > 0
-    only = hit_evidence(query, ["melanie", "paint", "lake"], [turn], {}, reads=frozenset({"asks"}))
+    only = hit_evidence(Query(query, AT), [turn], {}, reads=frozenset({"asks"}))
     assert only[0].asks and only[0].coverage == 0.0 and only[0].names and only[0].mentions

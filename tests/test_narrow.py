@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from orgbrain import Brain
 from orgbrain.brain import NoteInput
 from orgbrain.model import Item, ItemSketch, Origin
-from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.narrow import narrow
-from orgbrain.retrieve.when import Window, read_time
+from orgbrain.retrieve.query import Query
+from orgbrain.retrieve.when import read_time
 
 SAT = datetime(2026, 12, 5, 13, 0, tzinfo=UTC)
 
@@ -28,10 +28,8 @@ def _sketch(item_id: str, body: str, at: datetime) -> ItemSketch:
     return ItemSketch.of(replace(item, occurred_at=at))
 
 
-def _last_week() -> Window:
-    window = read_time("last week", SAT).window
-    assert window is not None
-    return window
+def _last_week() -> Query:
+    return Query("last week", SAT)
 
 
 def test_what_the_window_holds_is_credited_and_the_rest_dropped() -> None:
@@ -41,11 +39,11 @@ def test_what_the_window_holds_is_credited_and_the_rest_dropped() -> None:
         "in2": _sketch("in2", "a note", datetime(2026, 11, 24, tzinfo=UTC)),
     }
     fused = {"old": 0.045, "in1": 0.04, "in2": 0.03}
-    out, read = narrow(fused, items, _last_week(), [], 5, 0.5, 60)
+    out, read = narrow(fused, items, _last_week(), 5, 0.5, 60)
     assert out == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62}
     assert list(out) == ["in1", "in2"] and read.narrows
     # None in the window: nothing changes, and the gate is told.
-    none, idle = narrow(fused, {"old": items["old"]}, _last_week(), [], 5, 0.5, 60)
+    none, idle = narrow(fused, {"old": items["old"]}, _last_week(), 5, 0.5, 60)
     assert none == fused and not idle.narrows
 
 
@@ -59,7 +57,7 @@ def test_more_in_the_window_than_the_gate_reads_are_still_credited() -> None:
         "in2": _sketch("in2", "a note", datetime(2026, 11, 24, tzinfo=UTC)),
     }
     fused = {"old": 0.045, "in1": 0.04, "in2": 0.03}
-    many, wide = narrow(fused, items, _last_week(), [], 1, 0.5, 60)
+    many, wide = narrow(fused, items, _last_week(), 1, 0.5, 60)
     assert many == {"in1": 0.04 + 0.5 / 61, "in2": 0.03 + 0.5 / 62}
     assert not wide.narrows
 
@@ -73,10 +71,10 @@ def test_the_window_s_words_are_read_at_the_note_s_own_date() -> None:
         "other": _sketch("other", "The app ships weekly.", datetime(2026, 10, 1, tzinfo=UTC)),
     }
     fused = {"other": 0.05, "then": 0.04}
-    out, read = narrow(fused, items, _last_week(), [], 5, 0.5, 60)
+    out, read = narrow(fused, items, _last_week(), 5, 0.5, 60)
     assert out == fused and not read.narrows  # "then" is not in the asker's window
     fused = {"other": 0.05, "then": 0.04, "now": 0.03}
-    out, _ = narrow(fused, items, _last_week(), [], 5, 0.5, 60)
+    out, _ = narrow(fused, items, _last_week(), 5, 0.5, 60)
     assert list(out) == ["now"]
 
 
@@ -84,7 +82,6 @@ def test_a_note_outside_the_window_that_holds_every_other_word_stays() -> None:
     asked = "where did Caroline move from 4 years ago?"
     window = read_time(asked, SAT).window
     assert window is not None
-    terms = query_terms(asked)
     items = {
         "moved": _sketch(
             "moved",
@@ -95,7 +92,7 @@ def test_a_note_outside_the_window_that_holds_every_other_word_stays() -> None:
         "other": _sketch("other", "Melanie: We went camping.", datetime(2026, 6, 9, tzinfo=UTC)),
     }
     fused = {"moved": 0.05, "other": 0.045, "said": 0.04}
-    out, _ = narrow(fused, items, window, terms, 5, 0.5, 60)
+    out, _ = narrow(fused, items, Query(asked, SAT), 5, 0.5, 60)
     assert out == {"said": 0.04 + 0.5 / 61, "moved": 0.05}
 
 

@@ -26,6 +26,7 @@ from orgbrain.retrieve import (
 from orgbrain.retrieve.evidence import hit_evidence, only_asks, spoken_to, without_vocatives
 from orgbrain.retrieve.freshness import NEWER, by_topic
 from orgbrain.retrieve.fuse import convex
+from orgbrain.retrieve.query import Query
 from orgbrain.retrieve.terms import (
     asked_names,
     content_terms,
@@ -34,6 +35,9 @@ from orgbrain.retrieve.terms import (
     is_code,
     query_names,
 )
+
+AT = datetime(2026, 12, 5, tzinfo=UTC)
+"""When the queries of these tests are read (none names a time)."""
 
 
 def test_rrf_votes_by_rank_only() -> None:
@@ -287,12 +291,12 @@ def test_the_gate_reads_only_the_asking_clauses_names() -> None:
     rota = "Shift swaps are set up in PagerDuty under Schedules, Overrides."
     item = Item("it1", "ws", "note", "note", rota, rota, "k", True, "org", origin)
     asked = "I'm swapping my on-call shift with Tom next week, where do I set that up?"
-    [e] = hit_evidence(asked, query_terms(asked), [item], {"it1": 0.68})
+    [e] = hit_evidence(Query(asked, AT), [item], {"it1": 0.68})
     assert e.names and not e.mentions and e.names_asked == 1
     assert membership([e], PLANS["tuned-z"].gate or Gate())[0]
     # The same words with Tom in the asking clause: the hit must name him.
     about_tom = "Where does Tom set up his on-call shift swaps?"
-    [f] = hit_evidence(about_tom, query_terms(about_tom), [item], {"it1": 0.68})
+    [f] = hit_evidence(Query(about_tom, AT), [item], {"it1": 0.68})
     assert not f.names and not membership([f], PLANS["tuned-z"].gate or Gate())[0]
 
 

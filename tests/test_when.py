@@ -16,6 +16,7 @@ from orgbrain.errors import InvalidInput
 from orgbrain.model import Item, Origin
 from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.evidence import TIME_SLACK, hit_evidence
+from orgbrain.retrieve.query import Query
 from orgbrain.retrieve.terms import coverage
 from orgbrain.retrieve.when import read_time
 from orgbrain.views.search import SearchResultView
@@ -190,23 +191,22 @@ def test_a_hit_in_the_window_holds_the_time_as_one_term() -> None:
     window = read_time(asked, SAT).window
     inside = _note("We ordered 12 laptops for the new hires.", datetime(2026, 11, 21, tzinfo=UTC))
     outside = replace(inside, occurred_at=datetime(2026, 10, 1, tzinfo=UTC))
-    terms = query_terms(asked)
-    [held, missed] = hit_evidence(asked, terms, [inside, outside], {}, window=window)
+    [held, missed] = hit_evidence(Query(asked, SAT), [inside, outside], {}, window=window)
     # "many", "laptops", "order" and the time: "two weeks ago" is one term, not three.
     assert held.coverage == pytest.approx(3 / 4)  # "many" is missing
     assert missed.coverage == pytest.approx(2 / 4)
     # Without a window the words count one by one, as before.
-    [plain] = hit_evidence(asked, terms, [inside], {})
+    [plain] = hit_evidence(Query(asked, SAT), [inside], {})
     assert plain.coverage == pytest.approx(2 / 6)
     # A hit that says the words itself holds the time wherever it lies.
     said = replace(outside, body="Two weeks ago we ordered laptops.")
-    [words] = hit_evidence(asked, terms, [said], {}, window=window)
+    [words] = hit_evidence(Query(asked, SAT), [said], {}, window=window)
     assert words.coverage == pytest.approx(3 / 4)
     # A query of time alone asks nothing else of a hit in the window.
     day = read_time("yesterday?", SAT).window
     ok = replace(inside, occurred_at=datetime(2026, 12, 4, 9, tzinfo=UTC))
-    assert hit_evidence("yesterday?", ["yesterday"], [ok], {}, window=day)[0].coverage == 1
-    assert hit_evidence("yesterday?", ["yesterday"], [inside], {}, window=day)[0].coverage == 0
+    assert hit_evidence(Query("yesterday?", SAT), [ok], {}, window=day)[0].coverage == 1
+    assert hit_evidence(Query("yesterday?", SAT), [inside], {}, window=day)[0].coverage == 0
 
 
 def test_a_window_ahead_sets_the_scene() -> None:
@@ -220,14 +220,14 @@ def test_a_window_ahead_sets_the_scene() -> None:
     rule = _note("A hot works permit is valid for one shift.", datetime(2026, 2, 1, tzinfo=UTC))
     today = replace(rule, occurred_at=SAT)  # written nearest "tomorrow"
     terms = query_terms(asked)
-    [old, new] = hit_evidence(asked, terms, [rule, today], {}, window=window)
+    [old, new] = hit_evidence(Query(asked, SAT), [rule, today], {}, window=window)
     assert old.coverage == new.coverage  # a date holds nothing ahead
     # The time words are no term: the coverage is of the other words alone.
     content = [t for t in terms if t not in query_terms(window.phrase)]
     assert old.coverage == pytest.approx(coverage(content, text_stems(rule.body)))
     # A hit that says the time holds it as a term.
     said = replace(rule, body="Tomorrow the welder needs a new hot works permit.")
-    assert hit_evidence(asked, terms, [said], {}, window=window)[0].coverage > old.coverage
+    assert hit_evidence(Query(asked, SAT), [said], {}, window=window)[0].coverage > old.coverage
 
 
 def test_a_window_ahead_boosts_no_note(brain: Brain) -> None:
@@ -263,8 +263,7 @@ def test_a_time_in_a_clause_that_sets_the_scene_is_the_askers() -> None:
         assert read is not None and not read.askers, about_then
     rule = _note("Lost property is held for 90 days.", datetime(2026, 2, 1, tzinfo=UTC))
     then = replace(rule, occurred_at=SAT - timedelta(weeks=6))  # written in the window
-    terms = query_terms(asked)
-    [old, new] = hit_evidence(asked, terms, [rule, then], {}, window=window)
+    [old, new] = hit_evidence(Query(asked, SAT), [rule, then], {}, window=window)
     assert old.coverage == new.coverage  # its date holds nothing
 
 

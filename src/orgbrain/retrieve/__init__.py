@@ -5,6 +5,7 @@ from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, Mode, TimeFrame, asked_type, graph_stream, route, time_frame
 from .plan import DEFAULT_PLAN, K_MAX, PLANS, Gate, SearchPlan, Stream, get_plan
+from .query import Query
 from .search import Searcher, Trace
 from .searchlog import (
     INJECT,
@@ -29,6 +30,7 @@ __all__ = [
     "Gate",
     "HitEvidence",
     "Mode",
+    "Query",
     "SearchPlan",
     "SearchSeen",
     "Searcher",

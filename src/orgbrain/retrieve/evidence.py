@@ -18,26 +18,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
 
 from ..analysis import stem, text_stems, words
 from ..conversation import is_conversational
 from ..model import Item, ItemSketch
-from .terms import (
-    asked_names,
-    content_terms,
-    coverage,
-    holds_any,
-    query_names,
-    query_terms,
-)
+from .query import Query
+from .terms import coverage, holds_any
 from .verdict import HitEvidence
 from .when import Window
 
 __all__ = [
     "EVIDENCE",
     "TIME_SLACK",
+    "Memo",
+    "Seen",
     "every_sentence_asks",
     "hit_evidence",
     "only_asks",
@@ -144,31 +141,47 @@ EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
 """What ``hit_evidence`` reads of a hit (``HitEvidence``'s text fields)."""
 
 
+@dataclass(slots=True)
+class Seen:
+    """What a search has read of one hit so far (None: not yet): none of it depends on
+    the fields read or the window, only on the query and the hit's text."""
+
+    stems: frozenset[str] | None = None
+    asks: bool | None = None
+    held: float | None = None
+    named: bool | None = None
+
+
+Memo = dict[str, Seen]
+"""``hit_evidence``'s readings in one search, by hit id: the learned stage reads the
+first fifty hits' names and asks, and the gate the first five's again."""
+
+
 def hit_evidence(
-    query: str,
-    terms: list[str],
+    query: Query,
     items: Sequence[Item | ItemSketch],
     cosines: dict[str, float],
     *,
     reads: frozenset[str] = EVIDENCE,
     window: Window | None = None,
+    memo: Memo | None = None,
 ) -> list[HitEvidence]:
-    """What each of ``items`` (ranked hits of ``query``, whose keyword ``terms`` are given)
-    shows about the query, for the gate; ``cosines`` are the vector streams' scores.
-    ``reads``: the fields of ``EVIDENCE`` to read from the text (the learned ranker reads
-    only those it weighs); the others keep an empty value (names and mentions true,
-    coverage 0, asks false). ``window``: the query's time (``when.read_time``), one
+    """What each of ``items`` (ranked hits of ``query``) shows about the query, for the
+    gate; ``cosines`` are the vector streams' scores. ``reads``: the fields of
+    ``EVIDENCE`` to read from the text (the learned ranker reads only those it weighs);
+    the others keep an empty value (names and mentions true, coverage 0, asks false).
+    ``window``: the query's own time (``query.window``, as the search narrowed it), one
     term of the query, held by a hit that happened in it: a hit's text seldom says it
-    (``_coverage``)."""
+    (``_coverage``). ``memo``: what the search has read of its hits so far, read from
+    and added to (one search: a hit's id is its text)."""
     if not items:
         return []
-    names = query_names(query)
+    names = query.names
     # The names a hit must name: not those of a clause that only sets the question's
-    # scene (``asked_names``); ``mentions`` and the name count read them all.
-    required = asked_names(query, names)
-    content = content_terms(terms, names)
-    said = set(query_terms(window.phrase)) if window is not None else set()
-    untimed = [t for t in content if t not in said]
+    # scene (``terms.asked_names``); ``mentions`` and the name count read them all.
+    required = query.asked_names
+    content = query.content
+    untimed = query.untimed if window is not None else content
     want_names = "names" in reads and bool(required)
     want_mentions = "mentions" in reads and bool(names)
     want_coverage = "coverage" in reads and bool(content)
@@ -176,26 +189,41 @@ def hit_evidence(
     no_other = 1.0 if "coverage" in reads and names and not content else 0.0
     out: list[HitEvidence] = []
     for item in items:
+        seen = None if memo is None else memo.get(item.id)
+        if seen is None:
+            seen = Seen()
+            if memo is not None:
+                memo[item.id] = seen
         text = f"{item.label}\n{item.body}"
-        stems = text_stems(text) if want_names or want_mentions or want_coverage else frozenset()
+        stems: frozenset[str] = frozenset()
+        if want_names or want_mentions or want_coverage:
+            stems = seen.stems = text_stems(text) if seen.stems is None else seen.stems
         conversational = is_conversational(item)
         asks = False
         if "asks" in reads:
-            asks = (
-                only_asks(item.body, content) if conversational else every_sentence_asks(item.body)
-            )
-        held = coverage(names, stems) if want_names or want_mentions else 0.0
+            if seen.asks is None:
+                body = item.body
+                seen.asks = (
+                    only_asks(body, content) if conversational else every_sentence_asks(body)
+                )
+            asks = seen.asks
+        held = 0.0
+        if want_names or want_mentions:
+            held = seen.held = coverage(names, stems) if seen.held is None else seen.held
         named = True
         if want_names:
-            # It names every one of the names it must (``whole``) and speaks of at least one of
-            # them: for a turn, other than by addressing them (a reply that thanks Caroline
-            # names her, but says nothing about what she did; a line that Caroline says
-            # about her listener, "That race sounds great, Mel! You must be proud", is
-            # about Mel). What a turn says of someone is read only when it names them all.
-            whole = held if required is names else coverage(required, stems)
-            named = whole == 1.0 and holds_any(
-                required, _spoken_stems(item.body, text) if conversational else stems
-            )
+            if seen.named is None:
+                # It names every one of the names it must (``whole``) and speaks of at least
+                # one of them: for a turn, other than by addressing them (a reply that thanks
+                # Caroline names her, but says nothing about what she did; a line that
+                # Caroline says about her listener, "That race sounds great, Mel! You must be
+                # proud", is about Mel). What a turn says of someone is read only when it
+                # names them all.
+                whole = held if required == names else coverage(required, stems)
+                seen.named = whole == 1.0 and holds_any(
+                    required, _spoken_stems(item.body, text) if conversational else stems
+                )
+            named = seen.named
         out.append(
             # By position: a frozen dataclass's keywords cost a third more (55 a search).
             HitEvidence(

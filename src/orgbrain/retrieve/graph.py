@@ -19,7 +19,6 @@ nothing that happened after it, and a supersession only if its successor came by
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from ..analysis import STOPWORDS, label_words, stem, text_stems
 from ..context import BrainContext
 from ..errors import InvalidInput
 from ..model import Item, ItemSketch, Statement, StatementType
+from .query import CODE, Query, asked_type
 from .terms import coverage
 
 __all__ = [
@@ -46,8 +46,6 @@ __all__ = [
 
 Mode = Literal["current", "history", "as_of"]
 
-CODE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b")
-"""A ticket- or incident-like code (ACME-1247, INC-42): exact, so keywords find it."""
 MAX_NGRAM = 4
 FUZZY_CANDIDATES = 10
 MENTIONS_READ = 50
@@ -57,11 +55,6 @@ GRAPH_DEPTH = 50
 
 # Words that ask about a thing without saying what: "tell me about Priya".
 _FILLER = frozenset("tell know anything everything something info information".split())
-_ASKS: tuple[tuple[StatementType, re.Pattern[str]], ...] = (
-    ("preference", re.compile(r"\b(prefer\w*|like[sd]?|favou?rite|dislike[sd]?|want[s]?)\b")),
-    ("decision", re.compile(r"\b(decide[sd]?|decision\w*|agree[sd]?|chose|choice)\b")),
-    ("event", re.compile(r"\b(happen\w*|when did|shipped|launched|released|outage)\b")),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,20 +118,10 @@ class Route:
     reason: str
 
 
-def asked_type(query: str) -> StatementType | None:
-    """The statement type a question asks for, if it names one ("what does Priya
-    prefer?" asks for preferences)."""
-    q = query.lower()
-    for type_, pattern in _ASKS:
-        if pattern.search(q):
-            return type_
-    return None
-
-
-def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> GraphMatch:
+def graph_stream(ctx: BrainContext, query: Query, frame: TimeFrame = CURRENT) -> GraphMatch:
     """The graph stream's ranking for ``query``, read with the context's eyes."""
     entities = _named(ctx, query)
-    asked = asked_type(query)
+    asked = query.asked_type
     if not entities:
         return GraphMatch((), (), asked)
     ids = [e.id for e in entities]
@@ -179,11 +162,10 @@ def graph_stream(ctx: BrainContext, query: str, frame: TimeFrame = CURRENT) -> G
     return GraphMatch(tuple(entities), top, asked, {i: support[i] for i in top if i in support})
 
 
-def _unnamed_terms(query: str, entities: Sequence[Item]) -> list[str]:
+def _unnamed_terms(query: Query, entities: Sequence[Item]) -> list[str]:
     """The query's content words that are not the entities' names: what it asks of them."""
     named = {w for e in entities for w in label_words(e.label.casefold())}
-    words = (w.casefold() for w in label_words(query))
-    return [w for w in words if w not in STOPWORDS and w not in named and w not in _FILLER]
+    return [w for w in query.folded if w not in STOPWORDS and w not in named and w not in _FILLER]
 
 
 def _asked_about(s: Statement, rest: Sequence[str], asked: StatementType | None) -> bool:
@@ -198,10 +180,9 @@ def _asked_about(s: Statement, rest: Sequence[str], asked: StatementType | None)
     return coverage([stem(w) for w in rest], words) > 0
 
 
-def _named(ctx: BrainContext, query: str) -> list[Item]:
+def _named(ctx: BrainContext, query: Query) -> list[Item]:
     """Entities the query names: exact canonical n-grams, then fuzzy."""
-    words = label_words(query)
-    lowered = [w.casefold() for w in words]
+    words, lowered = query.words, query.folded
     grams = {
         " ".join(lowered[i : i + n])
         for n in range(1, MAX_NGRAM + 1)
@@ -227,10 +208,10 @@ def _named(ctx: BrainContext, query: str) -> list[Item]:
     return list(found.values())
 
 
-def route(query: str, entities: Sequence[Item], keyword_share: float) -> Route:
+def route(query: Query, entities: Sequence[Item], keyword_share: float) -> Route:
     """Stream weights for ``query``: graph for an entity-anchored query, keywords for an
     exact code, the plan's own balance otherwise."""
-    if CODE.search(query):
+    if query.has_code:
         return Route(max(keyword_share, 0.75), 1.0 if entities else 0.0, "exact code")
     if entities:
         anchored = not _unnamed_terms(query, entities)  # "tell me about Priya"

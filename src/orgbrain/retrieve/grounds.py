@@ -19,7 +19,8 @@ from ..analysis import text_stems
 from ..model import ItemSketch, Verdict
 from .evidence import TIME_SLACK
 from .plan import Gate
-from .terms import asked_names, content_terms, holds_any, query_names, query_terms
+from .query import Query
+from .terms import holds_any
 from .verdict import HitEvidence, Membership, Rule
 from .when import Window
 
@@ -66,7 +67,7 @@ class Grounds:
 
 
 def grounds_of(
-    query: str,
+    query: Query,
     read: Sequence[tuple[ItemSketch, ItemSketch | None]],
     evidence: Sequence[HitEvidence],
     gated: Membership | None,
@@ -155,13 +156,16 @@ def _answer(g: Grounds) -> str:
 
 
 def _read(
-    query: str, item: ItemSketch, ground: Ground, window: Window | None, newer: ItemSketch | None
+    query: Query,
+    item: ItemSketch,
+    ground: Ground,
+    window: Window | None,
+    newer: ItemSketch | None,
 ) -> Grounds:
-    """What ``item`` holds of ``query``: its words, shared and missing, and its names."""
-    names = query_names(query)
-    required = asked_names(query, names)
-    said_time = set(query_terms(window.phrase)) if window is not None else set()
-    asked = [t for t in content_terms(query_terms(query), names) if t not in said_time]
+    """What ``item`` holds of ``query`` (``window``: its time, as the search narrowed
+    it): its words, shared and missing, and its names."""
+    names, required, text = query.names, query.asked_names, query.text
+    asked = query.untimed if window is not None else query.content
     stems = text_stems(f"{item.label}\n{item.body}")
     held = [t for t in asked if holds_any([t], stems)]
     timely = window is not None and not window.askers and window.holds(item.when, TIME_SLACK)
@@ -169,10 +173,10 @@ def _read(
         ground,
         _label(item.label),
         item.storage_class,
-        shared=tuple(_as_written(query, t) for t in held),
-        missing=tuple(_as_written(query, t) for t in asked if t not in held),
-        names=tuple(_as_written(query, n) for n in names if holds_any([n], stems)),
-        unnamed=tuple(_as_written(query, n) for n in required if not holds_any([n], stems)),
+        shared=tuple(_as_written(text, t) for t in held),
+        missing=tuple(_as_written(text, t) for t in asked if t not in held),
+        names=tuple(_as_written(text, n) for n in names if holds_any([n], stems)),
+        unnamed=tuple(_as_written(text, n) for n in required if not holds_any([n], stems)),
         window=window.phrase if timely and window is not None else "",
         replaced_by="" if newer is None else _label(newer.label),
     )

@@ -22,7 +22,8 @@ from dataclasses import replace
 from ..analysis import text_stems
 from ..model import ItemSketch
 from .evidence import TIME_SLACK
-from .terms import coverage, query_terms
+from .query import Query
+from .terms import coverage
 from .when import Window, read_time
 
 __all__ = ["narrow", "timely"]
@@ -30,8 +31,8 @@ __all__ = ["narrow", "timely"]
 
 def timely(item: ItemSketch, window: Window, said: list[str]) -> bool:
     """Whether ``item`` happened in ``window`` (give or take ``TIME_SLACK``), or its text
-    says all of the window's words, ``said`` (``query_terms(window.phrase)``, read once
-    per search: "Two weeks ago we ordered laptops"), and they, read at the item's own
+    says all of the window's words, ``said`` (``Query.time_terms``, read once per
+    search: "Two weeks ago we ordered laptops"), and they, read at the item's own
     date, name a time in the window: a turn of 2022 that says "last week" tells of a
     week of 2022, not of the asker's last week."""
     if window.holds(item.when, TIME_SLACK):
@@ -47,15 +48,15 @@ def timely(item: ItemSketch, window: Window, said: list[str]) -> bool:
 def narrow(
     fused: dict[str, float],
     items: dict[str, ItemSketch],
-    window: Window,
-    terms: list[str],
+    query: Query,
     depth: int,
     weight: float,
     k: int,
 ) -> tuple[dict[str, float], Window]:
-    """The candidates of ``fused`` that are ``timely``, each gaining ``weight / (k +
-    rank)`` in its fused order, with those that are not but whose text holds every one
-    of the query's ``terms`` besides the window's, at their own votes; best first. And
+    """The candidates of ``fused`` that are ``timely`` in ``query``'s window (it has
+    one), each gaining ``weight / (k + rank)`` in its fused order, with those that are
+    not but whose text holds every one of the query's terms besides the window's, at
+    their own votes; best first. And
     the window, marked as not narrowing (a hit's date then holds no term of the
     question) unless at most ``depth`` candidates (the hits the gate reads) are timely.
 
@@ -63,9 +64,11 @@ def narrow(
     dates are not the asker's) leaves them as they were: the gate then reads each hit's
     own words. The asker's time (``Window.askers``: "tomorrow", a time in a clause that
     sets the scene) narrows nothing: the note that answers was written at another time."""
+    window = query.window
+    assert window is not None
     if window.askers:
         return fused, window
-    said = query_terms(window.phrase)
+    said = query.time_terms
     kept = {
         i: f
         for i, f in fused.items()
@@ -76,7 +79,7 @@ def narrow(
     held = len(kept)
     for r, item_id in enumerate(kept, start=1):
         kept[item_id] += weight / (k + r)
-    if rest := [t for t in terms if t not in said]:
+    if rest := [t for t in query.terms if t not in said]:
         kept |= {
             i: f
             for i, f in fused.items()

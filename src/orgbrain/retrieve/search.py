@@ -1,32 +1,33 @@
-"""One search: embed once, run the plan's streams, fuse, freshen, floor, cite."""
+"""One search: read the query once (``Query``), run the plan's streams, fuse, freshen,
+floor; then ``present`` cites what it kept, with what each hit replaced."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..context import BrainContext
 from ..model import ItemSketch, SearchResult, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
-from .belief import belief_of, cite_all, disagreeing
 from .candidate import Candidate, fold_files_into_sections, stream_ranks
-from .evidence import hit_evidence
+from .evidence import Memo, hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
 from .graph import CURRENT, GraphMatch, TimeFrame, graph_stream, route
-from .grounds import Grounds, grounds_of, plain_reason
+from .grounds import Grounds, grounds_of
 from .learned import LinearRanker, features, reorder
 from .narrow import narrow
 from .plan import SearchPlan, Stream
+from .present import Ranked, present
+from .query import Query
 from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
 from .signals import head_signals
 from .succession import below_successors, heirs_support, superseded_yield
-from .terms import query_names, query_terms
 from .topics import freshen_by_topic
 from .verdict import HitEvidence, Membership, apply_floors, membership
-from .when import Window, read_time
+from .when import Window
 
 __all__ = ["Searcher", "Trace"]
 
@@ -52,7 +53,6 @@ class Trace:
 
 @dataclass(frozen=True, slots=True)
 class _Streams:
-    terms: list[str]
     rows: list[list[ScoredId]]
     cosines: dict[str, float]
     graph: GraphMatch
@@ -60,7 +60,9 @@ class _Streams:
     """The plan as the router weighed it for this query."""
     route: str
     window: Window | None = None
-    """The query's time (``when.read_time``), read against the search's reference time."""
+    """The query's time (``Query.window``), as narrowed once the candidates are known."""
+    evidence: Memo = field(default_factory=dict)
+    """What ``hit_evidence`` has read so far in this search."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,7 @@ class _Decision:
 
 class Searcher:
     """Searches one context's workspace as its reader sees it, in named stages:
-    streams -> candidates -> score -> decide -> cite."""
+    streams -> candidates -> score -> decide, then ``present.present`` cites."""
 
     def __init__(self, ctx: BrainContext) -> None:
         self.ctx = ctx
@@ -109,14 +111,35 @@ class Searcher:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         limit = max(1, min(k or plan.k_default, plan.k_max))
-        capped = k is not None and k > plan.k_max
         plan = plan.reading(limit)
+        asked = Query(query, self._now(frame), self._embedding(plan) if plan.uses_vectors else None)
+        ranked, trace = self._rank(asked, plan, limit, kind, evidence_depth, frame, timings)
+        reason = ranked.reason
+        if k is not None and k > plan.k_max:
+            reason = f"{reason}; k {k} capped at {plan.k_max}, the most a search returns"
+        if ranked.rerank.startswith("skipped"):
+            reason = f"{reason}; reranker {ranked.rerank}"
+        ranked = replace(ranked, reason=reason)
+        return present(self.ctx, ranked, frame, timings, t0), trace
+
+    def _rank(
+        self,
+        query: Query,
+        plan: SearchPlan,
+        limit: int,
+        kind: str | None,
+        evidence_depth: int | None,
+        frame: TimeFrame,
+        timings: dict[str, float],
+    ) -> tuple[Ranked, Trace]:
+        """The hits to give, best first, and the verdict on them, before any is read in
+        full: streams -> candidates -> score -> (learned) -> rerank -> decide."""
         found = self._streams(query, plan, timings, frame)
         plan = found.plan
         t = time.perf_counter()
-        candidates, window = self._candidates(found, plan)
+        candidates, window = self._candidates(query, found, plan)
         found = replace(found, window=window)  # as narrowed: the gate reads it so
-        scored = self._score(candidates, plan, kind, frame, query_names(query))
+        scored = self._score(candidates, plan, kind, frame, query)
         timings["fuse"] = _ms(t)
         head: tuple[tuple[str, tuple[float, ...]], ...] = ()
         # The verdict reads the fused order's first hits, which its gate was calibrated
@@ -135,42 +158,27 @@ class Searcher:
             evidence_depth if evidence_depth is not None else plan.gate.depth if plan.gate else 0
         )
         decision = self._decide(query, found, heard, plan, limit, depth, timings)
-        if head:
-            decision = replace(decision, trace=replace(decision.trace, head=head))
-        kept = scored[: decision.keep]
-        t = time.perf_counter()
-        belief = belief_of(self.ctx, kept, frame)
-        timings["statements"] = _ms(t)
-        hits = cite_all(kept, belief, plan, judged.note, noted)
-        verdict, reason = decision.verdict, decision.reason
-        if capped:
-            reason = f"{reason}; k {k} capped at {plan.k_max}, the most a search returns"
-        if judged.note.startswith("skipped"):
-            reason = f"{reason}; reranker {judged.note}"
-        if disagreeing(hits):
-            verdict, reason = "conflict", f"{reason}; the best answers disagree"
-        timings["total"] = _ms(t0)
-        result = SearchResult(
-            query=query,
-            hits=hits,
-            verdict=verdict,
-            reason=reason,
-            why=plain_reason(decision.grounds, verdict),
+        trace = decision.trace if not head else replace(decision.trace, head=head)
+        ranked = Ranked(
+            query=query.text,
+            kept=scored[: decision.keep],
+            verdict=decision.verdict,
+            reason=decision.reason,
+            grounds=decision.grounds,
+            plan=plan,
+            rerank=judged.note,
+            noted=noted,
             top_score=scored[0].score if scored else 0.0,
-            plan=plan.name,
-            timings_ms=timings,
-            mode=frame.mode,
-            as_of=frame.at,
             entities=tuple(e.label for e in found.graph.entities),
             route=found.route,
-            window="" if found.window is None else str(found.window),
+            window=found.window,
         )
-        return result, decision.trace
+        return ranked, trace
 
     # -- stages -------------------------------------------------------------------------
 
     def _streams(
-        self, query: str, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
+        self, query: Query, plan: SearchPlan, timings: dict[str, float], frame: TimeFrame
     ) -> _Streams:
         """The graph first (it tells the router what the query is about), then embed the
         query once and run each of the plan's streams."""
@@ -186,11 +194,7 @@ class Searcher:
                 plan = replace(plan, keyword_share=r.keyword_share, graph_weight=weight)
                 why = r.reason
         t0 = time.perf_counter()
-        terms = query_terms(query)
-        reading = read_time(query, self._now(frame))
-        # The vector is of what the query asks, less its time: no text says "four weeks
-        # ago", and the window does the reading of it (docs/journal.md, issue 17, time).
-        vector = self._embed_query(reading.rest or query, plan) if plan.uses_vectors else None
+        terms, window, vector = query.terms, query.window, query.vector
         timings["embed"] = _ms(t0)
         rows: list[list[ScoredId]] = []
         cosines: dict[str, float] = {}
@@ -204,10 +208,10 @@ class Searcher:
                 for item_id, score in found:  # each id's best: max(score, seen), inlined
                     seen = get(item_id, -1.0)
                     cosines[item_id] = seen if seen > score else score
-        return _Streams(terms, rows, cosines, graph, plan, why, reading.window)
+        return _Streams(rows, cosines, graph, plan, why, window)
 
     def _candidates(
-        self, found: _Streams, plan: SearchPlan
+        self, query: Query, found: _Streams, plan: SearchPlan
     ) -> tuple[list[Candidate], Window | None]:
         """Fuse the streams into one vote per item, load the items, fold files into their
         sections, keep those in the query's time (``narrow``) and credit neighbours; and
@@ -228,9 +232,7 @@ class Searcher:
         window = found.window
         if plan.window_weight > 0 and window is not None:
             depth = plan.gate.depth if plan.gate else plan.k_default
-            fused, window = narrow(
-                fused, items, window, found.terms, depth, plan.window_weight, plan.rrf_k
-            )
+            fused, window = narrow(fused, items, query, depth, plan.window_weight, plan.rrf_k)
         before = fused
         if plan.neighbour_weight > 0 and fused:
             fused = neighbour_boost(fused, self._neighbours(fused, plan), plan.neighbour_weight)
@@ -247,12 +249,13 @@ class Searcher:
         plan: SearchPlan,
         kind: str | None,
         frame: TimeFrame,
-        names: Sequence[str] = (),
+        query: Query,
     ) -> list[Candidate]:
         """Fresher is better: each visible, answerable candidate's vote times its
-        freshness against its own topic (``topics.freshen_by_topic``; ``names``: the query's proper
-        names), best first; in the frame's time, a superseded item below its successor."""
-        now = self._now(frame)
+        freshness at the query's time against its own topic (``topics.freshen_by_topic``,
+        which reads the query's proper names), best first; in the frame's time, a
+        superseded item below its successor."""
+        now = query.now
 
         successors = self.ctx.get_sketches(
             sorted({c.item.superseded_by for c in candidates if c.item and c.item.superseded_by})
@@ -273,13 +276,13 @@ class Searcher:
             heir.fresh = self._freshness(heir.item, now, plan)  # type: ignore[arg-type]
             heir.score = heir.fused * heir.fresh
             scored.append(heir)
-        freshen_by_topic(self.ctx, scored, names)
+        freshen_by_topic(self.ctx, scored, query.names)
         scored.sort(key=lambda c: -c.score)  # stable: equal scores keep the fused order
         return scored if frame.mode == "history" else below_successors(scored)
 
     def _decide(
         self,
-        query: str,
+        query: Query,
         found: _Streams,
         scored: list[Candidate],
         plan: SearchPlan,
@@ -303,23 +306,10 @@ class Searcher:
             said = support.get(c.item_id)
             if c.superseded_by is not None and said and c.superseded_by.id not in support:
                 support[c.superseded_by.id] = f"supersedes a hit that {said}"
-        support |= heirs_support(
-            query, found.terms, found.cosines, found.window, scored[depth:], shown, plan
-        )
-        evidence = [
-            replace(e, graph=support.get(item.id))
-            for e, item in zip(
-                hit_evidence(
-                    query,
-                    found.terms,
-                    shown,
-                    found.cosines,
-                    window=found.window,
-                ),
-                shown,
-                strict=True,
-            )
-        ]
+        memo, window = found.evidence, found.window
+        support |= heirs_support(query, found.cosines, window, scored[depth:], shown, plan, memo)
+        seen = hit_evidence(query, shown, found.cosines, window=window, memo=memo)
+        evidence = [replace(e, graph=support.get(i.id)) for e, i in zip(seen, shown, strict=True)]
         keep, verdict, reason = floored.keep, floored.verdict, floored.reason
         gated: Membership | None = None
         if plan.gate is not None and keep > 0:
@@ -374,12 +364,17 @@ class Searcher:
             floor=plan.freshness_floor,
         )
 
-    def _embed_query(self, query: str, plan: SearchPlan) -> Vector:
-        text = query[: plan.embed_chars]
-        if self._query_embedder is not None:
-            return self._query_embedder.embed_query(text)
-        first: Vector = self.ctx.embedder.embed([text])[0]
-        return first
+    def _embedding(self, plan: SearchPlan) -> Callable[[str], Vector]:
+        """How a query's text becomes its vector under ``plan`` (``Query.vector``)."""
+
+        def embed(text: str) -> Vector:
+            text = text[: plan.embed_chars]
+            if self._query_embedder is not None:
+                return self._query_embedder.embed_query(text)
+            first: Vector = self.ctx.embedder.embed([text])[0]
+            return first
+
+        return embed
 
     def _run_stream(
         self, stream: Stream, terms: list[str], vector: Vector | None, plan: SearchPlan
@@ -397,7 +392,7 @@ class Searcher:
 
     def _learned(
         self,
-        query: str,
+        query: Query,
         found: _Streams,
         scored: list[Candidate],
         ranker: LinearRanker,
@@ -411,11 +406,11 @@ class Searcher:
             query,
             head,
             ranker,
-            found.terms,
             found.cosines,
             found.plan.streams,
             found.rows,
             found.graph.support,
+            found.evidence,
         )
         rows = features(signals, best_keyword)
         order = reorder(ranker, rows)
@@ -428,14 +423,14 @@ class Searcher:
         return out, traced
 
     def _rerank(
-        self, query: str, scored: list[Candidate], frame: TimeFrame
+        self, query: Query, scored: list[Candidate], frame: TimeFrame
     ) -> tuple[list[Candidate], Judged, frozenset[str]]:
         """The first ``rerank.DEPTH`` candidates in the reranker's order, their scores kept
         in the same descending sequence (the floors keep their meaning); what it said;
         and the ids it judged."""
         head = scored[:DEPTH]
         passages = [f"{c.item.label}\n{c.item.body}"[:PASSAGE_CHARS] for c in head if c.item]
-        judged = judge(self.ctx.reranker or BrainOrder(), query, passages)
+        judged = judge(self.ctx.reranker or BrainOrder(), query.text, passages)
         noted = frozenset(c.item_id for c in head)
         if judged.order is None or len(passages) < len(head):
             return scored, judged, noted

@@ -8,30 +8,31 @@ from operator import itemgetter
 
 from ..ports import ScoredId
 from .candidate import Candidate
-from .evidence import EVIDENCE, hit_evidence
+from .evidence import EVIDENCE, Memo, hit_evidence
 from .learned import LinearRanker, Signals
 from .plan import Stream
+from .query import Query
 
 __all__ = ["head_signals"]
 
 
 def head_signals(
-    query: str,
+    query: Query,
     head: list[Candidate],
     ranker: LinearRanker,
-    terms: list[str],
     cosines: dict[str, float],
     streams: Sequence[Stream],
     rows: Sequence[list[ScoredId]],
     support: Mapping[str, str],
+    memo: Memo | None = None,
 ) -> tuple[list[Signals], float | None]:
     """Each ``head`` candidate's signals, and the best keyword score of the search
-    (``terms``, ``cosines``, ``rows`` of ``streams``, the graph's ``support``: what the
-    search's streams found of the query)."""
+    (``cosines``, ``rows`` of ``streams``, the graph's ``support``: what the search's
+    streams found of the query; ``memo``: its evidence read so far)."""
     items = [c.item for c in head if c.item is not None]
     assert len(items) == len(head)
     # Only the evidence the ranker weighs: reading a hit's text is most of the stage.
-    evidence = hit_evidence(query, terms, items, cosines, reads=ranker.reads & EVIDENCE)
+    evidence = hit_evidence(query, items, cosines, reads=ranker.reads & EVIDENCE, memo=memo)
     # Each head candidate's best keyword score, and the best of the search.
     wanted = {c.item_id for c in head}
     keyword: dict[str, float] = {}

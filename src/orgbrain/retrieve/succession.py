@@ -7,9 +7,10 @@ import re
 
 from ..model import ItemSketch
 from .candidate import Candidate
-from .evidence import hit_evidence
+from .evidence import Memo, hit_evidence
 from .graph import TimeFrame
 from .plan import SearchPlan
+from .query import Query
 from .verdict import membership
 from .when import Window
 
@@ -68,19 +69,19 @@ def below_successors(scored: list[Candidate]) -> list[Candidate]:
 
 
 def heirs_support(
-    query: str,
-    terms: list[str],
+    query: Query,
     cosines: dict[str, float],
     window: Window | None,
     below: list[Candidate],
     shown: list[ItemSketch],
     plan: SearchPlan,
+    memo: Memo | None = None,
 ) -> dict[str, str]:
     """A superseded hit that its demotion pushed out of the gate's view still answers the
     question its successor now answers ("two approving reviews before merge", then "we're
     dropping to a single approving review"): the successor, when shown, speaks for it
-    when the gate would have let the older hit through (``terms``, ``cosines``,
-    ``window``: what the search's streams found of the query)."""
+    when the gate would have let the older hit through (``cosines``, ``window``: what
+    the search's streams found of the query; ``memo``: its evidence read so far)."""
     if plan.gate is None:
         return {}
     ids = {i.id for i in shown}
@@ -88,7 +89,7 @@ def heirs_support(
     if not older:
         return {}
     sketches = [c.item for c in older if c.item]
-    evidence = hit_evidence(query, terms, sketches, cosines, window=window)
+    evidence = hit_evidence(query, sketches, cosines, window=window, memo=memo)
     out: dict[str, str] = {}
     for c, e in zip(older, evidence, strict=True):
         heir = c.superseded_by.id if c.superseded_by else ""

@@ -83,16 +83,20 @@ def asking_start(query: str) -> int:
     return starts[-1] if starts else 0
 
 
-def asked_names(query: str, names: list[str] | None = None) -> list[str]:
+def asked_names(
+    query: str, names: list[str] | None = None, *, start: int | None = None
+) -> list[str]:
     """The proper names of ``query`` (``names``, default ``query_names(query)``) that a
-    hit must name: those of its asking clause. A question that sets its scene in a clause
+    hit must name: those of its asking clause (from ``start``, default
+    ``asking_start(query)``). A question that sets its scene in a clause
     of its own before asking ("flying Berlin to San Francisco next month, am I allowed to
     book business?", "our Figma subscription renews next month, who do I send the quote
     to?") asks the clause after the comma; the names before it say whose case it is, and
     the note that answers (the travel policy, who owns vendor contracts) need not name
     them. A question without such a clause needs all of its names."""
     names = query_names(query) if names is None else names
-    start = asking_start(query) if names else 0
+    if start is None:
+        start = asking_start(query) if names else 0
     if not start:
         return names
     asked = set(query_names(query[start:]))

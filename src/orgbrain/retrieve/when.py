@@ -332,10 +332,11 @@ _RULES: tuple[tuple[re.Pattern[str], Read], ...] = (
 _SINCE = re.compile(r"(?:^|\s)since\s+$", re.I)
 
 
-def read_time(query: str, now: datetime) -> TimeReading:
+def read_time(query: str, now: datetime, *, asking: Callable[[], int] | None = None) -> TimeReading:
     """The first time expression of ``query`` as a window relative to ``now`` (naive
     means UTC), and the query without it; ``TimeReading(None, query)`` when it names no
-    time. "since X" runs from X's start to the end of today."""
+    time. "since X" runs from X's start to the end of today. ``asking``: where the
+    query's asking clause begins, when its reader has it (``terms.asking_start``)."""
     ref = (now if now.tzinfo is not None else now.replace(tzinfo=UTC)).astimezone(UTC)
     best: tuple[tuple[int, int], re.Match[str], tuple[datetime, datetime]] | None = None
     for pattern, read in _RULES:
@@ -358,7 +359,8 @@ def read_time(query: str, now: datetime) -> TimeReading:
         end = max(end, _midnight(ref.date() + timedelta(days=1)))
     phrase = " ".join(query[lo : m.end()].split())
     rest = " ".join(f"{query[:lo]} {query[m.end() :]}".split())
-    window = Window(start, end, phrase, ahead=start > ref, scene=_in_scene(query, lo, m.end()))
+    scene = _in_scene(query, lo, m.end(), asking)
+    window = Window(start, end, phrase, ahead=start > ref, scene=scene)
     return TimeReading(window, re.sub(r"\s+([?.!,;:])", r"\1", rest))
 
 
@@ -370,11 +372,11 @@ _SCENE_WORDS = 4
 _WORD = re.compile(r"\w[\w'\u2019-]*")
 
 
-def _in_scene(query: str, lo: int, hi: int) -> bool:
+def _in_scene(query: str, lo: int, hi: int, asked: Callable[[], int] | None) -> bool:
     """Whether the time read at ``query[lo:hi]`` lies in a clause that only sets the
     question's scene (``terms.asking_start``), not at the question's start, beside at
     least ``_SCENE_WORDS`` other words of that clause (``Window.scene``)."""
-    asking = asking_start(query)
+    asking = asking_start(query) if asked is None else asked()
     if not asking or hi > asking or not query[:lo].strip():
         return False
     return len(_WORD.findall(f"{query[:lo]} {query[hi:asking]}")) >= _SCENE_WORDS
