@@ -15,9 +15,15 @@ from ..context import BrainContext
 from ..extraction.predicates import CHANGE
 from ..model import Item, Statement
 
-__all__ = ["KIN_READ", "kin_statements", "same_wording", "words"]
+__all__ = ["KIN_READ", "kin_statements", "norm", "same_wording", "words"]
 
 FILLER = frozenset({"the", "a", "an", "our", "its", "their"})
+
+
+def norm(value: str) -> str:
+    """``value`` as two statements' objects are compared: case-folded, spaces single, no
+    surrounding punctuation."""
+    return " ".join(value.casefold().split()).strip(" .,;:!\"'")
 
 
 def words(text: str) -> frozenset[str]:

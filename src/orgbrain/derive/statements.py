@@ -48,19 +48,17 @@ from ..extraction import Claim
 from ..extraction.context import apart_in_kind, context_of
 from ..extraction.documents import LINKS
 from ..extraction.predicates import (
-    GONE_WORDS,
-    HELD_BY_PEOPLE,
-    LEFT_THE_ORG,
     REPLACEABLE,
 )
 from ..extraction.qualifiers import other_records, told_apart
 from ..extraction.states import a_state
-from ..graph import entity_for, normalise_value, rekey_around
+from ..graph import entity_for, rekey_around
 from ..ids import new_id
 from ..model import ByteRange, Edge, Evidence, Item, Statement
-from .changes import kin_statements, same_wording, words
+from .changes import kin_statements, norm, same_wording
 from .disagreement import disagree
 from .documents import settle_link
+from .gone import gone_after, left, named_elsewhere, retire
 
 __all__ = [
     "CONFLICT_WINDOW",
@@ -104,10 +102,6 @@ class Recorded:
     born_superseded_by: str | None = None
     conflicts: tuple[str, ...] = ()
     items_superseded: tuple[str, ...] = ()
-
-
-def norm(value: str) -> str:
-    return " ".join(value.casefold().split()).strip(" .,;:!\"'")
 
 
 def evidence_range(item: Item, start: int, end: int) -> ByteRange | None:
@@ -266,8 +260,8 @@ def _settle(
         elif single and old.current and disagree(old, new, ctx.get_many([old.item_id, item.id])):
             store.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
-    superseded += _retire(ctx, new) + _named_elsewhere(ctx, new) + _left(ctx, new)
-    gone = _gone_after(ctx, new)
+    superseded += retire(ctx, new) + named_elsewhere(ctx, new) + left(ctx, new)
+    gone = gone_after(ctx, new)
     if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
         successor = gone
     if successor is not None:
@@ -318,103 +312,6 @@ def _other_settings(ctx: BrainContext, old: Statement, new: Statement) -> bool:
             states=states,
         )
     )
-
-
-RETIRED = frozenset(GONE_WORDS)
-"""A status that says its subject is gone ("Status: decommissioned")."""
-
-
-def _retires(s: Statement) -> bool:
-    """Whether ``s`` says its subject is gone: retired (a status or a dated event) or
-    replaced by something else."""
-    if s.type not in ("fact", "decision", "event"):
-        return False
-    return s.predicate in ("retired", "replaced_by") or (
-        s.predicate == "status" and norm(s.object) in RETIRED
-    )
-
-
-def _retire(ctx: BrainContext, new: Statement) -> list[Statement]:
-    """A thing that is gone is no longer what anything uses, runs on or is: end the
-    current ``REPLACEABLE`` statements in its scope whose object is that thing and that
-    held before ``new``."""
-    return _end_naming(ctx, new, REPLACEABLE) if _retires(new) else []
-
-
-def _left(ctx: BrainContext, new: Statement) -> list[Statement]:
-    """Whoever left the organisation ("Dana has left", "Dario left the company") no
-    longer owns or answers for anything: end the current owner, backup owner and contact
-    statements in its scope that name that person and held before. Leaving a meeting, a
-    rotation or a team ends nothing."""
-    if new.type != "event" or new.predicate != "left" or not LEFT_THE_ORG.match(new.object):
-        return []
-    return _end_naming(ctx, new, HELD_BY_PEOPLE)
-
-
-def _end_naming(ctx: BrainContext, new: Statement, predicates: frozenset[str]) -> list[Statement]:
-    """End the current statements of ``predicates`` whose object is ``new``'s subject, in
-    its scope, that held before it; superseded by ``new``."""
-    store, ws = ctx.store, ctx.workspace
-    ended: list[Statement] = []
-    for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
-        if (
-            old.predicate in predicates
-            and old.id != new.id
-            and old.scope == new.scope
-            and old.valid_from <= new.valid_from
-            and store.end_statement(ws, old.id, new.valid_from, new.id)
-        ):
-            ended.append(old)
-    return ended
-
-
-_SEVERAL = re.compile(r"\band\b|\bas well as\b|[,;&+/]", re.IGNORECASE)
-"""A sentence that lists several things ("for the nightly reports and the billing
-exports") may still hold for the others: a replacement under another subject leaves it."""
-
-
-def _named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
-    """A named replacement ("We moved checkout deploys from Jenkins to GitHub Actions")
-    also ends a current use of the named thing stated under another subject, when that
-    statement's own sentence holds every word of the new one's subject ("The checkout
-    team uses Jenkins for deploys."): one slot, worded around another head noun. The
-    object must be the named entity, the sentence must say the subject in full ("we moved
-    payments reporting from Postgres" leaves "the payments API uses Postgres") and list
-    nothing else ("uses Airflow for the nightly reports and the billing exports" stays)."""
-    if not new.replaces or new.predicate not in REPLACEABLE:
-        return []
-    subject = words(new.subject)
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    named = store.entities_named(ws, [normalise_value(new.replaces)], vis)
-    if not subject or not named:
-        return []
-    ended: list[Statement] = []
-    for old in store.statements(ws, vis, object_ids=[e.id for e in named], current=True):
-        if (
-            old.predicate in REPLACEABLE
-            and old.subject_id != new.subject_id
-            and old.scope == new.scope
-            and old.valid_from <= new.valid_from
-            and subject <= words(old.text)
-            and not _SEVERAL.search(old.text)
-            and store.end_statement(ws, old.id, new.valid_from, new.id)
-        ):
-            ended.append(old)
-    return ended
-
-
-def _gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
-    """The mirror of ``_retire``: a use of a thing that arrives late, dated no later than
-    the thing's retirement, is born superseded by the first such retirement."""
-    if new.predicate not in REPLACEABLE or new.object_id is None or not new.current:
-        return None
-    store, ws = ctx.store, ctx.workspace
-    after = [
-        s
-        for s in store.statements(ws, ctx.visibility, subject_ids=[new.object_id])
-        if _retires(s) and s.scope == new.scope and s.valid_from >= new.valid_from
-    ]
-    return min(after, key=lambda s: s.valid_from, default=None)
 
 
 def supersede_item(
