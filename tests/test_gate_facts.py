@@ -24,6 +24,7 @@ from orgbrain.model import Item, Origin
 from orgbrain.ports import Embedder
 from orgbrain.retrieve import query_terms
 from orgbrain.retrieve.evidence import every_sentence_asks, hit_evidence
+from orgbrain.retrieve.plan import get_plan
 from orgbrain.retrieve.terms import coverage
 from orgbrain.settings import Settings
 
@@ -149,6 +150,44 @@ def test_eval_facts_command(
     )
     assert table.exit_code == 0, table.output
     assert "| hybrid |" in table.stdout and "| tuned-z |" in table.stdout
+
+
+def test_a_set_in_another_language_reports_its_english_questions_apart(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    rows = [
+        {"fact": "d1", "form": "sentence", "text": "Die Kantine ist ab 11:15 Uhr geöffnet."},
+        {"fact": "d2", "form": "label", "text": "Datenbank: PostgreSQL 16"},
+        {"question": "Wann öffnet die Kantine?", "answers": ["d1"]},
+        {"question": "Welche Datenbanken nutzen wir?", "answers": ["d2"]},
+        {"question": "When does the canteen open?", "answers": ["d1"], "lang": "en"},
+        {"question": "Wie lautet das WLAN-Passwort?", "answers": []},
+        {"question": "What is the wifi password?", "answers": [], "lang": "en"},
+    ]
+    file = tmp_path / "facts_de.jsonl"
+    file.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    data = load_facts(file)
+    assert [q.lang for q in data.questions] == [None, None, "en", None, "en"]
+    out = tmp_path / "rows.jsonl"
+    report = run_facts(data, (get_plan("tuned-z"),), embedder, out=out)
+    (scores,) = report.plans
+    assert {"recall@3", "false_silence:asked-en", "recall@3:asked-en"} <= set(scores.metrics)
+    assert "false_speech:asked-en" in scores.metrics
+    assert report.info["questions:asked-en"] == 2
+    assert [json.loads(line)["lang"] for line in out.read_text().splitlines()][2] == "en"
+    with pytest.raises(InvalidInput, match="lang"):
+        file.write_text(json.dumps({**rows[0]}) + "\n" + json.dumps({**rows[2], "lang": 3}))
+        load_facts(file)
+
+
+def test_a_german_question_is_held_by_the_german_note_that_answers_it() -> None:
+    """The question's stopwords go ("welche", "nutzen", "wir"), and its words are stemmed
+    as German on both sides: "Datenbanken" meets "Datenbank"."""
+    query = "Welche Datenbanken nutzen wir zurzeit?"
+    note = _item("Datenbank: PostgreSQL 16", "note")
+    assert query_terms(query) == ["datenbanken"]
+    (seen,) = hit_evidence(query, query_terms(query), [note], {})
+    assert seen.coverage == 1.0
 
 
 def test_fact_sets_are_checked(tmp_path: Path, embedder: Embedder) -> None:

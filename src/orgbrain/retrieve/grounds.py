@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ..analysis import text_stems
+from ..analysis import detect_language, text_stems
 from ..model import ItemSketch, Verdict
 from .evidence import TIME_SLACK
 from .plan import Gate
@@ -162,8 +162,9 @@ def _read(
     required = asked_names(query, names)
     said_time = set(query_terms(window.phrase)) if window is not None else set()
     asked = [t for t in content_terms(query_terms(query), names) if t not in said_time]
-    stems = text_stems(f"{item.label}\n{item.body}")
-    held = [t for t in asked if holds_any([t], stems)]
+    lang = detect_language(query)  # both sides stemmed alike, as the gate does (evidence)
+    stems = text_stems(f"{item.label}\n{item.body}", lang)
+    held = [t for t in asked if holds_any([t], stems, lang)]
     timely = window is not None and not window.askers and window.holds(item.when, TIME_SLACK)
     return Grounds(
         ground,
@@ -171,8 +172,8 @@ def _read(
         item.storage_class,
         shared=tuple(_as_written(query, t) for t in held),
         missing=tuple(_as_written(query, t) for t in asked if t not in held),
-        names=tuple(_as_written(query, n) for n in names if holds_any([n], stems)),
-        unnamed=tuple(_as_written(query, n) for n in required if not holds_any([n], stems)),
+        names=tuple(_as_written(query, n) for n in names if holds_any([n], stems, lang)),
+        unnamed=tuple(_as_written(query, n) for n in required if not holds_any([n], stems, lang)),
         window=window.phrase if timely and window is not None else "",
         replaced_by="" if newer is None else _label(newer.label),
     )
