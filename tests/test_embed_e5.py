@@ -112,3 +112,24 @@ def test_reembed_moves_a_minilm_brain_to_e5_from_the_command_line(
     with Brain.open(tmp_path / "b", embedder=e5) as brain:
         hits = brain.search("Who owns the billing service?", plan="dense").hits
         assert hits[0].item.body == notes[0]
+
+
+GERMAN_NOTES = (
+    "Die Reisekosten rechnet bei uns Sabine Krüger aus der Buchhaltung ab.",
+    "Das Sommerfest findet am 18. Juli auf dem Parkplatz hinter Halle 4 statt.",
+    "Neue Mitarbeitende bekommen ihren Laptop am ersten Tag von der IT-Abteilung.",
+    "Die Kantine ist montags bis freitags von 11:15 bis 13:45 Uhr geöffnet.",
+)
+
+
+def test_an_english_question_finds_the_german_note_with_the_plan_as_shipped(
+    tmp_path: Path, e5: E5Embedder
+) -> None:
+    """No keyword stream can find a note in another language, so the floor that asks for
+    both kinds of stream would keep the brain silent however near the vector."""
+    with Brain.open(tmp_path / "b", embedder=e5) as brain:
+        notes = [brain.add_note(text) for text in GERMAN_NOTES]
+        result = brain.search("When is the canteen open?")
+        assert result.hits and result.hits[0].item.id == notes[3].id, result.reason
+        german = brain.search("Wann hat die Kantine geöffnet?")
+        assert german.hits and german.hits[0].item.id == notes[3].id, german.reason

@@ -28,5 +28,9 @@ def detect_language(text: str) -> str:
         for code, language in LANGUAGES.items():
             if w in language.stopwords:
                 hits[code] += 1
+    if not any(hits.values()):
+        lowered = text.lower()
+        for code, language in LANGUAGES.items():
+            hits[code] = sum(lowered.count(c) for c in language.letters)
     # A tie goes to the default: another language must out-count English to win it.
     return max(hits, key=lambda code: (hits[code], code == DEFAULT_LANGUAGE))

@@ -11,9 +11,9 @@ from ..analysis import (
     STOPWORDS,
     WORD,
     detect_language,
+    get_language,
     key_terms,
     stem,
-    stopwords,
 )
 
 __all__ = [
@@ -37,7 +37,7 @@ _CALENDAR = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday""".split()
 )
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(]\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(\u00bf\u00a1]\s*)$")  # "¿Quién", "¡Hola"
 
 
 def is_code(word: str) -> bool:
@@ -48,16 +48,19 @@ def is_code(word: str) -> bool:
 
 def query_names(query: str, *, max_names: int = 8) -> list[str]:
     """Lower-cased proper names in ``query``: capitalised words not opening a sentence,
-    not stopwords, calendar words or codes (``is_code``), possessives dropped
-    ("Caroline's" -> "caroline").
+    not stopwords (English's or the query's language's), calendar words or codes
+    (``is_code``), possessives dropped ("Caroline's" -> "caroline"); none in a language
+    that capitalises more than names (``Language.names_by_case``).
 
     A question about a named thing is only answered by text that names it. Codes stay
     ordinary terms: text spells them too many ways ("4-PBA" / "4-phenylbutyrate",
     "UK" / "United Kingdom", "NIH 3T3" / "3T3 fibroblasts") for their absence to mean
     the text is about something else.
     """
-    # The query's own stopwords too: a German "Sie" or "Ihr" mid-sentence is no name.
-    own = stopwords(detect_language(query))
+    language = get_language(detect_language(query))
+    if not language.names_by_case:
+        return []  # every German noun has a capital: no name can be told by it
+    own = language.stopwords  # "Quién" after "¿" is no name either
     seen: dict[str, None] = {}
     for match in WORD.finditer(query):
         word = match.group(0)
