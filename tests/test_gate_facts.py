@@ -213,6 +213,22 @@ def test_the_shipped_dev_set() -> None:
     }
 
 
+@pytest.mark.parametrize("lang", ["de", "fr", "es"])
+def test_the_shipped_sets_in_other_languages(lang: str) -> None:
+    """Shipped in the package (its data glob): a facts set with questions asked in
+    English, and a living set."""
+    from importlib import resources
+
+    from orgbrain.evals.living import load_cases
+
+    data = resources.files("orgbrain.evals").joinpath("data")
+    facts = load_facts(Path(str(data.joinpath(f"facts_{lang}.jsonl"))))
+    english = [q for q in facts.questions if q.lang == "en"]
+    assert len(facts.facts) >= 40 and len(english) >= 20
+    assert sum(1 for q in english if q.answers) >= 20
+    assert len(load_cases(Path(str(data.joinpath(f"living_{lang}.jsonl"))))) >= 20
+
+
 def test_a_word_and_its_plural_share_a_stem() -> None:
     for forms in (
         ("escalate", "escalates", "escalated", "escalating"),
