@@ -4,7 +4,9 @@ Function words are most of any sentence ("der", "und", "ist"; "le", "et", "est";
 "y", "es"), and every language analysis knows has its list of them already, so counting
 hits needs no model and no new data. Ties, and texts with no hit at all (a label, a
 name, a code), go to the default language, English: its analysis is what every text got
-before there were others, so a text too short to tell keeps it.
+before there were others, so a text too short to tell keeps it. (Telling a label by the
+letters only one language writes, "ä", "ñ", was tried and dropped: names carry accents,
+and "Release manager: Tomás Ortega" read as Spanish.)
 """
 
 from __future__ import annotations
@@ -28,9 +30,5 @@ def detect_language(text: str) -> str:
         for code, language in LANGUAGES.items():
             if w in language.stopwords:
                 hits[code] += 1
-    if not any(hits.values()):
-        lowered = text.lower()
-        for code, language in LANGUAGES.items():
-            hits[code] = sum(lowered.count(c) for c in language.letters)
     # A tie goes to the default: another language must out-count English to win it.
     return max(hits, key=lambda code: (hits[code], code == DEFAULT_LANGUAGE))

@@ -29,9 +29,6 @@ class Language:
     elided: re.Pattern[str] | None = None
     """An elided word glued to the next by an apostrophe ("l'équipe", "qu'il"), which
     ``stem`` and ``key_terms`` take off: the word after it is the one that says something."""
-    letters: frozenset[str] = frozenset()
-    """Letters it writes that the other known languages do not (German "ä", Spanish
-    "ñ"): what tells a text with no stopword in it, a label ("Prüfstand: Halle 3")."""
     names_by_case: bool = True
     """Whether a capital letter inside a sentence marks a name. Not in German, which
     capitalises every noun: "Wann ist der nächste Gabelstaplerkurs?" names no one."""
@@ -41,25 +38,9 @@ _FRENCH_ELIDED = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)['\u201
 
 LANGUAGES = {
     "en": Language("en", english.STOPWORDS, english.SUFFIXES, english.FILLERS),
-    "de": Language(
-        "de",
-        german.STOPWORDS,
-        german.SUFFIXES,
-        german.FILLERS,
-        letters=frozenset("äöüß"),
-        names_by_case=False,
-    ),
-    "fr": Language(
-        "fr",
-        french.STOPWORDS,
-        french.SUFFIXES,
-        french.FILLERS,
-        _FRENCH_ELIDED,
-        letters=frozenset("àâçèêëîïôœùû"),
-    ),
-    "es": Language(
-        "es", spanish.STOPWORDS, spanish.SUFFIXES, spanish.FILLERS, letters=frozenset("áíñóú¿¡")
-    ),
+    "de": Language("de", german.STOPWORDS, german.SUFFIXES, german.FILLERS, names_by_case=False),
+    "fr": Language("fr", french.STOPWORDS, french.SUFFIXES, french.FILLERS, _FRENCH_ELIDED),
+    "es": Language("es", spanish.STOPWORDS, spanish.SUFFIXES, spanish.FILLERS),
 }
 
 
