@@ -11,6 +11,7 @@ from orgbrain.analysis import (
     LANGUAGES,
     STOPWORDS,
     Language,
+    detect_language,
     key_terms,
     label_words,
     letter_words,
@@ -93,7 +94,9 @@ def test_stopwords_are_chosen_by_language_defaulting_to_english() -> None:
     ],
 )
 def test_an_unknown_language_is_a_clear_error(call: Callable[[], object]) -> None:
-    with pytest.raises(Unsupported, match=r"no text analysis for language 'xx' \(known: en\)"):
+    with pytest.raises(
+        Unsupported, match=r"no text analysis for language 'xx' \(known: de, en, es, fr\)"
+    ):
         call()
 
 
@@ -103,3 +106,38 @@ def test_a_language_is_data(monkeypatch: pytest.MonkeyPatch) -> None:
     assert stem("fietsen", "nl") == "fiets"
     assert stopwords("nl") == {"de", "het"}
     assert key_terms("de fietsen tegenwoordig", language="nl") == ["fietsen"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Wer ist für das Onboarding zuständig?", "de"),
+        ("Quelle base de données utilisons-nous ?", "fr"),
+        ("¿Qué base de datos usamos?", "es"),
+        ("Who owns the payments service?", "en"),
+        ("Support hours: 08:00-18:00 CET", "en"),  # "cet" is French, but CET is a code
+        ("Figma", "en"),  # nothing to tell by: the default
+        ("Release manager: Tomás Ortega", "en"),  # a name's accent tells nothing
+    ],
+)
+def test_a_text_is_read_in_the_language_whose_stopwords_it_uses(text: str, code: str) -> None:
+    assert detect_language(text) == code
+
+
+def test_key_terms_drop_the_stopwords_of_the_language_the_text_is_in() -> None:
+    assert key_terms("Wer ist zurzeit für das Onboarding zuständig?") == [
+        "onboarding",
+        "zuständig",
+    ]
+    assert key_terms("Qui gère l'équipe de support en ce moment ?") == ["gère", "équipe", "support"]
+    assert key_terms("¿Quién lleva las nóminas actualmente?") == ["lleva", "nóminas"]
+
+
+def test_stems_meet_across_inflections_and_accents_in_each_language() -> None:
+    assert stem("Datenbanken", "de") == stem("Datenbank", "de") == stem("datenbank")
+    assert stem("Prüfungen", "de") == stem("Prufung", "de")
+    assert stem("l'équipe", "fr") == stem("équipes", "fr") == stem("equipe", "fr")
+    assert stem("reuniones", "es") == stem("reunión", "es")
+    assert stem("Straße", "de") == stem("strasse", "de")
+    assert text_stems("Die Datenbanken laufen über Jürgen.") >= {"datenbank", "uber"}
+    assert topic_words("Wir nutzen die Datenbanken") == {"datenbank"}

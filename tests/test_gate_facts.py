@@ -23,6 +23,7 @@ from orgbrain.evals import load_facts, run_facts
 from orgbrain.model import Item, Origin
 from orgbrain.ports import Embedder
 from orgbrain.retrieve.evidence import every_sentence_asks, hit_evidence
+from orgbrain.retrieve.plan import get_plan
 from orgbrain.retrieve.query import Query
 from orgbrain.retrieve.terms import coverage
 from orgbrain.settings import Settings
@@ -154,6 +155,45 @@ def test_eval_facts_command(
     assert "| hybrid |" in table.stdout and "| tuned-z |" in table.stdout
 
 
+def test_a_set_in_another_language_reports_its_english_questions_apart(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    rows = [
+        {"fact": "d1", "form": "sentence", "text": "Die Kantine ist ab 11:15 Uhr geöffnet."},
+        {"fact": "d2", "form": "label", "text": "Datenbank: PostgreSQL 16"},
+        {"question": "Wann öffnet die Kantine?", "answers": ["d1"]},
+        {"question": "Welche Datenbanken nutzen wir?", "answers": ["d2"]},
+        {"question": "When does the canteen open?", "answers": ["d1"], "lang": "en"},
+        {"question": "Wie lautet das WLAN-Passwort?", "answers": []},
+        {"question": "What is the wifi password?", "answers": [], "lang": "en"},
+    ]
+    file = tmp_path / "facts_de.jsonl"
+    file.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    data = load_facts(file)
+    assert [q.lang for q in data.questions] == [None, None, "en", None, "en"]
+    out = tmp_path / "rows.jsonl"
+    report = run_facts(data, (get_plan("tuned-z"),), embedder, out=out)
+    (scores,) = report.plans
+    assert {"recall@3", "false_silence:asked-en", "recall@3:asked-en"} <= set(scores.metrics)
+    assert "false_speech:asked-en" in scores.metrics
+    assert report.info["questions:asked-en"] == 2
+    assert [json.loads(line)["lang"] for line in out.read_text().splitlines()][2] == "en"
+    with pytest.raises(InvalidInput, match="lang"):
+        file.write_text(json.dumps({**rows[0]}) + "\n" + json.dumps({**rows[2], "lang": 3}))
+        load_facts(file)
+
+
+def test_a_german_question_is_held_by_the_german_note_that_answers_it() -> None:
+    """The question's stopwords go ("welche", "nutzen", "wir"), and its words are stemmed
+    as German on both sides: "Datenbanken" meets "Datenbank"."""
+    query = "Welche Datenbanken nutzen wir zurzeit?"
+    note = _item("Datenbank: PostgreSQL 16", "note")
+    q = Query(query, AT)
+    assert q.terms == ["datenbanken"]
+    (seen,) = hit_evidence(q, [note], {})
+    assert seen.coverage == 1.0
+
+
 def test_fact_sets_are_checked(tmp_path: Path, embedder: Embedder) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
@@ -175,6 +215,22 @@ def test_the_shipped_dev_set() -> None:
     assert {"sentence", "label", "bullet", "handbook", "runbook", "decision"} <= {
         f.form for f in data.facts
     }
+
+
+@pytest.mark.parametrize("lang", ["de", "fr", "es"])
+def test_the_shipped_sets_in_other_languages(lang: str) -> None:
+    """Shipped in the package (its data glob): a facts set with questions asked in
+    English, and a living set."""
+    from importlib import resources
+
+    from orgbrain.evals.living import load_cases
+
+    data = resources.files("orgbrain.evals").joinpath("data")
+    facts = load_facts(Path(str(data.joinpath(f"facts_{lang}.jsonl"))))
+    english = [q for q in facts.questions if q.lang == "en"]
+    assert len(facts.facts) >= 40 and len(english) >= 20
+    assert sum(1 for q in english if q.answers) >= 20
+    assert len(load_cases(Path(str(data.joinpath(f"living_{lang}.jsonl"))))) >= 20
 
 
 def test_a_word_and_its_plural_share_a_stem() -> None:

@@ -14,10 +14,10 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.errors import InvalidInput
-from orgbrain.extraction import PatternExtractor
 from orgbrain.evals import living_loo
 from orgbrain.evals.judge_fit import Bag, fit, leave_one_out, measure
 from orgbrain.evals.living_loo import loo_json, run_loo
+from orgbrain.extraction import PatternExtractor
 from orgbrain.judge import (
     JUDGE_VERSION,
     SIGNALS,

@@ -45,7 +45,8 @@ def make_embedder(settings: Settings) -> Embedder:
 
     ``minilm`` is all-MiniLM-L6-v2 in numpy (the default); ``minilm-torch`` the same model
     through sentence-transformers (same vectors, ~10 s more CPU to start, needs torch);
-    ``openai`` any OpenAI-compatible server.
+    ``openai`` any OpenAI-compatible server; ``e5`` multilingual-e5-small (4-bit, the
+    ``e5`` extra), for brains not in English alone.
     """
     if settings.embedder == "minilm":
         from .adapters.embed_minilm import MiniLMEmbedder
@@ -55,6 +56,10 @@ def make_embedder(settings: Settings) -> Embedder:
         from .adapters.embed_minilm_torch import TorchMiniLMEmbedder
 
         return TorchMiniLMEmbedder()
+    if settings.embedder == "e5":
+        from .adapters.embed_e5 import E5Embedder
+
+        return E5Embedder()
     if settings.embedder == "openai":
         from .adapters.embed_http import OpenAIEmbedder
 
@@ -66,7 +71,7 @@ def make_embedder(settings: Settings) -> Embedder:
             settings.embed_url, settings.embed_model, api_key=settings.embed_api_key
         )
     raise InvalidInput(
-        f"unknown embedder {settings.embedder!r}: use minilm, minilm-torch or openai"
+        f"unknown embedder {settings.embedder!r}: use minilm, minilm-torch, e5 or openai"
     )
 
 

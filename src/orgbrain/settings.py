@@ -39,7 +39,7 @@ class Settings:
     workspace: str = "default"
     max_file_bytes: int = 100 * 1024 * 1024
     embed_batch: int = 100
-    embedder: str = "minilm"  # "minilm" (numpy), "minilm-torch" or "openai"
+    embedder: str = "minilm"  # "minilm" (numpy), "minilm-torch", "e5" or "openai"
     embed_url: str | None = None
     embed_model: str | None = None
     embed_api_key: str | None = None

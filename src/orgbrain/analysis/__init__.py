@@ -2,18 +2,20 @@
 
 Below everything that reads text (``extraction``, ``derive``, ``retrieve``, ``graph``),
 so that deriving statements never reaches into search for its words. Each language is
-data (``languages.py``); English is the default and, for now, the only one.
+data (``languages.py``): English (the default), German, French and Spanish; which one a
+text is in is read from the text itself (``detect.py``).
 """
 
 from __future__ import annotations
 
+from .detect import detect_language
+from .keys import key_terms
 from .languages import DEFAULT_LANGUAGE, LANGUAGES, Language, get_language
 from .stem import stem, text_stems, topic_words
 from .stopwords import STOPWORDS, stopwords
 from .words import (
     LETTER_WORD,
     WORD,
-    key_terms,
     label_words,
     letter_words,
     plain_words,
@@ -27,6 +29,7 @@ __all__ = [
     "STOPWORDS",
     "WORD",
     "Language",
+    "detect_language",
     "get_language",
     "key_terms",
     "label_words",

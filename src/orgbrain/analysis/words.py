@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import re
 
-from .languages import DEFAULT_LANGUAGE, get_language
-
 __all__ = [
     "LETTER_WORD",
     "WORD",
-    "key_terms",
     "label_words",
     "letter_words",
     "plain_words",
@@ -49,18 +46,3 @@ def letter_words(text: str) -> list[str]:
 def plain_words(text: str) -> list[str]:
     """The runs of letters and digits in ``text``, as written."""
     return _PLAIN_WORD.findall(text)
-
-
-def key_terms(text: str, *, max_terms: int = 32, language: str = DEFAULT_LANGUAGE) -> list[str]:
-    """Lower-cased distinct words of ``text`` minus the language's stopwords and filler
-    phrases, in order of appearance: what a keyword search for it looks for."""
-    lang = get_language(language)
-    seen: dict[str, None] = {}
-    for match in WORD.finditer(lang.fillers.sub(" ", text).lower()):
-        word = match.group(0).replace("\u2019", "'")
-        if word in lang.stopwords or (len(word) < 2 and not word.isdigit()):
-            continue
-        seen.setdefault(word, None)
-        if len(seen) >= max_terms:
-            break
-    return list(seen)

@@ -8,6 +8,7 @@ wrong.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -254,7 +255,8 @@ def judge(ctx: click.Context, write: bool, as_json: bool) -> None:
 
     paths = living_sets()
     kit.progress(f"{len(paths)} living sets; loading the embedder")
-    bags = load_all(paths, kit.embedder_factory(kit.settings_of(ctx)))
+    embedder = kit.embedder_factory(kit.settings_of(ctx))
+    bags = load_all(paths, embedder)
     per_set = leave_one_out(bags)
     n = sum(m["changes"] for m in per_set.values())
     c = sum(m["controls"] for m in per_set.values())
@@ -268,7 +270,7 @@ def judge(ctx: click.Context, write: bool, as_json: bool) -> None:
         "false_supersession": round(false / max(1, c), 3),
     }
     if write:
-        weights = fit(bags)
+        weights = replace(fit(bags), embedder=embedder.name)
         summary["written"] = str(write_shipped(weights, [p.stem for p in paths]))
         summary["fitted"] = measure(bags, weights)
     lines = [

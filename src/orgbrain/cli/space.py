@@ -18,7 +18,7 @@ __all__ = ["COMMANDS", "reembed"]
 @click.option(
     "--to",
     "to",
-    type=click.Choice(["minilm", "minilm-torch", "openai"]),
+    type=click.Choice(["minilm", "minilm-torch", "e5", "openai"]),
     required=True,
     help="The embedder to move to.",
 )

@@ -12,16 +12,20 @@ a user gets:
 - ``recall_shipped``: share of answerable questions with an answering fact among the hits;
 - ``false_speech``: share of questions with no answer in the set that got hits;
 - ``recall@5``: share with an answering fact in the top 5 of the deep, unfloored ranking
-  (the ranking alone, as the other evals measure it).
+  (the ranking alone, as the other evals measure it); ``recall@3`` in its top 3.
 
-Each of the first two also per form of the (first) answering fact, ``false_silence:label``.
+Each of the first two also per form of the (first) answering fact, ``false_silence:label``,
+and every figure but speed again for the questions asked in another language than the
+facts are written in, ``false_silence:asked-en`` (a question's ``"lang"``).
 
 A fact set is JSONL, one object a line: a fact, ``{"fact": ID, "form": FORM, "text":
 TEXT}``, or a question, ``{"question": TEXT, "answers": [ID, ...]}`` (an empty list: the
 set holds no answer, so the brain should stay silent). A fact may say when it happened,
 ``"at": ISO date`` (its note's ``occurred_at``), and a question when it is asked,
 ``"asked": ISO date-time`` (the brain's clock for it: what "last week" means); both are
-UTC unless they name a zone (``data/facts_dated.jsonl``). ``load_facts()`` with no path reads
+UTC unless they name a zone (``data/facts_dated.jsonl``). A question of a set in another
+language may say it is asked in English, ``"lang": "en"``: an English question must find
+the German note that answers it (``data/facts_de.jsonl``). ``load_facts()`` with no path reads
 the development set shipped with the package (``data/facts_dev.jsonl``).
 """
 
@@ -34,6 +38,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 from ..brain import Brain, NoteInput
 from ..errors import InvalidInput, NotFound
@@ -63,6 +68,7 @@ FACTS_COLUMNS = (
     "false_silence",
     "recall_shipped",
     "recall@5",
+    "recall@3",
     "false_speech",
     "search_p50_ms",
 )
@@ -87,6 +93,8 @@ class FactQuestion:
     answers: tuple[str, ...]
     asked: datetime | None = None
     """When it is asked (the brain's clock: what "last week" means), when the set says."""
+    lang: str | None = None
+    """The language it is asked in, when the set says (``"en"`` in a German set)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +123,15 @@ def _row(name: str, lineno: int, raw: object) -> Fact | FactQuestion:
         raise InvalidInput(f"{where}: expected a fact or a question")
     if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
         raise InvalidInput(f"{where}: answers must be a list of fact ids")
-    return FactQuestion(question.strip(), tuple(answers), _date(where, raw.get("asked")))
+    lang = raw.get("lang")
+    if lang is not None and not (isinstance(lang, str) and lang.strip()):
+        raise InvalidInput(f'{where}: lang must be a language code such as "en"')
+    return FactQuestion(
+        question.strip(),
+        tuple(answers),
+        _date(where, raw.get("asked")),
+        lang.strip() if isinstance(lang, str) else None,
+    )
 
 
 def _date(where: str, raw: object) -> datetime | None:
@@ -185,29 +201,51 @@ def _fact_ids(hits: Sequence[Hit]) -> list[str]:
     return [h.item.source_key[n:] for h in hits if h.item.source_key.startswith(KEY_PREFIX)]
 
 
+class _Asked(NamedTuple):
+    """One answerable question's outcome."""
+
+    form: str
+    lang: str | None
+    silent: bool
+    answered: bool
+    top5: bool
+    top3: bool
+
+
 @dataclass
 class _Tally:
-    """One plan's outcomes: per answerable question (silent, answered, ranked) by form."""
+    """One plan's outcomes: per answerable question (``_Asked``), and per unanswerable
+    one whether it spoke; each by the language it was asked in when the set says."""
 
-    answerable: list[tuple[str, bool, bool, bool]] = field(default_factory=list)
-    spoke: list[bool] = field(default_factory=list)
+    answerable: list[_Asked] = field(default_factory=list)
+    spoke: list[tuple[str | None, bool]] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
 
     def metrics(self) -> dict[str, float]:
-        m: dict[str, float] = {}
-        rows = self.answerable
-        if rows:
-            m["false_silence"] = mean(float(silent) for _, silent, _, _ in rows)
-            m["recall_shipped"] = mean(float(answered) for _, _, answered, _ in rows)
-            m["recall@5"] = mean(float(ranked) for _, _, _, ranked in rows)
-        if self.spoke:
-            m["false_speech"] = mean(float(s) for s in self.spoke)
+        m = _shares(self.answerable, [s for _, s in self.spoke])
         m["search_p50_ms"] = percentile(self.latencies, 50)
-        for form in dict.fromkeys(form for form, _, _, _ in rows):
-            mine = [r for r in rows if r[0] == form]
-            m[f"false_silence:{form}"] = mean(float(r[1]) for r in mine)
-            m[f"recall_shipped:{form}"] = mean(float(r[2]) for r in mine)
+        for form in dict.fromkeys(r.form for r in self.answerable):
+            mine = [r for r in self.answerable if r.form == form]
+            m[f"false_silence:{form}"] = mean(float(r.silent) for r in mine)
+            m[f"recall_shipped:{form}"] = mean(float(r.answered) for r in mine)
+        langs = {r.lang for r in self.answerable} | {lang for lang, _ in self.spoke}
+        for lang in sorted(lang for lang in langs if lang is not None):
+            rows = [r for r in self.answerable if r.lang == lang]
+            spoke = [s for q, s in self.spoke if q == lang]
+            m.update({f"{k}:asked-{lang}": v for k, v in _shares(rows, spoke).items()})
         return m
+
+
+def _shares(rows: Sequence[_Asked], spoke: Sequence[bool]) -> dict[str, float]:
+    m: dict[str, float] = {}
+    if rows:
+        m["false_silence"] = mean(float(r.silent) for r in rows)
+        m["recall_shipped"] = mean(float(r.answered) for r in rows)
+        m["recall@5"] = mean(float(r.top5) for r in rows)
+        m["recall@3"] = mean(float(r.top3) for r in rows)
+    if spoke:
+        m["false_speech"] = mean(float(s) for s in spoke)
+    return m
 
 
 def _run_plan(
@@ -223,16 +261,18 @@ def _run_plan(
         hits = _fact_ids(shipped.hits)
         form = data.form_of(q)
         if form is None:
-            tally.spoke.append(bool(hits))
+            tally.spoke.append((q.lang, bool(hits)))
         else:
             answered = any(a in hits for a in q.answers)
-            in_top = any(a in ranked for a in q.answers)
-            tally.answerable.append((form, not hits, answered, in_top))
+            top5 = any(a in ranked for a in q.answers)
+            top3 = any(a in ranked[:3] for a in q.answers)
+            tally.answerable.append(_Asked(form, q.lang, not hits, answered, top5, top3))
         rows.append(
             {
                 "question": q.question,
                 "answers": list(q.answers),
                 "form": form,
+                "lang": q.lang,
                 "plan": plan.name,
                 "hits": hits,
                 "silent": not hits,
@@ -286,6 +326,10 @@ def run_facts(
         "questions_answerable": sum(forms.values()),
         "questions_unanswerable": sum(1 for q in data.questions if not q.answers),
         **{f"questions:{form}": n for form, n in forms.items()},
+        **{
+            f"questions:asked-{lang}": sum(1 for q in data.questions if q.lang == lang)
+            for lang in sorted({q.lang for q in data.questions if q.lang is not None})
+        },
         "index_s": built.index_s,
     }
     return EvalReport(

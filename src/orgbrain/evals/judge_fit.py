@@ -258,6 +258,7 @@ def weights_json(w: Weights, sets: Sequence[str]) -> str:
     return json.dumps(
         {
             "version": JUDGE_VERSION,
+            "embedder": w.embedder,
             "fitted_on": list(sets),
             "bias": round(w.bias, 6),
             "threshold": round(w.threshold, 6),

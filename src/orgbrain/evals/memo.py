@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..ports import Embedder, QueryEmbedder, Vector
+from ..ports import Embedder, PrefixedEmbedder, QueryEmbedder, Vector
 
 __all__ = ["QueryMemo"]
 
@@ -34,6 +34,12 @@ class QueryMemo:
     @property
     def dim(self) -> int:
         return self._inner.dim
+
+    @property
+    def prefixes(self) -> tuple[str, str]:
+        """The inner embedder's, so that a brain records the same space through the memo."""
+        inner = self._inner
+        return inner.prefixes if isinstance(inner, PrefixedEmbedder) else ("", "")
 
     def reset_clock(self) -> None:
         """Start counting a new search's embedding time."""

@@ -75,6 +75,9 @@ class Weights:
     threshold: float
     projection: Projection | None = None
     version: str = JUDGE_VERSION
+    embedder: str = ""
+    """The model whose vectors the weights were fitted on (its cosines and projections
+    mean nothing in another's space); "" when not recorded."""
 
     def logit(self, s: dict[str, float]) -> float:
         return self.bias + sum(w * s.get(k, 0.0) for k, w in self.weights.items())
@@ -139,6 +142,7 @@ def from_json(raw: dict[str, object], projection: Projection | None = None) -> W
         threshold=float(str(raw["threshold"])),
         projection=projection,
         version=str(raw.get("version", JUDGE_VERSION)),
+        embedder=str(raw.get("embedder", "")),
     )
 
 

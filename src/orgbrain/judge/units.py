@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from ..analysis import STOPWORDS, text_stems
+from ..analysis import detect_language, stopwords, text_stems
 from ..extraction.cues import CUE, planned, temporary
 from ..extraction.named import names_in
 from ..extraction.qualifiers import qualifiers
@@ -131,6 +131,8 @@ def _lexicons() -> dict[str, re.Pattern[str]]:
 def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
     values = tuple(values_of(text))
     names = tuple(n for n in names_in(text) if not any(_over(n, v) for v in values))
+    lang = detect_language(text)  # its stems, context's too, and stopwords in one language
+    stop = stopwords(lang)
     return JUnit(
         start=start,
         end=end,
@@ -140,9 +142,9 @@ def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
         values=values,
         names=names,
         context=context,
-        stems=text_stems(mask(text, (*values, *names), blank=True)),
-        tokens=frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in STOPWORDS),
-        context_stems=text_stems(context),
+        stems=text_stems(mask(text, (*values, *names), blank=True), lang),
+        tokens=frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in stop),
+        context_stems=text_stems(context, lang),
         qualified=qualifiers(f"{context} {text}"),
         cues={
             "change": bool(CUE.search(text)),

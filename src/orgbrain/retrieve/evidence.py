@@ -176,6 +176,9 @@ def hit_evidence(
     and added to (one search: a hit's id is its text)."""
     if not items:
         return []
+    # A hit's words are stemmed as the query's are, in the query's language, so that both
+    # sides strip the same suffixes ("Datenbanken" meets "Datenbank").
+    lang = query.lang
     names = query.names
     # The names a hit must name: not those of a clause that only sets the question's
     # scene (``terms.asked_names``); ``mentions`` and the name count read them all.
@@ -197,7 +200,7 @@ def hit_evidence(
         text = f"{item.label}\n{item.body}"
         stems: frozenset[str] = frozenset()
         if want_names or want_mentions or want_coverage:
-            stems = seen.stems = text_stems(text) if seen.stems is None else seen.stems
+            stems = seen.stems = text_stems(text, lang) if seen.stems is None else seen.stems
         conversational = is_conversational(item)
         asks = False
         if "asks" in reads:
@@ -209,7 +212,7 @@ def hit_evidence(
             asks = seen.asks
         held = 0.0
         if want_names or want_mentions:
-            held = seen.held = coverage(names, stems) if seen.held is None else seen.held
+            held = seen.held = coverage(names, stems, lang) if seen.held is None else seen.held
         named = True
         if want_names:
             if seen.named is None:
@@ -219,16 +222,20 @@ def hit_evidence(
                 # Caroline says about her listener, "That race sounds great, Mel! You must be
                 # proud", is about Mel). What a turn says of someone is read only when it
                 # names them all.
-                whole = held if required == names else coverage(required, stems)
+                whole = held if required == names else coverage(required, stems, lang)
                 seen.named = whole == 1.0 and holds_any(
-                    required, _spoken_stems(item.body, text) if conversational else stems
+                    required,
+                    _spoken_stems(item.body, text, lang) if conversational else stems,
+                    lang,
                 )
             named = seen.named
         out.append(
             # By position: a frozen dataclass's keywords cost a third more (55 a search).
             HitEvidence(
                 named,
-                _coverage(content, stems, untimed, item, window) if want_coverage else no_other,
+                _coverage(content, stems, untimed, item, window, lang)
+                if want_coverage
+                else no_other,
                 cosines.get(item.id),
                 asks,
                 None,
@@ -245,8 +252,9 @@ def _coverage(
     untimed: list[str],
     item: Item | ItemSketch,
     window: Window | None,
+    lang: str,
 ) -> float:
-    """``coverage(content, stems)``, where the query's time (the terms of ``content``
+    """``coverage(content, stems, lang)``, where the query's time (the terms of ``content``
     not in ``untimed``) is one term, however many words said it ("four weeks ago" is
     one, not three), held by a hit that happened in the ``window`` (give or take
     ``TIME_SLACK``) or whose text says all of its words. The asker's time
@@ -258,21 +266,21 @@ def _coverage(
     the question must be held by the hit's own words ("on call", "payments"), or, when
     nothing is, the hit's time answers it ("what happened yesterday?")."""
     if window is None or len(untimed) == len(content):
-        return coverage(content, stems)
+        return coverage(content, stems, lang)
     said = [t for t in content if t not in untimed]
-    timely = coverage(said, stems) == 1.0 or (
+    timely = coverage(said, stems, lang) == 1.0 or (
         not window.askers and window.holds(item.when, TIME_SLACK)
     )
     if not window.narrows and not window.askers:
-        return coverage(untimed, stems) if untimed else float(timely)
+        return coverage(untimed, stems, lang) if untimed else float(timely)
     if window.askers and not timely:
-        return coverage(untimed, stems) if untimed else 0.0
-    held = coverage(untimed, stems) * len(untimed) if untimed else 0.0
+        return coverage(untimed, stems, lang) if untimed else 0.0
+    held = coverage(untimed, stems, lang) * len(untimed) if untimed else 0.0
     return (held + timely) / (len(untimed) + 1)
 
 
 @lru_cache(maxsize=1 << 13)
-def _spoken_stems(body: str, text: str) -> frozenset[str]:
+def _spoken_stems(body: str, text: str, lang: str) -> frozenset[str]:
     """The stems of what a turn (its ``body``; ``text``: its label and body) says of
     someone: ``spoken_to``'s line or the whole text, less the names it addresses."""
-    return text_stems(without_vocatives(spoken_to(body) or text))
+    return text_stems(without_vocatives(spoken_to(body) or text), lang)

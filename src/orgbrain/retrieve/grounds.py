@@ -166,8 +166,9 @@ def _read(
     it): its words, shared and missing, and its names."""
     names, required, text = query.names, query.asked_names, query.text
     asked = query.untimed if window is not None else query.content
-    stems = text_stems(f"{item.label}\n{item.body}")
-    held = [t for t in asked if holds_any([t], stems)]
+    lang = query.lang  # both sides stemmed alike, as the gate does (evidence)
+    stems = text_stems(f"{item.label}\n{item.body}", lang)
+    held = [t for t in asked if holds_any([t], stems, lang)]
     timely = window is not None and not window.askers and window.holds(item.when, TIME_SLACK)
     return Grounds(
         ground,
@@ -175,8 +176,8 @@ def _read(
         item.storage_class,
         shared=tuple(_as_written(text, t) for t in held),
         missing=tuple(_as_written(text, t) for t in asked if t not in held),
-        names=tuple(_as_written(text, n) for n in names if holds_any([n], stems)),
-        unnamed=tuple(_as_written(text, n) for n in required if not holds_any([n], stems)),
+        names=tuple(_as_written(text, n) for n in names if holds_any([n], stems, lang)),
+        unnamed=tuple(_as_written(text, n) for n in required if not holds_any([n], stems, lang)),
         window=window.phrase if timely and window is not None else "",
         replaced_by="" if newer is None else _label(newer.label),
     )

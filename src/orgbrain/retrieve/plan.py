@@ -15,6 +15,7 @@ from .learned_model import LEARNED
 __all__ = [
     "DEFAULT_PLAN",
     "K_MAX",
+    "ONE_KIND_FLOOR",
     "PLANS",
     "Fusion",
     "Gate",
@@ -182,7 +183,7 @@ def _at_least(depth: int | None, limit: int) -> int | None:
 
 # One kind of stream can give a hit at most 1/61 (rank 1, k 60): its floor is half the
 # two-kind floor, so that a top hit of the one kind can clear it.
-_ONE_KIND_FLOOR = 0.01
+ONE_KIND_FLOOR = 0.01
 # One verdict for every kind of data (docs/journal.md, issue 17, "Issue 17, the verdict
 # (2026-12-05 session 2)" and "Issue 17: the verdict with organisation questions that
 # have no answer"): the point of the trade-off curve, measured on five kinds of dev data
@@ -210,8 +211,8 @@ _CONVEX_Z = replace(_CONVEX, name="convex-z", normalise="zscore", per_stream=500
 PLANS: dict[str, SearchPlan] = {
     # Plain six-stream RRF: the ablation baseline.
     "hybrid": SearchPlan("hybrid"),
-    "bm25": SearchPlan("bm25", streams=_streams("keyword"), floor_abs=_ONE_KIND_FLOOR),
-    "dense": SearchPlan("dense", streams=_streams("vector"), floor_abs=_ONE_KIND_FLOOR),
+    "bm25": SearchPlan("bm25", streams=_streams("keyword"), floor_abs=ONE_KIND_FLOOR),
+    "dense": SearchPlan("dense", streams=_streams("vector"), floor_abs=ONE_KIND_FLOOR),
     # Each later improvement, one plan each, every one adding to the one before.
     "convex": _CONVEX,
     "convex-next": replace(_CONVEX, name="convex-next", neighbour_weight=0.3),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
-from ..analysis import label_words
+from ..analysis import detect_language, label_words
 from ..model import StatementType
 from ..ports import Vector
 from .terms import asked_names, asking_start, content_terms, query_names, query_terms
@@ -56,6 +56,12 @@ class Query:
     text: str
     now: datetime
     embed: Callable[[str], Vector] | None = field(default=None, repr=False)
+
+    @cached_property
+    def lang(self) -> str:
+        """The language it is written in (``analysis.detect_language``): a hit's words are
+        stemmed in it, so both sides strip the same suffixes."""
+        return detect_language(self.text)
 
     @cached_property
     def terms(self) -> list[str]:

@@ -12,6 +12,7 @@ from ..context import BrainContext
 from ..model import ItemSketch, SearchResult, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
 from .candidate import Candidate, fold_files_into_sections, stream_ranks
+from .crosslingual import fused_floor
 from .evidence import Memo, hit_evidence
 from .freshness import age_days, freshness
 from .fuse import convex, neighbour_boost, rrf
@@ -294,7 +295,7 @@ class Searcher:
         floored = apply_floors(
             [c.score for c in scored],
             best_fused=max((c.fused for c in scored), default=0.0),
-            floor_abs=plan.floor_abs,
+            floor_abs=fused_floor(query.lang, scored, plan.floor_abs),
             floor_rel=plan.floor_rel,
             k=limit,
         )

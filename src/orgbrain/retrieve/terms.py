@@ -6,7 +6,15 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..analysis import STOPWORDS, WORD, key_terms, stem
+from ..analysis import (
+    DEFAULT_LANGUAGE,
+    STOPWORDS,
+    WORD,
+    detect_language,
+    get_language,
+    key_terms,
+    stem,
+)
 
 __all__ = [
     "asked_names",
@@ -29,7 +37,7 @@ _CALENDAR = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday""".split()
 )
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(]\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(\u00bf\u00a1]\s*)$")  # "¿Quién", "¡Hola"
 
 
 def is_code(word: str) -> bool:
@@ -40,14 +48,19 @@ def is_code(word: str) -> bool:
 
 def query_names(query: str, *, max_names: int = 8) -> list[str]:
     """Lower-cased proper names in ``query``: capitalised words not opening a sentence,
-    not stopwords, calendar words or codes (``is_code``), possessives dropped
-    ("Caroline's" -> "caroline").
+    not stopwords (English's or the query's language's), calendar words or codes
+    (``is_code``), possessives dropped ("Caroline's" -> "caroline"); none in a language
+    that capitalises more than names (``Language.names_by_case``).
 
     A question about a named thing is only answered by text that names it. Codes stay
     ordinary terms: text spells them too many ways ("4-PBA" / "4-phenylbutyrate",
     "UK" / "United Kingdom", "NIH 3T3" / "3T3 fibroblasts") for their absence to mean
     the text is about something else.
     """
+    language = get_language(detect_language(query))
+    if not language.names_by_case:
+        return []  # every German noun has a capital: no name can be told by it
+    own = language.stopwords  # "Quién" after "¿" is no name either
     seen: dict[str, None] = {}
     for match in WORD.finditer(query):
         word = match.group(0)
@@ -56,7 +69,7 @@ def query_names(query: str, *, max_names: int = 8) -> list[str]:
         if is_code(re.sub(r"['\u2019]s$", "", word)):
             continue
         name = re.sub(r"['\u2019]s$", "", word.lower())
-        if name in STOPWORDS or name in _CALENDAR or len(name) < 2:
+        if name in STOPWORDS or name in own or name in _CALENDAR or len(name) < 2:
             continue
         seen.setdefault(name, None)
         if len(seen) >= max_names:
@@ -115,11 +128,13 @@ def _joined(stems: frozenset[str]) -> str:
     return "\n" + "\n".join(stems)
 
 
-def holds_any(terms: Sequence[str], stems: frozenset[str]) -> bool:
-    """Whether ``coverage(terms, stems)`` is above 0, without counting the rest."""
+def holds_any(
+    terms: Sequence[str], stems: frozenset[str], language: str = DEFAULT_LANGUAGE
+) -> bool:
+    """Whether ``coverage(terms, stems, language)`` is above 0, without counting the rest."""
     joined = None
     for term in terms:
-        t = stem(term)
+        t = stem(term, language)
         if t in stems:
             return True
         if len(t) >= 3:
@@ -129,16 +144,18 @@ def holds_any(terms: Sequence[str], stems: frozenset[str]) -> bool:
     return False
 
 
-def coverage(terms: list[str], stems: frozenset[str]) -> float:
+def coverage(terms: list[str], stems: frozenset[str], language: str = DEFAULT_LANGUAGE) -> float:
     """Share of ``terms`` whose stem is in ``stems``, or (three letters or more) is a
-    prefix of one of them (a nickname, a longer form); 1.0 for no terms."""
+    prefix of one of them (a nickname, a longer form); 1.0 for no terms. ``language``
+    stems the terms; ``stems`` must be a text's stems in the same one (``text_stems(text,
+    language)``), so that both sides strip the same suffixes."""
     if not terms:
         return 1.0
     # One loop, no helper a term: a search's learned stage makes ~270 of these tests.
     held = 0
     joined = None
     for term in terms:
-        t = stem(term)
+        t = stem(term, language)
         if t in stems:
             held += 1
         elif len(t) >= 3:

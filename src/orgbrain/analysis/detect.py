@@ -1,0 +1,34 @@
+"""Which language a text is in, cheaply: the known language whose stopwords it uses most.
+
+Function words are most of any sentence ("der", "und", "ist"; "le", "et", "est"; "el",
+"y", "es"), and every language analysis knows has its list of them already, so counting
+hits needs no model and no new data. Ties, and texts with no hit at all (a label, a
+name, a code), go to the default language, English: its analysis is what every text got
+before there were others, so a text too short to tell keeps it. (Telling a label by the
+letters only one language writes, "ä", "ñ", was tried and dropped: names carry accents,
+and "Release manager: Tomás Ortega" read as Spanish.)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .languages import DEFAULT_LANGUAGE, LANGUAGES
+from .words import words
+
+__all__ = ["detect_language"]
+
+
+@lru_cache(maxsize=1 << 14)
+def detect_language(text: str) -> str:
+    """The code of the known language ``text`` is most likely in (``LANGUAGES``)."""
+    hits = dict.fromkeys(LANGUAGES, 0)
+    for word in words(text):
+        if sum(c.isupper() for c in word) >= 2:
+            continue  # a code or an acronym ("CET", "API"), not a word of the sentence
+        w = word.lower().replace("\u2019", "'")
+        for code, language in LANGUAGES.items():
+            if w in language.stopwords:
+                hits[code] += 1
+    # A tie goes to the default: another language must out-count English to win it.
+    return max(hits, key=lambda code: (hits[code], code == DEFAULT_LANGUAGE))
