@@ -13,9 +13,12 @@ from .plan import Gate
 
 __all__ = ["Floored", "HitEvidence", "Membership", "Rule", "apply_floors", "membership"]
 
-Rule = Literal["matches", "close_alone", "some_name", "graph", "no_hits", "unmatched"]
+Rule = Literal[
+    "matches", "close_alone", "some_name", "graph", "no_hits", "unmatched", "answers", "unanswered"
+]
 """Which of the gate's rules decided (``membership``): one that let a hit speak, or why
-none did (no hits at all, or none of them matched)."""
+none did (no hits at all, or none of them matched); or the answerability judge's
+verdict (``answer_verdict``): a hit answers, or none does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +89,14 @@ class HitEvidence:
 class Membership(NamedTuple):
     """The gate's decision: whether it speaks, why with its numbers (for the turn log and
     ``--json``), and which hit (its index among the evidence) and rule decided, from which
-    ``retrieve.grounds`` says why in words."""
+    ``retrieve.grounds`` says why in words; ``lacks``: the kind of value the question
+    asks for that the closest hit does not hold, when the judge kept silent for it."""
 
     speak: bool
     reason: str
     hit: int | None
     rule: Rule
+    lacks: str = ""
 
 
 def membership(evidence: Sequence[HitEvidence], gate: Gate) -> Membership:
