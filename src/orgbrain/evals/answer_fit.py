@@ -27,7 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from ..ports import TokenEmbedder, TokenVectors
-from ..retrieve.answerable import FEATURES, AnswerWeights, features, passage_lines
+from ..retrieve.answerable import (
+    FEATURES,
+    AnswerWeights,
+    features,
+    passage_lines,
+    with_leads,
+)
 from ..retrieve.verdict import HitEvidence
 from .answer_data import Asked
 
@@ -45,7 +51,7 @@ L2 = 1.0
 NEAR_WEIGHT = 0.3
 """How much a candidate that does not answer a question with an answer weighs as a
 negative, beside a candidate of a question without one."""
-MAX_SILENCE = 0.03
+MAX_SILENCE = 0.05
 """The false silence the threshold allows on each training set."""
 
 
@@ -89,10 +95,12 @@ def examples_of(
         if len(seen) > 20_000:
             seen.clear()
         (query,) = embedder.embed_tokens([a.question])
-        rows = [
-            features(a.question, query, c.text, [seen[t] for t in lines], _evidence(c.gate))
-            for c, lines in zip(a.candidates, texts, strict=True)
-        ]
+        rows = with_leads(
+            [
+                features(a.question, query, c.text, [seen[t] for t in lines], _evidence(c.gate))
+                for c, lines in zip(a.candidates, texts, strict=True)
+            ]
+        )
         x = np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
         y = np.array([c.answers for c in a.candidates], dtype=bool)
         out.append(Example(a.set, a.group, a.answerable, a.spoke, x, y))

@@ -12,19 +12,16 @@ from ..ports import TokenEmbedder
 from .answerable import (
     FEATURES,
     AnswerWeights,
-    asked_type,
     features,
     judge,
     passage_lines,
     shipped_answer_weights,
+    with_leads,
 )
 from .plan import Gate
 from .verdict import HitEvidence, Membership, membership
 
-__all__ = ["TYPE_WORDS", "decide", "judge_membership", "passage_text"]
-
-TYPE_WORDS = {"person": "person", "time": "date or time", "number": "number"}
-"""How a reason names the kind of value a question asks for."""
+__all__ = ["decide", "judge_membership", "passage_text"]
 
 
 def passage_text(item: ItemSketch) -> str:
@@ -66,10 +63,12 @@ def judge_membership(
     unique = list(dict.fromkeys(line for ls in lines for line in ls))
     query_vec, *vecs = embedder.embed_tokens([query, *unique])
     read = dict(zip(unique, vecs, strict=True))
-    xs = [
-        features(query, query_vec, text, [read[line] for line in ls], e)
-        for text, ls, (_, e) in zip(texts, lines, top, strict=True)
-    ]
+    xs = with_leads(
+        [
+            features(query, query_vec, text, [read[line] for line in ls], e)
+            for text, ls, (_, e) in zip(texts, lines, top, strict=True)
+        ]
+    )
     j = judge(xs, weights)
     assert j.best is not None
     p = j.probabilities[j.best]
@@ -77,13 +76,11 @@ def judge_membership(
     if j.speak:
         why = f"judge: hit {j.best + 1} answers (p {p:.2f} >= {weights.threshold:.2f}; {said})"
         return Membership(True, why, j.best, "answers")
-    asked = asked_type(query)
-    lacks = TYPE_WORDS[asked] if asked is not None and j.signals["type_missing"] else ""
     why = (
         f"judge: no hit answers (best, hit {j.best + 1}: p {p:.2f} < "
         f"{weights.threshold:.2f}; {said})"
     )
-    return Membership(False, why, None, "unanswered", lacks)
+    return Membership(False, why, None, "unanswered")
 
 
 _SHOWN = frozenset({"cosine", "line_cos", "maxsim", "type_missing", "rare_cov"})

@@ -12,11 +12,17 @@ reads with the signals that can (``FEATURES``):
 - ``maxsim`` and ``maxsim_min``: each of the question's word pieces (its stopwords and
   punctuation left out) matched to its closest token of the passage, in the model's
   last layer (MiniLM's token vectors): the mean and the worst of those matches;
-- ``type_missing``: the question asks for a kind of value (who: a person; when: a date
-  or a time; how many, how much: a number) and the passage holds none of that kind
-  (``extraction.shorthand.values_of``, ``extraction.named.names_in``);
+- ``line_maxsim``: the same mean within the one line that matches best (a line that
+  answers holds the question's words together, a near note has them scattered);
+- ``typed``: the question asks for a kind of value (who: a person; when: a date or a
+  time; how many, how much: a number); ``type_missing``: it does, and the passage holds
+  none of that kind (``held_types``: ``extraction.shorthand.values_of`` and
+  ``extraction.named.names_in``, with months, years, relative days, numbers in words and
+  capitalised words beside them);
 - ``rare_cov``: the share of the question's names and rare words (those the model's
-  vocabulary splits into pieces, and numbers) the passage holds.
+  vocabulary splits into pieces, and numbers) the passage holds;
+- ``lead_*``: for the cosines and token matches, how far the candidate is above the
+  best of the others the verdict reads (``with_leads``).
 
 A logistic model over them, its weights learned by ``evals.answer_fit`` and shipped in
 ``answer_weights.json``, scores each candidate; the search speaks when the best score
@@ -46,16 +52,20 @@ from .verdict import HitEvidence
 
 __all__ = [
     "FEATURES",
+    "OWN",
+    "TYPE_WORDS",
     "AnswerWeights",
     "Judged",
     "asked_type",
     "features",
     "held_types",
+    "lacking",
     "passage_lines",
     "shipped_answer_weights",
+    "with_leads",
 ]
 
-FEATURES = (
+OWN = (
     "cosine",
     "coverage",
     "names",
@@ -64,9 +74,17 @@ FEATURES = (
     "line_cos",
     "maxsim",
     "maxsim_min",
+    "line_maxsim",
+    "typed",
     "type_missing",
     "rare_cov",
 )
+"""What ``features`` reads of one candidate alone."""
+LEADS = ("cosine", "line_cos", "maxsim", "line_maxsim")
+"""Signals also read as a lead: how far a candidate is above the best of the others (a
+passage that answers stands out; where nothing answers, the near ones are alike)."""
+FEATURES = OWN + tuple(f"lead_{f}" for f in LEADS)
+"""What the judge weighs: ``OWN`` and the ``LEADS`` (``with_leads``)."""
 MAX_LINES = 24
 """A passage is read on its first lines: the rest costs model time and seldom answers."""
 
@@ -109,6 +127,21 @@ _NUMBER = re.compile(
     r"|dozen|hundred|thousand|million|once|twice|half)\b"
 )
 _CAPITAL = re.compile(r"(?<![\w@])[A-Z][\w'-]+|@\w+")
+_WORD = re.compile(r"[\w'-]+")
+
+
+TYPE_WORDS = {"person": "person", "time": "date or time", "number": "number"}
+"""How a reason names each kind of value a question may ask for."""
+
+
+def lacking(question: str, passage: str) -> str:
+    """The kind of value ``question`` asks for, in ``TYPE_WORDS``, when ``passage``
+    holds none of it; else ``""``."""
+    asked = asked_type(question)
+    said = frozenset(w.casefold() for w in _WORD.findall(question))
+    if asked is None or asked in held_types(passage, said):
+        return ""
+    return TYPE_WORDS[asked]
 
 
 def asked_type(question: str) -> str | None:
@@ -122,15 +155,18 @@ def asked_type(question: str) -> str | None:
     return None
 
 
-def held_types(text: str) -> frozenset[str]:
-    """The kinds of value ``text`` holds (``asked_type``'s words)."""
+def held_types(text: str, asked: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The kinds of value ``text`` holds (``asked_type``'s words). A capitalised word
+    that is one of the question's own words (``asked``, lower-cased) names no one: the
+    question's "billing" opening a sentence ("Billing moved...") is not a person."""
     kinds = {_TYPES[v.kind] for v in values_of(text) if v.kind in _TYPES}
     if _TIME.search(text):
         kinds.add("time")
     if _NUMBER.search(text):
         kinds.add("number")
     if names_in(text) or any(
-        m.group(0).casefold() not in STOPWORDS for m in _CAPITAL.finditer(text)
+        (w := m.group(0).casefold()) not in STOPWORDS and w not in asked
+        for m in _CAPITAL.finditer(text)
     ):
         kinds.add("person")
     return frozenset(kinds)
@@ -187,11 +223,13 @@ def features(
     lines (``passage_lines``) and of the question, and the gate's ``evidence`` of it."""
     q = query.sentence / max(float(np.linalg.norm(query.sentence)), 1e-12)
     line_cos = max(float(line.sentence @ q) for line in lines)
-    tokens = np.vstack([line.tokens for line in lines if len(line.tokens)] or [query.tokens])
     keep = _content(query.pieces)
-    best = (query.tokens[keep] @ tokens.T).max(axis=1) if len(keep) else np.zeros(1)
+    asked_tokens = query.tokens[keep]
+    per_line = [(asked_tokens @ line.tokens.T).max(axis=1) for line in lines if len(line.tokens)]
+    best = np.max(per_line, axis=0) if per_line else np.zeros(max(1, len(keep)))
+    line_best = max((float(m.mean()) for m in per_line), default=0.0)
     asked = asked_type(question)
-    missing = asked is not None and asked not in held_types(passage)
+    missing = bool(lacking(question, passage))
     rare = _rare(question, query.pieces)
     stems = text_stems(passage)
     words = {w for line in lines for w, _ in _words(line.pieces)}
@@ -205,9 +243,23 @@ def features(
         line_cos,
         float(best.mean()),
         float(best.min()),
+        line_best,
+        float(asked is not None),
         float(missing),
         held / len(rare) if rare else 1.0,
     ]
+
+
+def with_leads(rows: Sequence[Sequence[float]]) -> list[list[float]]:
+    """Each candidate's ``OWN`` signals (``features``), then its ``LEADS``: the signal
+    less the best of the other candidates' (the signal itself when it is alone)."""
+    cols = [OWN.index(f) for f in LEADS]
+    out: list[list[float]] = []
+    for i, row in enumerate(rows):
+        others = [r for j, r in enumerate(rows) if j != i]
+        leads = [row[c] - max((r[c] for r in others), default=0.0) for c in cols]
+        out.append([*row, *leads])
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +288,8 @@ class Judged:
 
 
 def judge(xs: Sequence[Sequence[float]], weights: AnswerWeights) -> Judged:
-    """The verdict over candidates' ``features``: speak when the best reaches the
-    threshold."""
+    """The verdict over candidates' ``FEATURES`` (``with_leads`` of their ``features``):
+    speak when the best reaches the threshold."""
     if not xs:
         return Judged(False, (), None, {})
     ps = tuple(weights.probability(x) for x in xs)

@@ -17,6 +17,7 @@ from typing import Literal
 
 from ..analysis import text_stems
 from ..model import ItemSketch, Verdict
+from .answerable import lacking
 from .evidence import TIME_SLACK
 from .plan import Gate
 from .terms import asked_names, content_terms, holds_any, query_names, query_terms
@@ -101,7 +102,10 @@ def grounds_of(
     e = top[n] if top else None
     best = max((x.cosine for x in top if x.cosine is not None), default=None)
     far = bool(e and gate and e.matches(gate) and not e.near(best, gate))
-    return replace(g, asks=bool(e and e.asks), far=far, lacks=gated.lacks)
+    lacks = ""
+    if gated.rule == "unanswered":  # the judge's silence says what the closest lacks
+        lacks = lacking(query, f"{read[n][0].label}\n{read[n][0].body}")
+    return replace(g, asks=bool(e and e.asks), far=far, lacks=lacks)
 
 
 def plain_reason(g: Grounds, verdict: Verdict) -> str:

@@ -89,14 +89,12 @@ class HitEvidence:
 class Membership(NamedTuple):
     """The gate's decision: whether it speaks, why with its numbers (for the turn log and
     ``--json``), and which hit (its index among the evidence) and rule decided, from which
-    ``retrieve.grounds`` says why in words; ``lacks``: the kind of value the question
-    asks for that the closest hit does not hold, when the judge kept silent for it."""
+    ``retrieve.grounds`` says why in words."""
 
     speak: bool
     reason: str
     hit: int | None
     rule: Rule
-    lacks: str = ""
 
 
 def membership(evidence: Sequence[HitEvidence], gate: Gate) -> Membership:
