@@ -12,6 +12,7 @@ import pytest
 from orgbrain import Brain
 from orgbrain.errors import InvalidInput
 from orgbrain.evals.answer_fit import Example, fit, leave_one_out, measure
+from orgbrain.evals.memo import QueryMemo
 from orgbrain.model import ItemSketch
 from orgbrain.ports import Embedder, TokenEmbedder
 from orgbrain.retrieve.answer_verdict import judge_membership
@@ -186,3 +187,12 @@ def test_the_verdict_setting_puts_the_judge_in_the_search(
             result = brain.search("Who owns the data pipeline?")
             assert result.hits and said in result.reason, result.reason
             assert result.why.startswith('Answers: "Priya owns the data pipeline."')
+
+
+def test_an_evals_embedder_gives_the_judge_its_token_vectors(embedder: Embedder) -> None:
+    # The evals search through QueryMemo: without token vectors there, the judge would
+    # silently give way to the gate and an eval would measure the gate twice.
+    memo = QueryMemo(embedder)
+    assert isinstance(memo, TokenEmbedder)
+    (read,) = memo.embed_tokens(["Priya owns billing."])
+    assert read.pieces == ("pri", "##ya", "owns", "billing", ".")
