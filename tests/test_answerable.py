@@ -11,6 +11,7 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.errors import InvalidInput
+from orgbrain.evals import answer_data
 from orgbrain.evals.answer_fit import Example, fit, leave_one_out, measure
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.model import ItemSketch
@@ -196,3 +197,29 @@ def test_an_evals_embedder_gives_the_judge_its_token_vectors(embedder: Embedder)
     assert isinstance(memo, TokenEmbedder)
     (read,) = memo.embed_tokens(["Priya owns billing."])
     assert read.pieces == ("pri", "##ya", "owns", "billing", ".")
+
+
+def test_the_collector_records_what_the_verdict_read_and_which_answers(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    cases = tmp_path / "living_org.jsonl"
+    cases.write_text(
+        '{"id": "a", "notes": [{"at": "2026-01-05", "text": "Priya owns billing."}, '
+        '{"at": "2026-03-02", "text": "Marco owns billing now; Priya moved to data."}], '
+        '"question": "who owns billing?", "current": 1, "replaced": 0}\n'
+        '{"id": "b", "notes": [{"at": "2026-01-05", "text": "The wiki runs on Confluence."}, '
+        '{"at": "2026-04-01", "text": "The wiki moved from Confluence to Notion."}], '
+        '"question": "what does the wiki run on?", "current": 1, "replaced": 0}\n'
+    )
+    rows = list(answer_data.living([cases], embedder, tmp_path / "brains"))
+    assert [(r.group, r.question, r.answerable) for r in rows] == [
+        ("org", "who owns billing?", True),
+        ("org", "what does the wiki run on?", False),
+        ("org", "who owns billing?", False),
+        ("org", "what does the wiki run on?", True),
+    ]
+    for r in rows:
+        # The current note answers where it is held; nothing does in the other half.
+        assert sum(c.answers for c in r.candidates) == int(r.answerable)
+        assert all(len(c.gate) == 7 for c in r.candidates)
+    assert any("Marco owns billing now" in c.text for c in rows[0].candidates if c.answers)
