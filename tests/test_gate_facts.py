@@ -230,7 +230,7 @@ def test_the_shipped_sets_in_other_languages(lang: str) -> None:
     english = [q for q in facts.questions if q.lang == "en"]
     assert len(facts.facts) >= 40 and len(english) >= 20
     assert sum(1 for q in english if q.answers) >= 20
-    assert len(load_cases(Path(str(data.joinpath(f"living_{lang}.jsonl"))))) >= 20
+    assert len(load_cases(Path(str(data.joinpath(f"{lang}_living.jsonl"))))) >= 20
 
 
 def test_a_word_and_its_plural_share_a_stem() -> None:

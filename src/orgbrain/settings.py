@@ -28,6 +28,8 @@ def is_store_url(value: object) -> bool:
 
 SUPERSESSION = ("rules", "judge", "both")
 """What may decide that a newer note replaces an older one (``Settings.supersession``)."""
+VERDICTS = ("gate", "judge")
+"""What decides whether a search speaks (``Settings.verdict``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,10 @@ class Settings:
     # What decides that a newer note replaces an older one (docs/derivation.md): the
     # phrase ``rules`` (restated.py), the learned ``judge`` (orgbrain/judge), or ``both``.
     supersession: str = "rules"
+    # What decides whether a search speaks (docs/search.md): the ``gate``'s floors on
+    # cosine and shared words, or the learned answerability ``judge``
+    # (retrieve/answerable.py), which tells a passage that answers from one that is near.
+    verdict: str = "gate"
     # Who writes back a run's work products: ``auto`` (the LLM writer when a chat model
     # is configured, else the offline one), ``offline`` or ``llm`` (docs/writeback.md).
     writer: str = "auto"
@@ -137,6 +143,7 @@ class Settings:
             ("rerank_key", "ORGBRAIN_RERANK_KEY"),
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
             ("supersession", "ORGBRAIN_SUPERSESSION"),
+            ("verdict", "ORGBRAIN_VERDICT"),
             ("writer", "ORGBRAIN_WRITER"),
             ("auditor", "ORGBRAIN_AUDITOR"),
             ("blobs", "ORGBRAIN_BLOBS"),
@@ -166,6 +173,11 @@ class Settings:
             raise InvalidInput(
                 f"ORGBRAIN_SUPERSESSION must be one of {', '.join(SUPERSESSION)}, "
                 f"not {str(values['supersession'])[:40]!r}"
+            )
+        if values.get("verdict", "gate") not in VERDICTS:
+            raise InvalidInput(
+                f"ORGBRAIN_VERDICT must be one of {', '.join(VERDICTS)}, "
+                f"not {str(values['verdict'])[:40]!r}"
             )
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InvalidInput, Unavailable
-from ..ports import Vector
+from ..ports import TokenVectors, Vector
 
 if TYPE_CHECKING:
     from .minilm_numpy import MiniLMNumpy
@@ -114,6 +114,7 @@ class MiniLMEmbedder:
         self.batch_threads = batch_threads
         self._model: MiniLMNumpy | None = None
         self._projections: QueryProjections | None = None
+        self._pieces: dict[int, str] | None = None  # token id -> word piece, read once
         self._amx: bool | None = None  # whether the CPU has AMX, asked once
         self._blas: Any = None  # threadpoolctl's controller, found on first use
         self._lock = threading.Lock()  # loading
@@ -176,6 +177,27 @@ class MiniLMEmbedder:
         if vector.shape != (self.dim,):
             raise Unavailable(f"{self.name} returned shape {vector.shape}, expected ({self.dim},)")
         return vector
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Each text's sentence vector, token vectors and word pieces, from one pass of
+        the model (``minilm_numpy.token_matrix``): what the answerability judge reads."""
+        batch = checked_texts(texts)
+        if not batch:
+            return []
+        with self._lock:
+            model = self._load()
+            if self._pieces is None:
+                vocab = model.tokenizer.vocab
+                self._pieces = {i: piece for piece, i in vocab.items()}
+            pieces = self._pieces
+        from .minilm_numpy import token_matrix
+
+        with self._blas.limit(limits=1, user_api="blas"):
+            read = token_matrix(model, batch, batch_tokens=self.batch_tokens)
+        return [
+            TokenVectors(sentence, tokens, tuple(pieces.get(i, "[UNK]") for i in ids))
+            for sentence, tokens, ids in read
+        ]
 
     def _load(self) -> MiniLMNumpy:
         """Load the model once; the caller holds ``self._lock``."""

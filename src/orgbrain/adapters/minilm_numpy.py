@@ -35,6 +35,8 @@ __all__ = [
     "load_minilm",
     "pad_batch",
     "read_safetensors",
+    "token_matrix",
+    "token_states",
 ]
 
 # Abramowitz & Stegun 7.1.26: erfc(z) = poly(t) * exp(-z^2), t = 1 / (1 + p z), z >= 0,
@@ -62,6 +64,13 @@ def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.
     ``ids`` and ``mask`` are ``(batch, T)``; padded positions have ``mask`` False and take
     no part in attention or pooling, as in sentence-transformers.
     """
+    return _mean_pool(token_states(weights, ids, mask), mask)
+
+
+def token_states(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.bool_]) -> F32:
+    """The last layer's ``(batch, T, hidden)`` token vectors of one padded batch, before
+    pooling: what the sentence vector is the mean of, and what a token-level match
+    (``retrieve.answerable``) compares."""
     batch, length = ids.shape
     hidden, heads = weights.hidden, weights.heads
     head_dim = hidden // heads
@@ -93,7 +102,8 @@ def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.
         _layer_norm(attended, layer.ln1_g, layer.ln1_b, weights.eps)
         x = attended
         _feed_forward(x, layer, weights.eps, up_buf, gelu_buf)
-    return _mean_pool(x.reshape(batch, length, hidden), mask)
+    out: F32 = x.reshape(batch, length, hidden)
+    return out
 
 
 def _project(x: F32, w: F32, cols: F32 | None) -> F32:
@@ -239,6 +249,10 @@ class MiniLMNumpy:
         max_length = min(int(st_config.get("max_seq_length", 512)), weights.max_positions)
         return cls(weights, tokenizer, max_length)
 
+    @property
+    def tokenizer(self) -> WordPiece:
+        return self._tokenizer
+
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         return [self._tokenizer.ids(text, max_length=self.max_length) for text in texts]
 
@@ -276,3 +290,27 @@ class MiniLMNumpy:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 list(pool.map(one, batches))
         return out
+
+
+def token_matrix(
+    model: MiniLMNumpy, texts: Sequence[str], *, batch_tokens: int = 2048
+) -> list[tuple[F32, F32, list[int]]]:
+    """Per text: its sentence vector (as ``encode``), its unit-length token vectors
+    ``(n, hidden)`` and their ids, [CLS] and [SEP] left out; one pass gives both."""
+    ids = model.token_ids(texts)
+    out: list[tuple[F32, F32, list[int]]] = [None] * len(ids)  # type: ignore[list-item]
+    order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
+    at = 0
+    while at < len(order):
+        width = len(ids[order[at]])
+        batch = order[at : at + max(1, batch_tokens // width)]
+        at += len(batch)
+        padded, mask = pad_batch([ids[i] for i in batch])
+        states = token_states(model.weights, padded, mask)
+        pooled = _mean_pool(states, mask)
+        for row, i in enumerate(batch):
+            n = len(ids[i])
+            tokens = states[row, 1 : n - 1]
+            norms = np.maximum(np.linalg.norm(tokens, axis=1, keepdims=True), np.float32(1e-12))
+            out[i] = (pooled[row], (tokens / norms).astype(np.float32), ids[i][1 : n - 1])
+    return out

@@ -15,6 +15,7 @@ from ..evals import limit_beir, load_beir, load_locomo, run_beir, run_locomo
 from ..retrieve import PLANS, SearchPlan
 from ..retrieve.plan import DEFAULT_PLAN
 from . import eval_kit as kit
+from .eval_answer import answer
 from .eval_kit import eval_group
 from .eval_labelled import LABELLED
 
@@ -172,7 +173,7 @@ def facts(
     kit.emit(report, kit.wants_json(ctx, as_json))
 
 
-for _command in (beir, longmemeval, locomo, facts, *LABELLED):
+for _command in (beir, longmemeval, locomo, facts, *LABELLED, answer):
     eval_group.add_command(_command)
 
 COMMANDS: tuple[click.Command, ...] = (eval_group,)

@@ -12,7 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..ports import Embedder, PrefixedEmbedder, QueryEmbedder, Vector
+from ..errors import Unavailable
+from ..ports import (
+    Embedder,
+    PrefixedEmbedder,
+    QueryEmbedder,
+    TokenEmbedder,
+    TokenVectors,
+    Vector,
+)
 
 __all__ = ["QueryMemo"]
 
@@ -64,6 +72,15 @@ class QueryMemo:
             return self._remembered(self._queries, text, lambda: inner.embed_query(text))
         first: Vector = self.embed([text])[0]
         return first
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """The inner embedder's token vectors (not remembered: the answerability judge
+        reads passages, not queries alone), so that an eval measures the verdict
+        ``ORGBRAIN_VERDICT`` names."""
+        inner = self._inner
+        if not isinstance(inner, TokenEmbedder):
+            raise Unavailable(f"{inner.name} gives no token vectors (ORGBRAIN_VERDICT=judge)")
+        return inner.embed_tokens(texts)
 
     def _remembered(
         self, seen: dict[str, tuple[Vector, float]], text: str, compute: Callable[[], Vector]

@@ -10,7 +10,14 @@ from __future__ import annotations
 from .blobs import BlobStore
 from .chat import Chat
 from .edges import EdgeStore
-from .embedder import Embedder, PrefixedEmbedder, QueryEmbedder, Vector
+from .embedder import (
+    Embedder,
+    PrefixedEmbedder,
+    QueryEmbedder,
+    TokenEmbedder,
+    TokenVectors,
+    Vector,
+)
 from .events import EVENT_ROLLUPS, EventStore
 from .items import ItemFilter, ItemStore, Page
 from .jobs import Job, JobBacklog, JobPage, JobQueue, JobRequest, JobState, JobTiming
@@ -55,6 +62,8 @@ __all__ = [
     "SearchStore",
     "StatementStore",
     "Store",
+    "TokenEmbedder",
+    "TokenVectors",
     "Tokenizer",
     "TransferStore",
     "Vector",

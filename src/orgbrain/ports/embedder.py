@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Embedder", "PrefixedEmbedder", "QueryEmbedder", "Vector"]
+__all__ = [
+    "Embedder",
+    "PrefixedEmbedder",
+    "QueryEmbedder",
+    "TokenEmbedder",
+    "TokenVectors",
+    "Vector",
+]
 
 
 Vector = NDArray[np.float32]
@@ -49,3 +56,21 @@ class PrefixedEmbedder(Embedder, Protocol):
     def prefixes(self) -> tuple[str, str]:
         """(query prefix, passage prefix): e5-style models want ("query: ", "passage: ")."""
         ...
+
+
+class TokenVectors(NamedTuple):
+    """One text as a token-level model reads it: its sentence vector (``embed``'s),
+    its unit-length token vectors ``(n, dim)`` and the tokens as the model spells them
+    (word pieces: "##ing"), the model's own markers left out."""
+
+    sentence: Vector
+    tokens: Vector
+    pieces: tuple[str, ...]
+
+
+@runtime_checkable
+class TokenEmbedder(Embedder, Protocol):
+    """An embedder that can also say what each token of a text became, for a match of
+    question and passage token by token (``retrieve.answerable``)."""
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]: ...

@@ -17,6 +17,7 @@ from typing import Literal
 
 from ..analysis import text_stems
 from ..model import ItemSketch, Verdict
+from .answerable import lacking
 from .evidence import TIME_SLACK
 from .plan import Gate
 from .query import Query
@@ -64,6 +65,8 @@ class Grounds:
     graph: str = ""
     window: str = ""
     replaced_by: str = ""
+    lacks: str = ""
+    """The kind of value the question asks for that the hit does not hold (the judge's)."""
 
 
 def grounds_of(
@@ -100,7 +103,10 @@ def grounds_of(
     e = top[n] if top else None
     best = max((x.cosine for x in top if x.cosine is not None), default=None)
     far = bool(e and gate and e.matches(gate) and not e.near(best, gate))
-    return replace(g, asks=bool(e and e.asks), far=far)
+    lacks = ""
+    if gated.rule == "unanswered":  # the judge's silence says what the closest lacks
+        lacks = lacking(query.text, f"{read[n][0].label}\n{read[n][0].body}")
+    return replace(g, asks=bool(e and e.asks), far=far, lacks=lacks)
 
 
 def plain_reason(g: Grounds, verdict: Verdict) -> str:
@@ -111,7 +117,9 @@ def plain_reason(g: Grounds, verdict: Verdict) -> str:
         return "Nothing answers: the brain holds nothing on this yet"
     if g.ground == "too_far":
         return f"Nothing answers: {closest} is far from what was asked"
-    if g.ground == "unmatched":
+    if g.ground == "unanswered" and not g.asks and not g.unnamed:
+        return _unanswered(g, closest)
+    if g.ground in ("unmatched", "unanswered"):
         if g.asks:
             return f"Nothing answers: {closest} only asks about it"
         if g.unnamed:
@@ -138,6 +146,16 @@ def plain_reason(g: Grounds, verdict: Verdict) -> str:
     return f"{head}: {said}"
 
 
+def _unanswered(g: Grounds, closest: str) -> str:
+    """The judge's silence: what the closest hit shares with the question, and what it
+    lacks (the kind of value asked for, else the answer itself)."""
+    if not g.shared:
+        lacks = f"holds no {g.lacks}" if g.lacks else "does not say what was asked"
+        return f"Nothing answers: {closest} shares no words with the question and {lacks}"
+    lacks = f"holds no {g.lacks}" if g.lacks else "does not say what was asked"
+    return f"Close but not an answer: {closest} is about {_quoted(g.shared)} but {lacks}"
+
+
 def _answer(g: Grounds) -> str:
     label = f'"{g.label}"'
     if g.ground == "graph":
@@ -150,6 +168,9 @@ def _answer(g: Grounds) -> str:
         return f"{label} mentions {_words(g.names, 'and')}, whom the question asks about"
     if g.ground == "ranked":
         return f"{label} is the closest match"
+    if g.ground == "answers":
+        held = f", with {_quoted(g.shared)}" if g.shared else ""
+        return f"{label} says what was asked{held}"
     if g.shared:
         return f"{label} mentions {_quoted(g.shared)}"
     return f"{label} is about what was asked"

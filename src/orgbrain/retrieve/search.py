@@ -11,6 +11,7 @@ from datetime import datetime
 from ..context import BrainContext
 from ..model import ItemSketch, SearchResult, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
+from .answer_verdict import decide
 from .candidate import Candidate, fold_files_into_sections, stream_ranks
 from .crosslingual import fused_floor
 from .evidence import Memo, hit_evidence
@@ -27,7 +28,7 @@ from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
 from .signals import head_signals
 from .succession import below_successors, heirs_support, superseded_yield
 from .topics import freshen_by_topic
-from .verdict import HitEvidence, Membership, apply_floors, membership
+from .verdict import HitEvidence, Membership, apply_floors
 from .when import Window
 
 __all__ = ["Searcher", "Trace"]
@@ -44,12 +45,14 @@ class Trace:
     first ranked hits (before the floors cut any, and in the fused order when a learned
     ranker reorders them), whether or not the plan has a gate;
     ``head``: when the plan has a learned ranker, each candidate it read, in the fused
-    order, with its features (``retrieve.learned.FEATURES``).
+    order, with its features (``retrieve.learned.FEATURES``); ``read``: the ids of the
+    hits ``evidence`` is of, in its order.
     """
 
     floored: bool
     evidence: tuple[HitEvidence, ...]
     head: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    read: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,13 +318,13 @@ class Searcher:
         gated: Membership | None = None
         if plan.gate is not None and keep > 0:
             t = time.perf_counter()
-            gated = membership(evidence, plan.gate)
+            gated = decide(self.ctx, query.text, shown, evidence, plan.gate)
             timings["gate"] = _ms(t)
             if gated.speak:
                 reason = f"{reason}; {gated.reason}"
             else:
                 keep, verdict, reason = 0, "none", gated.reason
-        trace = Trace(floored=floored.keep == 0, evidence=tuple(evidence))
+        trace = Trace(floored.keep == 0, tuple(evidence), read=tuple(i.id for i in shown))
         read = [(c.item, c.superseded_by) for c in scored[: max(depth, 1)] if c.item]
         grounds = grounds_of(
             query, read, evidence, gated, spoke=keep > 0, gate=plan.gate, window=found.window

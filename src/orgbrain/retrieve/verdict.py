@@ -13,9 +13,12 @@ from .plan import Gate
 
 __all__ = ["Floored", "HitEvidence", "Membership", "Rule", "apply_floors", "membership"]
 
-Rule = Literal["matches", "close_alone", "some_name", "graph", "no_hits", "unmatched"]
+Rule = Literal[
+    "matches", "close_alone", "some_name", "graph", "no_hits", "unmatched", "answers", "unanswered"
+]
 """Which of the gate's rules decided (``membership``): one that let a hit speak, or why
-none did (no hits at all, or none of them matched)."""
+none did (no hits at all, or none of them matched); or the answerability judge's
+verdict (``answer_verdict``): a hit answers, or none does."""
 
 
 @dataclass(frozen=True, slots=True)
