@@ -18,7 +18,7 @@ from click.testing import CliRunner
 import orgbrain.cli.eval as eval_cli
 import orgbrain.cli.eval_kit as eval_kit
 from orgbrain.adapters.chat_openai import OpenAIChat, make_chat
-from orgbrain.derive.statements import RETIRED
+from orgbrain.derive.gone import RETIRED
 from orgbrain.errors import InvalidInput, Unavailable
 from orgbrain.evals.statements import load_statements, run_statements
 from orgbrain.extraction import (
