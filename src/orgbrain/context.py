@@ -5,6 +5,12 @@ audit) take a ``BrainContext``, never the ``Brain`` facade, so the facade stays 
 entry point and nothing reaches a store through it. The two scope rules live here once:
 ``visible(item)`` is the second check, in code, of every read (the store query is the
 first), and ``write_scope(scope)`` is where a write may land.
+
+A service reaches the store through the role it uses (``ctx.items``, ``ctx.search``,
+``ctx.edges``, ...: the same object, typed as one ``ports`` role), so mypy shows which
+roles each service needs. ``ctx.store`` is for what needs the store as a whole (closing
+it, ``read_only``, moving a brain, a re-embed's ``SpaceMover``) or several roles at once
+(``graph.context_keys.KeyedStore``, ``stats.CountedStore``).
 """
 
 from __future__ import annotations
@@ -15,7 +21,25 @@ from datetime import datetime
 
 from .errors import InvalidInput, NotFound
 from .model import Item, ItemSketch, Origin, utcnow
-from .ports import BlobStore, Chat, Embedder, ItemFilter, JobQueue, Reranker, Store, Tokenizer
+from .ports import (
+    BlobStore,
+    Chat,
+    EdgeStore,
+    Embedder,
+    EventStore,
+    ItemFilter,
+    ItemStore,
+    JobQueue,
+    OutboxStore,
+    ProposalStore,
+    Reranker,
+    SearchStore,
+    StatementStore,
+    Store,
+    Tokenizer,
+    TransferStore,
+    VersionStore,
+)
 from .scopes import Principal, Visibility, parse_scope
 from .settings import Settings
 
@@ -46,6 +70,8 @@ class BrainContext:
     owner, who sees everything) and written with one origin ``actor``."""
 
     store: Store
+    """The whole store: for composing, closing and moving a brain; a service uses the role
+    accessors below."""
     blobs: BlobStore
     embedder: Embedder
     settings: Settings = field(default_factory=Settings)
@@ -65,6 +91,44 @@ class BrainContext:
     search_log: bool = True
     """Whether searches are logged as events; evaluations, which search thousands of
     times, turn it off."""
+
+    # -- the store, one role at a time (the same object as ``store``) -----------------------
+
+    @property
+    def items(self) -> ItemStore:
+        return self.store
+
+    @property
+    def search(self) -> SearchStore:
+        return self.store
+
+    @property
+    def edges(self) -> EdgeStore:
+        return self.store
+
+    @property
+    def events(self) -> EventStore:
+        return self.store
+
+    @property
+    def statements(self) -> StatementStore:
+        return self.store
+
+    @property
+    def versions(self) -> VersionStore:
+        return self.store
+
+    @property
+    def proposals(self) -> ProposalStore:
+        return self.store
+
+    @property
+    def outbox(self) -> OutboxStore:
+        return self.store
+
+    @property
+    def transfer(self) -> TransferStore:
+        return self.store
 
     @property
     def visibility(self) -> Visibility:
@@ -94,7 +158,7 @@ class BrainContext:
 
     def get(self, item_id: str) -> Item:
         """The visible item ``item_id``, or ``NotFound`` (an invisible one reads as absent)."""
-        item = self.store.get_item(self.workspace, item_id, self.visibility)
+        item = self.items.get_item(self.workspace, item_id, self.visibility)
         if item is None or not self.visible(item):
             raise NotFound(f"no item {item_id}")
         return item
@@ -104,7 +168,7 @@ class BrainContext:
         if not ids:
             return {}
         seen = self.visibility
-        found = self.store.get_items(self.workspace, ids, seen)
+        found = self.items.get_items(self.workspace, ids, seen)
         return {i: item for i, item in found.items() if self.visible(item, seen)}
 
     def get_sketches(self, ids: Sequence[str]) -> dict[str, ItemSketch]:
@@ -113,7 +177,7 @@ class BrainContext:
         if not ids:
             return {}
         seen = self.visibility
-        found = self.store.item_sketches(self.workspace, ids, seen)
+        found = self.items.item_sketches(self.workspace, ids, seen)
         return {i: sketch for i, sketch in found.items() if self.visible(sketch, seen)}
 
     def each_item(self, filter: ItemFilter) -> Iterator[Item]:
@@ -121,7 +185,7 @@ class BrainContext:
         thousands)."""
         cursor: str | None = None
         while True:
-            page = self.store.list_items(
+            page = self.items.list_items(
                 self.workspace, filter, self.visibility, limit=1000, cursor=cursor
             )
             yield from (i for i in page.items if self.visible(i))

@@ -54,7 +54,7 @@ def forget(ctx: BrainContext, item_id: str, reason: str, *, erase: bool = False)
         raise InvalidInput("say why: forgetting needs a reason (it is kept in the log)")
     if len(why) > MAX_REASON_CHARS:
         raise InvalidInput(f"a reason is at most {MAX_REASON_CHARS} characters")
-    item = ctx.store.get_item(ctx.workspace, item_id, ctx.visibility)
+    item = ctx.items.get_item(ctx.workspace, item_id, ctx.visibility)
     if item is None or item.workspace != ctx.workspace or not ctx.visibility.allows(item.scope):
         raise NotFound(f"no item {item_id}")
     if item.storage_class == "section":
@@ -93,11 +93,11 @@ def forgotten_since(ctx: BrainContext, item_id: str, *, wrote: bool) -> bool:
     the purge runs again, for what it wrote between the purge and the refused write (a
     step's log event, the entity a refused mention made): after an erase, that scrubs
     the store's files again."""
-    found = ctx.store.get_item(ctx.workspace, item_id, Visibility.everything())
+    found = ctx.items.get_item(ctx.workspace, item_id, Visibility.everything())
     if found is None or found.tombstoned_at is None:
         return False
     if wrote:
-        ctx.store.purge_derived(ctx.workspace, [item_id], erase=_was_erased(found))
+        ctx.statements.purge_derived(ctx.workspace, [item_id], erase=_was_erased(found))
     return True
 
 
@@ -110,19 +110,19 @@ def _carry_out(ctx: BrainContext, item: Item, why: str, *, erase: bool) -> Forgo
             ctx, ItemFilter(storage_class="section", parent_id=item.id, tombstoned=True)
         )
     gone = [_erased(t) if erase else _freed(t) for t in targets]
-    ctx.store.put_items([(replace(t, tombstoned_at=t.tombstoned_at or now), None) for t in gone])
+    ctx.items.put_items([(replace(t, tombstoned_at=t.tombstoned_at or now), None) for t in gone])
     # Its words leave the keys of the turns around it (graph/context_keys.py).
     rekey_around(ctx.store, ctx.workspace, [t.id for t in targets])
     if erase:
         # Every version's bytes and text go too: the item's whole folder (which an erase
         # interrupted after the row was blanked no longer names), and any key it named
         # elsewhere. A crash before the blobs are deleted is finished by the next erase.
-        kept = ctx.store.erase_versions(ctx.workspace, item.id)
+        kept = ctx.versions.erase_versions(ctx.workspace, item.id)
         mine = f"workspaces/{ctx.workspace}/{item.id}"
         for blob in sorted({mine, *_blobs_of(item.blob_key, item.text_key), *_folders(kept)}):
             ctx.blobs.delete_prefix(blob)
     # Last, so that an erase's scrub of the store's files covers everything above.
-    dropped = ctx.store.purge_derived(ctx.workspace, [t.id for t in targets], erase=erase)
+    dropped = ctx.statements.purge_derived(ctx.workspace, [t.id for t in targets], erase=erase)
     record: dict[str, object] = {
         "item_id": item.id,
         "storage_class": item.storage_class,
@@ -132,7 +132,7 @@ def _carry_out(ctx: BrainContext, item: Item, why: str, *, erase: bool) -> Forgo
         "reason": why,
         "actor": ctx.actor,
     }
-    event_id = ctx.store.log_event(ctx.workspace, "forget", record)
+    event_id = ctx.events.log_event(ctx.workspace, "forget", record)
     return Forgotten(
         item.id, item.storage_class, len(targets), erase, why, ctx.actor, now, event_id
     )
@@ -143,7 +143,7 @@ def _each(ctx: BrainContext, filter: ItemFilter) -> list[Item]:
     out: list[Item] = []
     cursor: str | None = None
     while True:
-        page = ctx.store.list_items(
+        page = ctx.items.list_items(
             ctx.workspace, filter, ctx.visibility, limit=1000, cursor=cursor
         )
         out += [i for i in page.items if ctx.visibility.allows(i.scope)]
@@ -155,7 +155,7 @@ def _each(ctx: BrainContext, filter: ItemFilter) -> list[Item]:
 def _finished(ctx: BrainContext, item_id: str) -> bool:
     """Whether a forget of ``item_id`` got to its end: its ``forget`` event, logged last."""
     return bool(
-        ctx.store.events_after(ctx.workspace, 0, kinds=["forget"], subject=item_id, limit=1)
+        ctx.events.events_after(ctx.workspace, 0, kinds=["forget"], subject=item_id, limit=1)
     )
 
 

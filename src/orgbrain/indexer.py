@@ -23,7 +23,7 @@ from .ingest import Chunk, Extracted
 from .ingest.bounded import Bounds, read_bounded
 from .ingest.sniff import MEDIA_TYPES, FileFormat
 from .model import ByteRange, IndexReport, Item, Locator, Origin, utcnow
-from .ports import BlobStore, Embedder, Store, Vector
+from .ports import BlobStore, Embedder, ItemStore, Vector
 from .telemetry import (
     MEMORY_RECORD_COUNT,
     MEMORY_RECORD_ID,
@@ -168,7 +168,7 @@ class Indexer:
 
     def __init__(self, ctx: BrainContext) -> None:
         self.ctx = ctx
-        self.store: Store = ctx.store
+        self.items: ItemStore = ctx.items
         self.blobs: BlobStore = ctx.blobs
         self.embedder: Embedder = ctx.embedder
         self.batch = ctx.settings.embed_batch
@@ -328,7 +328,7 @@ class Indexer:
 
     def _record(self, file: Item, error: str) -> None:
         # On the version that was read: bytes re-added since are not blamed for it.
-        self.store.set_index_error(
+        self.items.set_index_error(
             file.workspace, file.id, error, content_hash=file.content_hash or None
         )
 
@@ -360,7 +360,7 @@ class Indexer:
         file_vector = vectors[-1][:1]
         try:
             owed = owe_derive(replace(self.ctx, workspace=file.workspace))
-            stored = self.store.commit_index(
+            stored = self.items.commit_index(
                 indexed_file, file_vector, sections, "system:indexer", owed=owed
             )
         except Conflict:

@@ -221,7 +221,7 @@ def _log_turn(
         "error": turn.error,
     }
     try:
-        return replace(turn, event_id=ctx.store.log_event(ctx.workspace, "turn", record))
+        return replace(turn, event_id=ctx.events.log_event(ctx.workspace, "turn", record))
     except Exception:
         log.warning("could not log turn %s", record, exc_info=True)
         return turn
@@ -331,4 +331,4 @@ def recent_turns(ctx: BrainContext, limit: int = 20) -> list[dict[str, object]]:
     """The latest logged turns, newest first: all of them for the local owner, only the
     caller's own for a principal (a turn log holds other people's questions)."""
     actor = None if ctx.principal is None else ctx.actor
-    return ctx.store.events(ctx.workspace, "turn", limit=limit, actor=actor)
+    return ctx.events.events(ctx.workspace, "turn", limit=limit, actor=actor)

@@ -18,10 +18,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Literal, Protocol
 
 from .errors import InvalidInput
-from .ports import JobBacklog, JobTiming, Store
+from .ports import EventStore, JobBacklog, JobTiming, ProposalStore
 
 __all__ = [
     "DEFAULT_SINCE",
@@ -29,6 +29,7 @@ __all__ = [
     "KIND_ORDER",
     "LAG_SAMPLE",
     "REVIEW_OUTCOMES",
+    "CountedStore",
     "JobLag",
     "KindLag",
     "Lens",
@@ -111,8 +112,12 @@ class LoopStats:
         return max(0.0, (self.at - self.inbox_oldest).total_seconds())
 
 
+class CountedStore(EventStore, ProposalStore, Protocol):
+    """The roles the loop is counted from: the event log and the review inbox."""
+
+
 def loop_stats(
-    store: Store,
+    store: CountedStore,
     workspace: str,
     *,
     lens: Lens,

@@ -46,7 +46,7 @@ def sweep(ctx: BrainContext, grace: timedelta = GRACE) -> SweepReport:
     """Every workspace: owed work relayed (``derive.outbox``) and interrupted forgets
     finished first (an erase's blobs go with them, at once), then ``sweep_blobs``."""
     relayed = relay(ctx)
-    workspaces = ctx.store.workspaces()
+    workspaces = ctx.edges.workspaces()
     finished = finish_forgets(replace(ctx, actor="system:sweep"), workspaces)
     swept = sweep_blobs(ctx, workspaces, grace)
     return replace(swept, forgets_finished=finished, owed_relayed=relayed)
@@ -77,10 +77,10 @@ def sweep_blobs(ctx: BrainContext, workspaces: list[str], grace: timedelta = GRA
 def _named_by(ctx: BrainContext, workspace: str, item_id: str) -> Named:
     """The (blob key, text key) pairs of an item and of its kept versions."""
     everything = Visibility.everything()
-    item: Item | None = ctx.store.get_item(workspace, item_id, everything)
+    item: Item | None = ctx.items.get_item(workspace, item_id, everything)
     if item is None:
         return []
-    kept = ctx.store.versions(workspace, item_id, everything)
+    kept = ctx.versions.versions(workspace, item_id, everything)
     return [(item.blob_key, item.text_key), *((v.blob_key, v.text_key) for v in kept)]
 
 

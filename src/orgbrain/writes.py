@@ -130,7 +130,7 @@ def keyed_item(ctx: BrainContext, key: str, scope: str, storage_class: str) -> I
     for prefix, (kept_for, classes) in KEY_OWNERS.items():
         if key.startswith(prefix) and storage_class not in classes:
             raise InvalidInput(f"source key {key!r}: keys starting {prefix} are for {kept_for}")
-    existing = ctx.store.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
+    existing = ctx.items.get_by_source_key(ctx.workspace, key, ctx.visibility, scope=scope)
     if existing is not None and (
         existing.storage_class != storage_class or storage_class not in ("file", "note")
     ):
@@ -221,7 +221,7 @@ def store_file(
         ctx.blobs.delete_prefix(version)
         return existing
     try:
-        item = ctx.store.put_item(
+        item = ctx.items.put_item(
             Item(
                 id=item_id,
                 workspace=ctx.workspace,
@@ -245,7 +245,7 @@ def store_file(
         ctx.blobs.delete_prefix(version)
         raise
     if existing is not None:
-        ctx.store.unindex_children(ctx.workspace, item.id)
+        ctx.items.unindex_children(ctx.workspace, item.id)
     return item
 
 
@@ -323,7 +323,7 @@ def record_supersedes(
     """Record that ``new`` supersedes each of ``olds`` (checked by ``superseded_items``).
     An item that already has a successor keeps it; the edge still records this claim."""
     for old in olds:
-        ctx.store.supersede_item(supersede_edge(ctx, new.id, old, run_id))
+        ctx.statements.supersede_item(supersede_edge(ctx, new.id, old, run_id))
     if olds:  # a superseded turn's words leave its neighbours' keys
         rekey_around(ctx.store, ctx.workspace, [old.id for old in olds])
 
@@ -368,7 +368,7 @@ def add_notes(ctx: BrainContext, notes: Sequence[NoteInput]) -> list[Item]:
     # An edited or moved turn's words change in its neighbours' keys (context_keys.py),
     # and so do a superseded one's.
     owed = owe_derive(ctx, rekey=[e.dst for e in edges])
-    saved = ctx.store.put_items(list(zip(items, vectors, strict=True)), supersede=edges, owed=owed)
+    saved = ctx.items.put_items(list(zip(items, vectors, strict=True)), supersede=edges, owed=owed)
     relay(ctx, [owed.id])  # after the commit; a crash before it leaves the row to relay
     return saved
 

@@ -56,7 +56,7 @@ def load_subject(ctx: BrainContext, file: Item, pass_key: str) -> AuditSubject:
     again and replays (or, cut short before its log line, logs) those steps."""
     sections = file_sections(ctx, file)
     edges = {
-        s.id: ctx.store.edges_of(ctx.workspace, s.id, ctx.visibility, types=("MENTIONS",))
+        s.id: ctx.edges.edges_of(ctx.workspace, s.id, ctx.visibility, types=("MENTIONS",))
         for s in sections
     }
     entities = ctx.get_many(sorted({e.dst for es in edges.values() for e in es}))
@@ -77,7 +77,7 @@ def pass_steps(
 ) -> list[dict[str, object]]:
     """The logged steps (and ``audited`` ends) about ``file_id``, oldest first: of one
     pass when ``pass_key`` is given."""
-    found = ctx.store.events_after(
+    found = ctx.events.events_after(
         ctx.workspace, 0, kinds=(STEP_EVENT, DONE_EVENT), subject=file_id, limit=MAX_STEP_EVENTS
     )
     return [e for e in found if pass_key is None or e.get("pass") == pass_key]
@@ -131,7 +131,7 @@ def run_audit(
         error=error,
     )
     if not any(e.get("kind") == DONE_EVENT for e in before):
-        ctx.store.log_event(
+        ctx.events.log_event(
             ctx.workspace,
             DONE_EVENT,
             {

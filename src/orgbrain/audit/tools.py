@@ -235,10 +235,10 @@ class AuditTools:
             result = run()
         except (InvalidInput, NotFound, Forbidden) as exc:
             record.update(ms=_ms(t0), error=f"{exc.code}: {exc.message}")
-            self.ctx.store.log_event(self.ctx.workspace, STEP_EVENT, record)
+            self.ctx.events.log_event(self.ctx.workspace, STEP_EVENT, record)
             raise
         record.update(ms=_ms(t0), **summary(result))
-        self.ctx.store.log_event(self.ctx.workspace, STEP_EVENT, record)
+        self.ctx.events.log_event(self.ctx.workspace, STEP_EVENT, record)
         return result
 
     def _made(self, edge: Edge, created: bool) -> bool:

@@ -183,7 +183,7 @@ class Brain(
 
     def check_store(self) -> None:
         """Raise unless the store answers a read."""
-        self._ctx.store.get_item(self.workspace, "readyz", Visibility.everything())
+        self._ctx.items.get_item(self.workspace, "readyz", Visibility.everything())
 
     def sweep(self, grace: timedelta = sweeping.GRACE) -> sweeping.SweepReport:
         """Finish the forgets a crash interrupted, then remove blobs no committed item
@@ -310,7 +310,7 @@ class Brain(
                 raise InvalidInput(f"unknown storage class {c!r}")
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit must be between 1 and 1000")
-        page = self._ctx.store.list_items(
+        page = self._ctx.items.list_items(
             self.workspace,
             ItemFilter(
                 storage_class=cast("StorageClass | None", storage_class),
@@ -381,7 +381,7 @@ class Brain(
         return result, trace
 
     def counts(self) -> dict[str, int]:
-        return self._ctx.store.counts(self.workspace)
+        return self._ctx.edges.counts(self.workspace)
 
     # -- forget --------------------------------------------------------------------------
 

@@ -90,10 +90,10 @@ class GraphFacade:
 
     def log_event(self, kind: str, record: dict[str, object]) -> int:
         """Append a JSON record to this workspace's log; returns its id."""
-        return self._ctx.store.log_event(self._ctx.workspace, kind, record)
+        return self._ctx.events.log_event(self._ctx.workspace, kind, record)
 
     def events(
         self, kind: str, *, limit: int = 20, actor: str | None = None
     ) -> list[dict[str, object]]:
         """The workspace's most recent records of ``kind``, newest first."""
-        return self._ctx.store.events(self._ctx.workspace, kind, limit=limit, actor=actor)
+        return self._ctx.events.events(self._ctx.workspace, kind, limit=limit, actor=actor)

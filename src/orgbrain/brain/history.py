@@ -22,7 +22,7 @@ class HistoryFacade:
         """A visible item's previous versions, newest first (files and notes keep one each
         time their source key was written with other content)."""
         item = self._ctx.get(item_id)
-        return self._ctx.store.versions(self._ctx.workspace, item.id, self._ctx.visibility)
+        return self._ctx.versions.versions(self._ctx.workspace, item.id, self._ctx.visibility)
 
     def history(self, item_id: str) -> History:
         """A visible item with its previous versions (newest first) and the supersession
@@ -32,7 +32,7 @@ class HistoryFacade:
         item, both links show, and ``item.superseded_by`` names the first, which stays."""
         ctx = self._ctx
         item, back, forward = derive.chain(ctx, item_id)
-        kept = ctx.store.versions(ctx.workspace, item.id, ctx.visibility)
+        kept = ctx.versions.versions(ctx.workspace, item.id, ctx.visibility)
         return History(
             item=item,
             version=len(kept) + 1,
@@ -52,7 +52,7 @@ def version_of(ctx: BrainContext, item_id: str, number: int) -> tuple[Item, Vers
     item = ctx.get(item_id)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise InvalidInput(f"a version is a number from 1, not {number!r}")
-    kept = ctx.store.versions(ctx.workspace, item.id, ctx.visibility)
+    kept = ctx.versions.versions(ctx.workspace, item.id, ctx.visibility)
     current = len(kept) + 1
     if number == current:
         return item, None

@@ -66,4 +66,4 @@ class IndexingFacade:
     def set_index_error(self, item_id: str, error: str | None) -> None:
         """Record (or clear) why a visible file could not be indexed."""
         item = self._ctx.get(item_id)
-        self._ctx.store.set_index_error(self._ctx.workspace, item.id, error)
+        self._ctx.items.set_index_error(self._ctx.workspace, item.id, error)

@@ -110,7 +110,7 @@ class MemoryFacade:
         ctx = self._ctx
         if item_id is not None:
             item = ctx.get(item_id)
-            return ctx.store.statements(
+            return ctx.statements.statements(
                 ctx.workspace, ctx.visibility, item_id=item.id, types=types, current=current
             )[:limit]
         if about is None:
@@ -123,7 +123,7 @@ class MemoryFacade:
         ctx = self._ctx
         if name_or_id.startswith("ent_"):
             return [ctx.get(name_or_id).id]
-        found = ctx.store.entities_named(
+        found = ctx.statements.entities_named(
             ctx.workspace, [normalise_value(name_or_id)], ctx.visibility
         )
         return [e.id for e in found]
@@ -147,7 +147,7 @@ class MemoryFacade:
         if limit < 1 or limit > MAX_EVENTS:
             raise InvalidInput(f"limit must be 1..{MAX_EVENTS}")
         ctx = self._ctx
-        events = ctx.store.events_after(ctx.workspace, after, kinds=kinds, limit=limit)
+        events = ctx.events.events_after(ctx.workspace, after, kinds=kinds, limit=limit)
         last = max((int(str(e["id"])) for e in events), default=after)
         if ctx.principal is None:
             return events, last

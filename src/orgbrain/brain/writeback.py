@@ -133,7 +133,7 @@ class WriteBackFacade:
 
 def _of_pass(ctx: BrainContext, job: Job, run_id: str) -> list[Proposal]:
     """The proposals ``job``'s pass of ``run_id`` stored (not another actor's run of it)."""
-    found = ctx.store.proposals(ctx.workspace, run_id=run_id, limit=MAX_LISTED)
+    found = ctx.proposals.proposals(ctx.workspace, run_id=run_id, limit=MAX_LISTED)
     return [p for p in found if p.actor == job.actor]
 
 

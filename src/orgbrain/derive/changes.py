@@ -44,8 +44,8 @@ def kin_statements(ctx: BrainContext, subject: Item, predicate: str) -> list[Sta
     said = re.findall(r"\w+", subject.label.casefold())
     if not said:
         return []
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    ids = [i for i, _ in store.keyword_search(ws, "entity", said, KIN_READ, vis)]
+    ws, vis = ctx.workspace, ctx.visibility
+    ids = [i for i, _ in ctx.search.keyword_search(ws, "entity", said, KIN_READ, vis)]
     longer = [
         e.id
         for e in ctx.get_many([i for i in ids if i != subject.id]).values()
@@ -56,7 +56,7 @@ def kin_statements(ctx: BrainContext, subject: Item, predicate: str) -> list[Sta
     ]
     if len(longer) != 1:
         return []  # "the checklist" after the onboarding and the offboarding one: which?
-    return store.statements(ws, vis, subject_ids=longer, predicate=predicate, current=True)
+    return ctx.statements.statements(ws, vis, subject_ids=longer, predicate=predicate, current=True)
 
 
 def same_wording(old: Statement, new: Statement) -> bool:

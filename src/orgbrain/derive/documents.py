@@ -59,17 +59,17 @@ def settle_link(ctx: BrainContext, link: Statement) -> list[tuple[Statement, Sta
     older = [i for i in _titled(ctx, old_code) if i.id != new_doc.id and i.scope == new_doc.scope]
     if not older:
         return []
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    stated = store.statements(ws, vis, item_id=new_doc.id, current=True)
+    ws, vis = ctx.workspace, ctx.visibility
+    stated = ctx.statements.statements(ws, vis, item_id=new_doc.id, current=True)
     kept = {s.id for s in stated}
     ended: list[tuple[Statement, Statement]] = []
     for doc in older:
-        for old in store.statements(ws, vis, item_id=doc.id, current=True):
+        for old in ctx.statements.statements(ws, vis, item_id=doc.id, current=True):
             if old.id in kept or old.id == link.id or old.item_id != doc.id:
                 continue
             by = _successor(old, stated, link)
             at = max(link.valid_from, old.valid_from)
-            if store.end_statement(ws, old.id, at, by.id):
+            if ctx.statements.end_statement(ws, old.id, at, by.id):
                 ended.append((old, by))
     return ended
 
@@ -82,11 +82,13 @@ def settle_waiting(
     code = title_code(item.body, split_units(item.body), extraction.entities)
     if code is None:
         return []
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    named = [e.id for e in store.entities_named(ws, [normalise_value(code.value)], vis)]
+    ws, vis = ctx.workspace, ctx.visibility
+    named = [e.id for e in ctx.statements.entities_named(ws, [normalise_value(code.value)], vis)]
     if not named:
         return []
-    waiting = store.statements(ws, vis, object_ids=named, predicate="superseded_by", current=True)
+    waiting = ctx.statements.statements(
+        ws, vis, object_ids=named, predicate="superseded_by", current=True
+    )
     return [pair for link in waiting for pair in settle_link(ctx, link)]
 
 
@@ -125,11 +127,11 @@ def settle_revision(ctx: BrainContext, item: Item, window: timedelta) -> list[tu
     terms = key_terms(title)
     if not terms:
         return []
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     ids = {
         i
         for cls in ("note", "section")
-        for i, _ in store.keyword_search(ws, cls, terms, REVISIONS_READ, vis)
+        for i, _ in ctx.search.keyword_search(ws, cls, terms, REVISIONS_READ, vis)
     }
     ids.discard(item.id)
     pairs: list[tuple[Item, Item]] = []
@@ -150,24 +152,24 @@ def settle_revision(ctx: BrainContext, item: Item, window: timedelta) -> list[tu
 def _retire(ctx: BrainContext, old: Item, new: Item) -> None:
     """End each current statement of the older version by the newer's that replaced it
     or says it again (``_successor``): the belief, where it holds, is the newer's now."""
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    stated = store.statements(ws, vis, item_id=new.id, current=True)
+    ws, vis = ctx.workspace, ctx.visibility
+    stated = ctx.statements.statements(ws, vis, item_id=new.id, current=True)
     said = [s for s in stated if s.predicate not in LINKS]
     if not said:
         return  # nothing to end them by: the older stays as it is
     shared = {s.id for s in stated}  # one statement both versions say: it holds
-    for s in store.statements(ws, vis, item_id=old.id, current=True):
+    for s in ctx.statements.statements(ws, vis, item_id=old.id, current=True):
         if s.id not in shared:
             by = _successor(s, said, said[0])
-            store.end_statement(ws, s.id, max(new.when, s.valid_from), by.id)
+            ctx.statements.end_statement(ws, s.id, max(new.when, s.valid_from), by.id)
 
 
 def _titled(ctx: BrainContext, code_id: str) -> list[Item]:
     """The visible notes and sections titled by the code ``code_id`` names: a heading that
     starts with it (``# ADR-017 Flags``) or a first line ``ADR-011: ...``; "ADR-003
     status: superseded by ADR-017" is a note about ADR-003, not ADR-003."""
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    edges = store.edges_of(ws, code_id, vis, types=["MENTIONS"], limit=MENTIONS_READ)
+    ws, vis = ctx.workspace, ctx.visibility
+    edges = ctx.edges.edges_of(ws, code_id, vis, types=["MENTIONS"], limit=MENTIONS_READ)
     named = {e.src: str(e.props.get("text") or "") for e in edges if e.dst == code_id}
     found = ctx.get_many(sorted(named))
     titled: list[Item] = []

@@ -50,15 +50,17 @@ def left(ctx: BrainContext, new: Statement) -> list[Statement]:
 def _end_naming(ctx: BrainContext, new: Statement, predicates: frozenset[str]) -> list[Statement]:
     """End the current statements of ``predicates`` whose object is ``new``'s subject, in
     its scope, that held before it; superseded by ``new``."""
-    store, ws = ctx.store, ctx.workspace
+    ws = ctx.workspace
     ended: list[Statement] = []
-    for old in store.statements(ws, ctx.visibility, object_ids=[new.subject_id], current=True):
+    for old in ctx.statements.statements(
+        ws, ctx.visibility, object_ids=[new.subject_id], current=True
+    ):
         if (
             old.predicate in predicates
             and old.id != new.id
             and old.scope == new.scope
             and old.valid_from <= new.valid_from
-            and store.end_statement(ws, old.id, new.valid_from, new.id)
+            and ctx.statements.end_statement(ws, old.id, new.valid_from, new.id)
         ):
             ended.append(old)
     return ended
@@ -80,12 +82,12 @@ def named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
     if not new.replaces or new.predicate not in REPLACEABLE:
         return []
     subject = words(new.subject)
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    named = store.entities_named(ws, [normalise_value(new.replaces)], vis)
+    ws, vis = ctx.workspace, ctx.visibility
+    named = ctx.statements.entities_named(ws, [normalise_value(new.replaces)], vis)
     if not subject or not named:
         return []
     ended: list[Statement] = []
-    for old in store.statements(ws, vis, object_ids=[e.id for e in named], current=True):
+    for old in ctx.statements.statements(ws, vis, object_ids=[e.id for e in named], current=True):
         if (
             old.predicate in REPLACEABLE
             and old.subject_id != new.subject_id
@@ -93,7 +95,7 @@ def named_elsewhere(ctx: BrainContext, new: Statement) -> list[Statement]:
             and old.valid_from <= new.valid_from
             and subject <= words(old.text)
             and not _SEVERAL.search(old.text)
-            and store.end_statement(ws, old.id, new.valid_from, new.id)
+            and ctx.statements.end_statement(ws, old.id, new.valid_from, new.id)
         ):
             ended.append(old)
     return ended
@@ -104,10 +106,10 @@ def gone_after(ctx: BrainContext, new: Statement) -> Statement | None:
     the thing's retirement, is born superseded by the first such retirement."""
     if new.predicate not in REPLACEABLE or new.object_id is None or not new.current:
         return None
-    store, ws = ctx.store, ctx.workspace
+    ws = ctx.workspace
     after = [
         s
-        for s in store.statements(ws, ctx.visibility, subject_ids=[new.object_id])
+        for s in ctx.statements.statements(ws, ctx.visibility, subject_ids=[new.object_id])
         if _retires(s) and s.scope == new.scope and s.valid_from >= new.valid_from
     ]
     return min(after, key=lambda s: s.valid_from, default=None)

@@ -20,15 +20,15 @@ def neighbours(ctx: BrainContext, item: Item, said: Sequence[str]) -> list[Item]
     """The notes and sections of ``item``'s scope nearest it by its vector and by the words
     of ``said`` (its sentences worth comparing), ``NEIGHBOURS`` per stream, itself and
     its own sections left out."""
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     ids: set[str] = set()
-    vectors = store.embedding_of(ws, item.id)
+    vectors = ctx.items.embedding_of(ws, item.id)
     terms = key_terms(" ".join(said), max_terms=KEY_TERMS)
     for cls in ("note", "section"):
         if vectors is not None:
-            ids.update(i for i, _ in store.vector_search(ws, cls, vectors[0], NEIGHBOURS, vis))
+            ids.update(i for i, _ in ctx.search.vector_search(ws, cls, vectors[0], NEIGHBOURS, vis))
         if terms:
-            ids.update(i for i, _ in store.keyword_search(ws, cls, terms, NEIGHBOURS, vis))
+            ids.update(i for i, _ in ctx.search.keyword_search(ws, cls, terms, NEIGHBOURS, vis))
     ids.discard(item.id)
     found = ctx.get_many(sorted(ids))
     return [

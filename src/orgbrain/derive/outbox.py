@@ -47,9 +47,9 @@ def relay(ctx: BrainContext, ids: Sequence[str] | None = None) -> int:
         return 0  # a replica's primary relays
     done = 0
     while True:
-        rows = ctx.store.owed(ids=ids, limit=_PAGE)
+        rows = ctx.outbox.owed(ids=ids, limit=_PAGE)
         carried = [row.id for row in rows if _carry(ctx, row)]
-        ctx.store.settle_owed(carried)
+        ctx.outbox.settle_owed(carried)
         done += len(carried)
         if ids is not None or len(rows) < _PAGE or len(carried) < len(rows):
             return done
@@ -66,7 +66,7 @@ def _carry(ctx: BrainContext, row: Owed) -> bool:
         rekey_around(ctx.store, row.workspace, [*subjects, *map(str, rekey)])
     asker = row.payload.get("asker")
     if ctx.jobs is not None and isinstance(asker, dict):
-        items = ctx.store.get_items(row.workspace, subjects, Visibility.everything())
+        items = ctx.items.get_items(row.workspace, subjects, Visibility.everything())
         found = [items[i] for i in subjects if i in items]
         enqueue_derive(ctx.jobs, row.workspace, row.actor, asker, found)
     return True

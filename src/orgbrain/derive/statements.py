@@ -143,12 +143,12 @@ def record_claim(
     br = evidence_range(item, claim.start, claim.end)
     text = item.body[claim.start : claim.end].strip()
     when = valid_from(item, claim)
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     ev = Evidence(item.id, br, text, claim.tier, claim.confidence, ctx.clock())
 
-    group = store.statements(ws, vis, subject_ids=[subject.id], predicate=claim.predicate)
+    group = ctx.statements.statements(ws, vis, subject_ids=[subject.id], predicate=claim.predicate)
     if claim.replaces and claim.predicate in REPLACEABLE:
-        kin = store.statements(ws, vis, subject_ids=[subject.id], current=True)
+        kin = ctx.statements.statements(ws, vis, subject_ids=[subject.id], current=True)
         group += [
             s
             for s in kin
@@ -156,7 +156,9 @@ def record_claim(
             and norm(s.object) == norm(claim.replaces)
         ]
     if claim.predicate == "migration_target" and not claim.replaces and not AHEAD.search(text):
-        used = store.statements(ws, vis, subject_ids=[subject.id], predicate="uses", current=True)
+        used = ctx.statements.statements(
+            ws, vis, subject_ids=[subject.id], predicate="uses", current=True
+        )
         if len(used) == 1:  # "The status page moves to Instatus." after "... on Statuspage."
             group += used
     if claim.change:
@@ -166,7 +168,7 @@ def record_claim(
         if s.subject_id != subject.id:
             continue
         if same and s.current and norm(s.object) == norm(claim.object):
-            added = store.add_evidence(ws, s.id, ev)
+            added = ctx.statements.add_evidence(ws, s.id, ev)
             return Recorded(s, "corroborated" if added else "again")
 
     sid = _statement_id(ws, subject.id, claim, item, br)
@@ -189,7 +191,7 @@ def record_claim(
         origin=ctx.origin("derive", item.origin.run_id),
         replaces=claim.replaces,
     )
-    saved, created = store.put_statement(new)
+    saved, created = ctx.statements.put_statement(new)
     if not created:
         return Recorded(saved, "again")
     others = [s for s in group if s.id != saved.id]
@@ -212,7 +214,7 @@ def _settle(
     change: bool,
     why: Mapping[str, object] | None = None,
 ) -> Recorded:
-    store, ws = ctx.store, ctx.workspace
+    ws = ctx.workspace
     fact = new.type in ("fact", "decision")
     single = fact and new.predicate not in MULTI_VALUED
     replaced = norm(new.replaces) if new.replaces else None
@@ -230,7 +232,7 @@ def _settle(
                 and same_wording(old, new)
                 and old.valid_from < new.valid_from
             ):
-                if store.end_statement(ws, old.id, new.valid_from, new.id):
+                if ctx.statements.end_statement(ws, old.id, new.valid_from, new.id):
                     superseded.append(old)
             continue
         named = replaced is not None and norm(old.object) == replaced
@@ -240,7 +242,7 @@ def _settle(
             moved = new.predicate == "migration_target" and old.predicate == "uses"
             moved = moved and new.valid_from - old.valid_from >= CONFLICT_WINDOW
             if (named or moved) and new.valid_from >= old.valid_from and old.current:
-                if store.end_statement(ws, old.id, new.valid_from, new.id):
+                if ctx.statements.end_statement(ws, old.id, new.valid_from, new.id):
                     superseded.append(old)
             continue
         changed = change and fact and not single and same_wording(old, new)
@@ -251,28 +253,28 @@ def _settle(
         gap = new.valid_from - old.valid_from
         by_time = single or changed
         if (named and gap >= timedelta(0)) or (by_time and gap >= CONFLICT_WINDOW):
-            if old.current and store.end_statement(ws, old.id, new.valid_from, new.id):
+            if old.current and ctx.statements.end_statement(ws, old.id, new.valid_from, new.id):
                 superseded.append(old)
         elif single and -gap >= CONFLICT_WINDOW:
             # Arrived late: the first statement valid after it replaced it.
             if successor is None or old.valid_from < successor.valid_from:
                 successor = old
         elif single and old.current and disagree(old, new, ctx.get_many([old.item_id, item.id])):
-            store.flag_conflict(ws, new.id, old.id)
+            ctx.statements.flag_conflict(ws, new.id, old.id)
             conflicts.append(old.id)
     superseded += retire(ctx, new) + named_elsewhere(ctx, new) + left(ctx, new)
     gone = gone_after(ctx, new)
     if gone is not None and (successor is None or gone.valid_from < successor.valid_from):
         successor = gone
     if successor is not None:
-        store.end_statement(ws, new.id, successor.valid_from, successor.id)
+        ctx.statements.end_statement(ws, new.id, successor.valid_from, successor.id)
     items = [supersede_item(ctx, old.item_id, new.item_id, why=why) for old in superseded]
     for old, by in settle_link(ctx, new):
         superseded.append(old)
         items.append(supersede_item(ctx, old.item_id, by.item_id))
     if successor is not None:
         items.append(supersede_item(ctx, item.id, successor.item_id, why=why))
-    fresh = store.statements(ws, ctx.visibility, ids=[new.id], live=False)
+    fresh = ctx.statements.statements(ws, ctx.visibility, ids=[new.id], live=False)
     return Recorded(
         fresh[0] if fresh else new,
         "new",
@@ -328,14 +330,14 @@ def supersede_item(
     (the judge's version, probability and signals), kept on the edge."""
     if old_id == by_id:
         return None
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     found = ctx.get_many([old_id, by_id])
     old, new = found.get(old_id), found.get(by_id)
     if old is None or new is None or old.storage_class not in ("note", "section"):
         return None
-    held = store.statements(ws, vis, item_id=old_id, current=True)
+    held = ctx.statements.statements(ws, vis, item_id=old_id, current=True)
     if version:
-        again = {s.id for s in store.statements(ws, vis, item_id=by_id, current=True)}
+        again = {s.id for s in ctx.statements.statements(ws, vis, item_id=by_id, current=True)}
         held = [s for s in held if s.id not in again]
     if old.scope != new.scope or any(s.predicate not in LINKS for s in held):
         return None  # a link ("superseded by ADR-034") keeps nothing current
@@ -348,7 +350,7 @@ def supersede_item(
         ctx.origin("derive"),
         {"reason": "derived", **(why or {}), "dedupe": "supersedes"},
     )
-    if not store.supersede_item(edge):
+    if not ctx.statements.supersede_item(edge):
         return None
-    rekey_around(store, ws, [old.id])  # its words leave its neighbours' keys
+    rekey_around(ctx.store, ws, [old.id])  # its words leave its neighbours' keys
     return old.id

@@ -86,9 +86,9 @@ def derive_item(
             "ms": round((time.perf_counter() - t0) * 1000, 2),
             **produced,
         }
-        ctx.store.log_event(ctx.workspace, "derive", record)
+        ctx.events.log_event(ctx.workspace, "derive", record)
         out.steps.append(record)
-    ctx.store.log_event(
+    ctx.events.log_event(
         ctx.workspace,
         "derived",
         {
@@ -207,12 +207,12 @@ def _judged(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
 def _similar(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]:
     if not item.indexed or item.tombstoned_at is not None:
         return {"edges": 0}
-    vectors = ctx.store.embedding_of(ctx.workspace, item.id)
+    vectors = ctx.items.embedding_of(ctx.workspace, item.id)
     if vectors is None:
         return {"edges": 0}
     found: dict[str, float] = {}
     for cls in ("note", "section"):
-        hits = ctx.store.vector_search(
+        hits = ctx.search.vector_search(
             ctx.workspace, cls, vectors[0], SIMILAR_MAX + 1, ctx.visibility
         )
         for other, score in hits:
@@ -235,7 +235,7 @@ def _sequence(ctx: BrainContext, item: Item, _: Extraction) -> dict[str, object]
     run = item.origin.run_id
     if not run or item.storage_class != "note":
         return {"edges": 0}
-    page = ctx.store.list_items(
+    page = ctx.items.list_items(
         ctx.workspace,
         ItemFilter(storage_class="note", run_id=run),
         ctx.visibility,

@@ -24,10 +24,10 @@ statements, so a limit on pairs is not a limit on statements."""
 def story(ctx: BrainContext, item_id: str, derivation: str, error: str | None) -> Story:
     """``item_id``'s write story; ``derivation`` and ``error`` are its job's state."""
     item = ctx.get(item_id)
-    steps = ctx.store.events_after(
+    steps = ctx.events.events_after(
         ctx.workspace, 0, kinds=("derive", "derived"), subject=item.id, limit=MAX_STEPS
     )
-    held = ctx.store.statements(ctx.workspace, ctx.visibility, item_id=item.id, live=False)
+    held = ctx.statements.statements(ctx.workspace, ctx.visibility, item_id=item.id, live=False)
     older, newer = _links(ctx, item)
     return Story(
         item=item,
@@ -95,14 +95,14 @@ def statements_about(
         return []
     if limit < 1:
         raise InvalidInput("limit must be at least 1")
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     out = {
         s.id: s
-        for s in store.statements(
+        for s in ctx.statements.statements(
             ws, vis, subject_ids=entity_ids, types=types, current=current, limit=limit
         )
     }
-    for s in store.statements(
+    for s in ctx.statements.statements(
         ws, vis, object_ids=entity_ids, types=types, current=current, limit=limit
     ):
         out.setdefault(s.id, s)
@@ -112,7 +112,7 @@ def statements_about(
 def conflicts(ctx: BrainContext, limit: int = 200) -> list[Disagreement]:
     """At most ``limit`` pairs of current statements that disagree, each pair once,
     oldest first."""
-    flagged = ctx.store.statements(
+    flagged = ctx.statements.statements(
         ctx.workspace, ctx.visibility, current=True, conflicted=True, limit=MAX_FLAGGED
     )
     by_id = {s.id: s for s in flagged}

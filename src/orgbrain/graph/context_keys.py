@@ -27,15 +27,17 @@ asker's, so who wrote the edge cannot change what they are.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from ..model import Edge, Item
-from ..ports import Store
+from ..ports import EdgeStore, ItemStore, SearchStore, Store
 from ..scopes import Visibility
 
 __all__ = [
     "KEYS_CAP",
     "KEYS_MARK",
     "SEQUENCE_EDGE",
+    "KeyedStore",
     "around",
     "backfill_keys",
     "context_keys",
@@ -43,6 +45,12 @@ __all__ = [
     "refresh_keys",
     "rekey_around",
 ]
+
+
+class KeyedStore(ItemStore, EdgeStore, SearchStore, Protocol):
+    """The roles keeping keys fresh reads and writes: items, the edges between them, and
+    the keys searched with them."""
+
 
 SEQUENCE_EDGE = "FOLLOWED_BY"
 KEYS_CAP = 500
@@ -82,7 +90,7 @@ def context_keys(item: Item, before: Item | None, after: Item | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def around(store: Store, workspace: str, item_ids: Iterable[str]) -> set[str]:
+def around(store: KeyedStore, workspace: str, item_ids: Iterable[str]) -> set[str]:
     """The items linked to any of ``item_ids`` by a sequence edge (either side)."""
     out: set[str] = set()
     for item_id, edges in _sequence_edges(store, workspace, sorted(set(item_ids))).items():
@@ -90,7 +98,7 @@ def around(store: Store, workspace: str, item_ids: Iterable[str]) -> set[str]:
     return out
 
 
-def refresh_keys(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
+def refresh_keys(store: KeyedStore, workspace: str, item_ids: Iterable[str]) -> int:
     """Compute the keys of ``item_ids`` again from their sequence neighbours as the store
     holds them now, and store them; returns how many items were looked at.
 
@@ -114,7 +122,7 @@ def refresh_keys(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
     return len(ids)
 
 
-def _computed(store: Store, workspace: str, batch: Sequence[str]) -> dict[str, str]:
+def _computed(store: KeyedStore, workspace: str, batch: Sequence[str]) -> dict[str, str]:
     """The keys of ``batch`` from their sequence neighbours as the store holds them now."""
     everything = Visibility.everything()
     items = store.get_items(workspace, batch, everything)
@@ -138,7 +146,7 @@ def _computed(store: Store, workspace: str, batch: Sequence[str]) -> dict[str, s
     }
 
 
-def rekey_around(store: Store, workspace: str, item_ids: Iterable[str]) -> int:
+def rekey_around(store: KeyedStore, workspace: str, item_ids: Iterable[str]) -> int:
     """After ``item_ids`` changed their words or standing (edited, moved to another
     scope, forgotten, superseded): the keys of their sequence neighbours, and their own,
     computed again. Items with no sequence edge cost one read each; returns how many
@@ -169,7 +177,9 @@ def backfill_keys(store: Store) -> int:
     return done
 
 
-def _sequence_edges(store: Store, workspace: str, item_ids: Sequence[str]) -> dict[str, list[Edge]]:
+def _sequence_edges(
+    store: KeyedStore, workspace: str, item_ids: Sequence[str]
+) -> dict[str, list[Edge]]:
     """Each of ``item_ids``' sequence edges, in one read (ids without any are left out)."""
     return store.edges_around(
         workspace, item_ids, Visibility.everything(), types=[SEQUENCE_EDGE], limit=_EDGES_PER_ITEM

@@ -111,8 +111,8 @@ def entity_for(
     if ctx.principal is not None:
         scope = ctx.principal.check_write_scope(scope)
     key = entity_source_key(t, v, scope)
-    store, ws = ctx.store, ctx.workspace
-    existing = store.get_by_source_key(ws, key, Visibility.everything(), scope=scope)
+    ws = ctx.workspace
+    existing = ctx.items.get_by_source_key(ws, key, Visibility.everything(), scope=scope)
     if existing is not None:
         if existing.storage_class != "entity":
             raise InvalidInput(f"source key {key!r} belongs to a {existing.storage_class}")
@@ -134,7 +134,7 @@ def entity_for(
         canonical=Canonical(t, v),
     )
     vector = ctx.embedder.embed([text])[0]
-    saved = store.put_item(item, vector)
+    saved = ctx.items.put_item(item, vector)
     # Two writers racing on one key both land on one row; the id that row kept wins.
     return saved, saved.id == item.id
 
@@ -184,7 +184,7 @@ def observe_mention(
             "dedupe": f"{start}:{end}:{digest}",
         },
     )
-    saved = ctx.store.put_edge(edge)
+    saved = ctx.edges.put_edge(edge)
     return Mention(entity, saved, entity_created, saved.id == edge.id)
 
 
@@ -233,7 +233,7 @@ def link(
         origin=ctx.origin("link", run_id),
         props=props,
     )
-    saved = ctx.store.put_edge(edge)
+    saved = ctx.edges.put_edge(edge)
     return Link(saved, saved.id == edge.id)
 
 
@@ -245,7 +245,7 @@ def put_system_edge(ctx: BrainContext, type_: str, src: str, dst: str, source: s
     t = type_ if type_ in (SEQUENCE_EDGE, "SIMILAR_TO") else normalise_edge_type(type_)
     a, b = ctx.get(src), ctx.get(dst)
     edge = Edge(new_id("edg"), ctx.workspace, t, a.id, b.id, ctx.origin(source))
-    saved = ctx.store.put_edge(edge)
+    saved = ctx.edges.put_edge(edge)
     if t == SEQUENCE_EDGE:  # each turn is found by the other's words too (context_keys.py)
         refresh_keys(ctx.store, ctx.workspace, [a.id, b.id])
     return saved
@@ -261,7 +261,7 @@ def visible_edges(
     """Edges of a visible item, each kept only when both its ends are visible: checked in
     the store query and again here."""
     item = ctx.get(item_id)
-    edges = ctx.store.edges_of(ctx.workspace, item.id, ctx.visibility, types=types, limit=limit)
+    edges = ctx.edges.edges_of(ctx.workspace, item.id, ctx.visibility, types=types, limit=limit)
     seen = set(ctx.get_many(sorted({e.src for e in edges} | {e.dst for e in edges})))
     return [e for e in edges if e.src in seen and e.dst in seen]
 
@@ -278,7 +278,7 @@ def neighborhood(ctx: BrainContext, item_id: str, hops: int = 1) -> Neighborhood
     if not isinstance(hops, int) or not 1 <= hops <= MAX_HOPS:
         raise InvalidInput(f"hops must be 1 or {MAX_HOPS}")
     center = ctx.get(item_id)
-    vis, store, ws = ctx.visibility, ctx.store, ctx.workspace
+    vis, ws = ctx.visibility, ctx.workspace
     seen: dict[str, Item] = {center.id: center}
     seen_edges: set[str] = set()
     frontier = [center.id]
@@ -287,7 +287,7 @@ def neighborhood(ctx: BrainContext, item_id: str, hops: int = 1) -> Neighborhood
         candidates: list[Edge] = []
         more = False  # a node has edges beyond what one hop can read
         for node in frontier:
-            edges = store.edges_of(ws, node, vis, limit=EDGES_READ_PER_NODE)
+            edges = ctx.edges.edges_of(ws, node, vis, limit=EDGES_READ_PER_NODE)
             more = more or len(edges) == EDGES_READ_PER_NODE
             for e in edges:
                 if e.id not in seen_edges:

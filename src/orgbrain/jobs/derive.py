@@ -110,7 +110,7 @@ class DeriveJobs:
 
 
 def known_entities(ctx: BrainContext) -> list[tuple[str, str]]:
-    page = ctx.store.list_items(
+    page = ctx.items.list_items(
         ctx.workspace, ItemFilter(storage_class="entity"), ctx.visibility, limit=KNOWN_ENTITIES
     )
     return [(i.kind, i.label) for i in page.items]

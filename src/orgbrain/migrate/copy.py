@@ -29,7 +29,7 @@ from ..context import BrainContext
 from ..errors import Conflict, NotFound, Unavailable
 from ..keys import KeyStore
 from ..move_report import MoveOptions, MoveReport
-from ..ports import RECORD_KINDS, BlobStore, Record, RecordKind, Store
+from ..ports import RECORD_KINDS, BlobStore, Record, RecordKind, TransferStore
 from .verify import verify
 
 __all__ = ["MARK", "House", "Progress", "move", "source_fingerprint"]
@@ -68,7 +68,7 @@ class _Checkpoint:
         )
 
 
-def source_fingerprint(store: Store) -> str:
+def source_fingerprint(store: TransferStore) -> str:
     """What tells this brain from another: the name of its first record (ids are random,
     and a brain's first record stays while it is moved), hashed."""
     for kind in RECORD_KINDS:
@@ -98,10 +98,10 @@ def move(
     left, then verify the two (``verify``)."""
     opts = options or MoveOptions()
     started = time.monotonic()
-    fingerprint = source_fingerprint(source.ctx.store)
+    fingerprint = source_fingerprint(source.ctx.transfer)
     checkpoint, resumed = _resume_point(source, target, fingerprint, opts.copy_blobs)
     if not resumed:  # claim the destination before anything lands in it, blobs included
-        target.ctx.store.import_records(RECORD_KINDS[0], [], mark=(MARK, checkpoint.dump()))
+        target.ctx.transfer.import_records(RECORD_KINDS[0], [], mark=(MARK, checkpoint.dump()))
     copied: dict[str, int] = dict.fromkeys(RECORD_KINDS, 0)
     blobs = _BlobCopier(source.ctx.blobs, target.ctx.blobs)
     left = RECORD_KINDS[RECORD_KINDS.index(checkpoint.kind) :] if checkpoint.kind != _DONE else ()
@@ -130,7 +130,7 @@ def _resume_point(
     """Where this move starts (and whether it goes on with an earlier one): the beginning
     of an empty destination, or where a move of this source into it stopped; else
     ``Conflict`` (nothing written)."""
-    found = target.ctx.store.mark(MARK)
+    found = target.ctx.transfer.mark(MARK)
     if found is None:
         held = _holdings(target, blobs)
         if held:
@@ -155,7 +155,7 @@ def _holdings(house: House, blobs: bool) -> str:
     """What a destination already holds, in words ('' when nothing); its blobs only when
     the move is to copy blobs there."""
     for kind in RECORD_KINDS:
-        if house.ctx.store.count_records(kind):
+        if house.ctx.transfer.count_records(kind):
             return f"it holds {kind}"
     if house.keys.list_keys():
         return "it holds API keys"
@@ -174,11 +174,11 @@ def _copy_kind(
     opts: MoveOptions,
     progress: Progress | None,
 ) -> int:
-    total = sum(source.ctx.store.count_records(kind).values())
+    total = sum(source.ctx.transfer.count_records(kind).values())
     following = RECORD_KINDS[RECORD_KINDS.index(kind) + 1 :]
     added = seen = 0
     while True:
-        page = source.ctx.store.export_records(kind, after=after, limit=opts.batch)
+        page = source.ctx.transfer.export_records(kind, after=after, limit=opts.batch)
         if kind in _BLOB_KINDS and opts.copy_blobs:
             blobs.copy(page.records)
         if page.next_after is None:
@@ -186,7 +186,7 @@ def _copy_kind(
         else:
             step = kind, page.next_after
         mark = _Checkpoint(fingerprint, source.name, *step).dump()
-        added += target.ctx.store.import_records(kind, page.records, mark=(MARK, mark))
+        added += target.ctx.transfer.import_records(kind, page.records, mark=(MARK, mark))
         seen += len(page.records)
         if progress is not None:
             progress(kind, total if page.next_after is None else seen, total)

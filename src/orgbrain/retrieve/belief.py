@@ -105,7 +105,7 @@ def _held(ctx: BrainContext, kept: list[Candidate]) -> list[Statement]:
     if not kept:
         return []
     ids = [c.item_id for c in kept]
-    return ctx.store.statements(ctx.workspace, ctx.visibility, item_ids=ids, limit=HELD)
+    return ctx.statements.statements(ctx.workspace, ctx.visibility, item_ids=ids, limit=HELD)
 
 
 def _disagreements(
@@ -113,16 +113,16 @@ def _disagreements(
 ) -> dict[str, tuple[str, ...]]:
     """For each kept hit, the items holding current statements that disagree with
     its own (visible ones only)."""
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     out: dict[str, tuple[str, ...]] = {}
     if len(held) < HELD and not any(s.current and s.conflicts for s in held):
         return out  # the common case, without a read a hit
     for c in kept:
-        held = store.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
+        held = ctx.statements.statements(ws, vis, item_id=c.item_id, current=True, conflicted=True)
         others = sorted({o for s in held for o in s.conflicts})
         if not others:
             continue
-        rivals = store.statements(ws, vis, ids=others, current=True)
+        rivals = ctx.statements.statements(ws, vis, ids=others, current=True)
         items = sorted({s.item_id for s in rivals} - {c.item_id})
         if items:
             out[c.item_id] = tuple(items)

@@ -125,9 +125,9 @@ def graph_stream(ctx: BrainContext, query: Query, frame: TimeFrame = CURRENT) ->
     if not entities:
         return GraphMatch((), (), asked)
     ids = [e.id for e in entities]
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    statements = store.statements(ws, vis, subject_ids=ids, limit=STATEMENTS_READ)
-    statements += store.statements(ws, vis, object_ids=ids, limit=STATEMENTS_READ)
+    ws, vis = ctx.workspace, ctx.visibility
+    statements = ctx.statements.statements(ws, vis, subject_ids=ids, limit=STATEMENTS_READ)
+    statements += ctx.statements.statements(ws, vis, object_ids=ids, limit=STATEMENTS_READ)
 
     rest = _unnamed_terms(query, entities)
 
@@ -151,7 +151,7 @@ def graph_stream(ctx: BrainContext, query: Query, frame: TimeFrame = CURRENT) ->
         return GraphMatch(tuple(entities), top, asked, {i: support[i] for i in top})
     mentioning: list[str] = []
     for e in entities:
-        for edge in store.edges_of(ws, e.id, vis, types=["MENTIONS"], limit=MENTIONS_READ):
+        for edge in ctx.edges.edges_of(ws, e.id, vis, types=["MENTIONS"], limit=MENTIONS_READ):
             mentioning.append(edge.src)
     found = ctx.get_many(sorted(set(mentioning) - ranked.keys()))
     for item in sorted(found.values(), key=lambda i: i.when, reverse=True):
@@ -189,12 +189,12 @@ def _named(ctx: BrainContext, query: Query) -> list[Item]:
         for i in range(len(lowered) - n + 1)
     }
     grams = {g for g in grams if g not in STOPWORDS}
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
-    found = {e.id: e for e in store.entities_named(ws, sorted(grams), vis)}
+    ws, vis = ctx.workspace, ctx.visibility
+    found = {e.id: e for e in ctx.statements.entities_named(ws, sorted(grams), vis)}
     terms = [w for w in lowered if w not in STOPWORDS]
     if terms:
         capital = {w.casefold() for w in words if w[:1].isupper()}
-        for entity_id, _ in store.keyword_search(ws, "entity", terms, FUZZY_CANDIDATES, vis):
+        for entity_id, _ in ctx.search.keyword_search(ws, "entity", terms, FUZZY_CANDIDATES, vis):
             if entity_id in found:
                 continue
             entity = ctx.get_many([entity_id]).get(entity_id)

@@ -54,12 +54,12 @@ def statement_links(
     with evidence in them, of which those first read from them count) and those of
     other visible items, as they stand in ``frame``: as of a date, a replacement counts
     only once the newer statement was valid. One store read."""
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     wanted = set(item_ids)
     by_id = {s.id: s for s in held if s.item_id in wanted}
     if not by_id:
         return []
-    by_id.update((s.id, s) for s in store.statements(ws, vis, linked_to=sorted(by_id)))
+    by_id.update((s.id, s) for s in ctx.statements.statements(ws, vis, linked_to=sorted(by_id)))
     at = frame.at if frame.mode == "as_of" else None
     links: list[StatementLink] = []
     for old in by_id.values():
@@ -97,13 +97,13 @@ def replaced_pairs(ctx: BrainContext, item_ids: Sequence[str]) -> set[frozenset[
     """The pairs of ``item_ids`` of which one replaced a statement of the other (the
     whole item or one statement of it), as the derivation linked them: two items on one
     topic, whatever words each says it in. Two store reads."""
-    store, ws, vis = ctx.store, ctx.workspace, ctx.visibility
+    ws, vis = ctx.workspace, ctx.visibility
     wanted = set(item_ids)
-    ended = store.statements(ws, vis, item_ids=sorted(wanted), current=False)
+    ended = ctx.statements.statements(ws, vis, item_ids=sorted(wanted), current=False)
     later = sorted({s.superseded_by for s in ended if s.superseded_by})
     if not later:
         return set()
-    holder = {s.id: s.item_id for s in store.statements(ws, vis, ids=later, current=None)}
+    holder = {s.id: s.item_id for s in ctx.statements.statements(ws, vis, ids=later, current=None)}
     pairs: set[frozenset[str]] = set()
     for s in ended:
         other = holder.get(s.superseded_by or "")

@@ -355,7 +355,7 @@ class Searcher:
         deep the streams go."""
         ctx = self.ctx
         best = list(fused)[: plan.neighbour_depth]
-        around = ctx.store.edges_around(
+        around = ctx.edges.edges_around(
             ctx.workspace, best, ctx.visibility, types=[plan.neighbour_edge], limit=NEIGHBOURS
         )
         return [(e.src, e.dst) for item_id in best for e in around.get(item_id, ())]
@@ -385,12 +385,12 @@ class Searcher:
     ) -> list[ScoredId]:
         ctx = self.ctx
         if stream.kind == "keyword":
-            return ctx.store.keyword_search(
+            return ctx.search.keyword_search(
                 ctx.workspace, stream.storage_class, terms, plan.depth("keyword"), ctx.visibility
             )
         if vector is None:
             return []
-        return ctx.store.vector_search(
+        return ctx.search.vector_search(
             ctx.workspace, stream.storage_class, vector, plan.per_stream, ctx.visibility
         )
 

@@ -116,6 +116,6 @@ def _log(ctx: BrainContext, surface: str, k: int, seen: SearchSeen, latency_ms: 
     if seen.error is not None:
         record["error"] = seen.error
     try:
-        ctx.store.log_event(ctx.workspace, SEARCH_EVENT, record, durable=False)
+        ctx.events.log_event(ctx.workspace, SEARCH_EVENT, record, durable=False)
     except Exception:  # reads fail open: a log that fails never fails the search
         log.warning("could not log a search event; the search goes on", exc_info=True)

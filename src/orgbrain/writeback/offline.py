@@ -150,12 +150,12 @@ class OfflineWriter:
         replaced: list[str] = []
         held = 0
         for claim in claims:
-            subjects = ctx.store.entities_named(
+            subjects = ctx.statements.entities_named(
                 ctx.workspace, [normalise_value(claim.subject.value)], ctx.visibility
             )
             if not subjects:
                 continue
-            current = ctx.store.statements(
+            current = ctx.statements.statements(
                 ctx.workspace,
                 ctx.visibility,
                 subject_ids=[s.id for s in subjects],

@@ -47,13 +47,13 @@ def list_proposals(
     for s in states or ():
         if s not in PROPOSAL_STATES:
             raise InvalidInput(f"state is one of {', '.join(PROPOSAL_STATES)}, not {s!r}")
-    return ctx.store.proposals(
+    return ctx.proposals.proposals(
         ctx.workspace, scopes=reviewable(ctx), states=states, run_id=run_id, limit=limit
     )
 
 
 def get_proposal(ctx: BrainContext, proposal_id: str) -> Proposal:
-    found = ctx.store.proposal(ctx.workspace, proposal_id)
+    found = ctx.proposals.proposal(ctx.workspace, proposal_id)
     scopes = reviewable(ctx)
     if found is None or (scopes is not None and found.scope not in scopes):
         raise NotFound(f"no proposal {proposal_id}")
@@ -108,7 +108,7 @@ def _approve(
     if p.state != "pending":
         raise Conflict(f"proposal {p.id} is {p.state}, not pending")
     at = ctx.clock()
-    if not ctx.store.decide_proposal(
+    if not ctx.proposals.decide_proposal(
         ctx.workspace,
         p.id,
         "approved",
@@ -137,7 +137,7 @@ def _reject(ctx: BrainContext, proposal_id: str, reason: str) -> Proposal:
     if p.state != "pending":
         raise Conflict(f"proposal {p.id} is {p.state}, not pending")
     at = ctx.clock()
-    if not ctx.store.decide_proposal(
+    if not ctx.proposals.decide_proposal(
         ctx.workspace, p.id, "rejected", decided_by=ctx.actor, decided_at=at, reason=reason.strip()
     ):
         raise Conflict(f"proposal {p.id} was decided meanwhile")
@@ -148,7 +148,7 @@ def _reject(ctx: BrainContext, proposal_id: str, reason: str) -> Proposal:
 
 def _write(ctx: BrainContext, p: Proposal) -> Proposal:
     item = write_proposal(ctx, p, source="review")
-    ctx.store.proposal_written(ctx.workspace, p.id, item.id)
+    ctx.proposals.proposal_written(ctx.workspace, p.id, item.id)
     done = get_proposal(ctx, p.id)
     _log(ctx, done, item.id)
     return done
@@ -156,7 +156,7 @@ def _write(ctx: BrainContext, p: Proposal) -> Proposal:
 
 def _log(ctx: BrainContext, p: Proposal, item_id: str | None) -> None:
     waited = (p.decided_at - p.created_at).total_seconds() if p.decided_at else None
-    ctx.store.log_event(
+    ctx.events.log_event(
         ctx.workspace,
         "review",
         {

@@ -91,7 +91,7 @@ def _run_pass(
             )
     out = _own(ctx, products)
     states = [p.state for p in out]
-    ctx.store.log_event(
+    ctx.events.log_event(
         ctx.workspace,
         "writeback",
         {
@@ -114,7 +114,9 @@ def _own(
     ctx: BrainContext, products: RunProducts, states: list[str] | None = None
 ) -> list[Proposal]:
     """This pass's proposals: its run's, stored by its asker (another's run of the id is not)."""
-    found = ctx.store.proposals(ctx.workspace, run_id=products.run_id, states=states, limit=_LISTED)
+    found = ctx.proposals.proposals(
+        ctx.workspace, run_id=products.run_id, states=states, limit=_LISTED
+    )
     return [p for p in found if p.actor == ctx.actor]
 
 
@@ -147,12 +149,12 @@ def _gate(
         created_at=ctx.clock(),
         writer=writer.name,
     )
-    stored, created = ctx.store.put_proposal(fresh)
+    stored, created = ctx.proposals.put_proposal(fresh)
     if stored.state == "written" and stored.item_id is None:
         item = write_proposal(ctx, stored, source="writeback")
         stored = _mark_written(ctx, stored, item)
     if created:
-        ctx.store.log_event(
+        ctx.events.log_event(
             ctx.workspace,
             "gate",
             {
@@ -202,5 +204,5 @@ def write_proposal(ctx: BrainContext, p: Proposal, *, source: str) -> Item:
 
 
 def _mark_written(ctx: BrainContext, p: Proposal, item: Item) -> Proposal:
-    ctx.store.proposal_written(ctx.workspace, p.id, item.id)
-    return ctx.store.proposal(ctx.workspace, p.id) or p
+    ctx.proposals.proposal_written(ctx.workspace, p.id, item.id)
+    return ctx.proposals.proposal(ctx.workspace, p.id) or p

@@ -40,7 +40,7 @@ def _current(ctx: BrainContext, p: Pair) -> bool:
 def _held(ctx: BrainContext, said: Said, value: Value) -> Statement | None:
     """The ``value`` statement already recorded for ``value`` in ``said``, if any."""
     text, shown = said.text.strip(), said.text[value.start : value.end]
-    for s in ctx.store.statements(
+    for s in ctx.statements.statements(
         ctx.workspace, ctx.visibility, item_id=said.item.id, predicate=PREDICATE
     ):
         if s.text == text and s.object == shown:
@@ -68,16 +68,16 @@ def record(ctx: BrainContext, p: Pair) -> list[str]:
 
 
 def _end_typed(ctx: BrainContext, p: Pair, was: str, by: Statement) -> list[str]:
-    store, ws = ctx.store, ctx.workspace
+    ws = ctx.workspace
     text, folded = p.old.text.strip(), was.casefold()
     ended = [
         s.id
-        for s in store.statements(ws, ctx.visibility, item_id=p.old.item.id, current=True)
+        for s in ctx.statements.statements(ws, ctx.visibility, item_id=p.old.item.id, current=True)
         if s.predicate != PREDICATE
         and text in s.text  # the sentence, or the sentence the clause is cut from
         and folded in s.object.casefold()
         and s.valid_from < by.valid_from
-        and store.end_statement(ws, s.id, by.valid_from, by.id)
+        and ctx.statements.end_statement(ws, s.id, by.valid_from, by.id)
     ]
     if ended:
         supersede_item(ctx, p.old.item.id, p.new.item.id)

@@ -36,7 +36,7 @@ def settled_by_typed(ctx: BrainContext, p: Pair) -> bool:
     about = p.was.kind == "name" and any(
         _about(p.old, s, held, loose=loose) for s in _typed_names(ctx, p.new, p.now, cut=True)
     )
-    for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
+    for s in ctx.statements.statements(ctx.workspace, ctx.visibility, item_id=p.old.item.id):
         if s.predicate == PREDICATE or s.text != text:
             continue
         if p.was.kind == "name" and s.object.casefold() in p.was.key:
@@ -76,7 +76,7 @@ def _typed_names(
     text = said.text.strip()
     return [
         s
-        for s in ctx.store.statements(ctx.workspace, ctx.visibility, item_id=said.item.id)
+        for s in ctx.statements.statements(ctx.workspace, ctx.visibility, item_id=said.item.id)
         if s.predicate != PREDICATE
         and (s.text == text or (cut and text in s.text))
         and name.key in s.object.casefold()
