@@ -36,6 +36,7 @@ from ..retrieve.answerable import (
 )
 from ..retrieve.verdict import HitEvidence
 from .answer_data import Asked
+from .logistic import logistic, sigmoid
 
 __all__ = [
     "Example",
@@ -134,31 +135,9 @@ def load_examples(path: Path) -> list[Example]:
     return out
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    out: np.ndarray = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
-    return out
-
-
-def _logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray) -> tuple[float, np.ndarray]:
-    """L2-regularised logistic regression by Newton's method (a few signals, exact)."""
-    xb = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(xb.shape[1])
-    reg = np.full(xb.shape[1], L2)
-    reg[0] = 0.0
-    for _ in range(40):
-        p = _sigmoid(xb @ w)
-        g = xb.T @ (sw * (p - y)) + reg * w
-        h = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(len(w))
-        step = np.linalg.solve(h, g)
-        w -= step
-        if np.abs(step).max() < 1e-7:
-            break
-    return float(w[0]), w[1:]
-
-
 def _best(examples: Sequence[Example], bias: float, w: np.ndarray) -> np.ndarray:
     """Each search's best candidate's probability (0 for a search with none)."""
-    return np.array([float(_sigmoid(e.x @ w + bias).max()) if len(e.x) else 0.0 for e in examples])
+    return np.array([float(sigmoid(e.x @ w + bias).max()) if len(e.x) else 0.0 for e in examples])
 
 
 def fit(
@@ -187,7 +166,7 @@ def fit(
             ys.append(pos.astype(np.float64))
             ws.append(weight)
         x, y, sw = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
-        bias, w = _logistic(x, y, sw * len(y) / sw.sum())
+        bias, w = logistic(x, y, sw * len(y) / sw.sum(), l2=L2, steps=40, tol=1e-7)
     threshold = _threshold(examples, _best(examples, bias, w), max_silence)
     return AnswerWeights(bias, dict(zip(FEATURES, map(float, w), strict=True)), threshold)
 

@@ -33,6 +33,7 @@ from ..judge.judge import JUDGE_VERSION, PROJECTED, SCALE, Projection, Weights
 from ..model import Item, Origin
 from ..ports import Embedder
 from .living import Case, load_cases
+from .logistic import logistic, sigmoid
 
 __all__ = ["Bag", "bags_of", "fit", "leave_one_out", "weights_json"]
 
@@ -129,28 +130,6 @@ def as_note(item_id: str, at: datetime, text: str) -> Item:
     )
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    out: np.ndarray = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
-    return out
-
-
-def _logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray) -> tuple[float, np.ndarray]:
-    """L2-regularised logistic regression by Newton's method (a few signals, exact)."""
-    xb = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(xb.shape[1])
-    reg = np.full(xb.shape[1], L2)
-    reg[0] = 0.0
-    for _ in range(30):
-        p = _sigmoid(xb @ w)
-        g = xb.T @ (sw * (p - y)) + reg * w
-        h = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(len(w))
-        step = np.linalg.solve(h, g)
-        w -= step
-        if np.abs(step).max() < 1e-6:
-            break
-    return float(w[0]), w[1:]
-
-
 def project(bags: Sequence[Bag], k: int = PROJECTED) -> Projection:
     """The principal directions of the newer units' vectors and of the pairs' differences
     (no labels: fitted on every pair of ``bags``)."""
@@ -179,7 +158,7 @@ def _features(b: Bag, projection: Projection | None) -> np.ndarray:
 
 
 def _bag_scores(xs: Sequence[np.ndarray], bias: float, w: np.ndarray) -> np.ndarray:
-    return np.array([float(_sigmoid(x @ w + bias).max()) for x in xs])
+    return np.array([float(sigmoid(x @ w + bias).max()) for x in xs])
 
 
 def fit(bags: Sequence[Bag], *, rounds: int = 3, projected: bool = True) -> Weights:
@@ -204,7 +183,7 @@ def fit(bags: Sequence[Bag], *, rounds: int = 3, projected: bool = True) -> Weig
         x = np.vstack([xp, xn])
         y = np.concatenate([np.ones(len(xp)), np.zeros(len(xn))])
         sw = np.concatenate([np.ones(len(xp)), wn * len(pos) / max(1, len(neg)) * 2])
-        bias, w = _logistic(x, y, sw)
+        bias, w = logistic(x, y, sw, l2=L2, steps=30, tol=1e-6)
         pick = [int((x @ w).argmax()) for x in pos]
     threshold = _threshold(bags, _bag_scores(xs, bias, w))
     names = _names(projection)
