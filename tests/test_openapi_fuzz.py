@@ -157,7 +157,17 @@ def test_the_api_matches_its_openapi(case: Any, api: tuple[Served, str, list[str
     CALLS["n"] += 1
     CALLS["5xx"] += response.status_code >= 500
     STATUSES[response.status_code] += 1
-    case.validate_response(response, checks=CHECKS)
+    case.validate_response(response, checks=_checks_for(case))
+
+
+def _checks_for(case: Any) -> list[Any]:
+    """Every check, except negative-data rejection on multipart bodies: a form field is text
+    on the wire, so a "negative" case that makes ``kind`` an array or a number arrives as the
+    string "0.0" or "{}", which the server rightly accepts. (One CI run in many drew such a
+    case on POST /v1/files and failed on a 201.) Multipart cases still get every other check."""
+    if case.media_type == "multipart/form-data":
+        return [c for c in CHECKS if c is not negative_data_rejection]
+    return CHECKS
 
 
 def test_the_fuzzer_really_called(api: tuple[Served, str, list[str]]) -> None:
