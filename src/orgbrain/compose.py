@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .context import BrainContext
@@ -260,6 +261,15 @@ def make_reranker(settings: Settings) -> Reranker | None:
         api_key=settings.rerank_key,
         timeout=settings.rerank_timeout_s,
     )
+
+
+def pair_training() -> ModuleType:
+    """The pair reader's trainer (``adapters/minilm_pair_train``: ``train``,
+    ``out_of_fold``, ``save_head``, ``PairRow``, ``TrainConfig``; needs torch), for the
+    fits under ``evals/``, which may not pick an adapter themselves."""
+    from .adapters import minilm_pair_train
+
+    return minilm_pair_train
 
 
 def make_chat(settings: Settings) -> Chat | None:

@@ -33,6 +33,7 @@ from ..ports import TokenVectors, Vector
 
 if TYPE_CHECKING:
     from .minilm_numpy import MiniLMNumpy
+    from .minilm_pair import PairHead
     from .minilm_query import QueryProjections
 
 __all__ = [
@@ -116,6 +117,7 @@ class MiniLMEmbedder:
         self._projections: QueryProjections | None = None
         self._pieces: dict[int, str] | None = None  # token id -> word piece, read once
         self._amx: bool | None = None  # whether the CPU has AMX, asked once
+        self._heads: dict[Path, PairHead] = {}  # pair readers, read once each
         self._blas: Any = None  # threadpoolctl's controller, found on first use
         self._lock = threading.Lock()  # loading
         self._batches = threading.Lock()  # big calls take turns
@@ -198,6 +200,31 @@ class MiniLMEmbedder:
             TokenVectors(sentence, tokens, tuple(pieces.get(i, "[UNK]") for i in ids))
             for sentence, tokens, ids in read
         ]
+
+    def read_pairs(self, head: Path, pairs: Sequence[tuple[str, str]]) -> Vector:
+        """Each pair read together by the reader in ``head`` (``minilm_pair``): one logit
+        each. The reader shares this embedder's loaded weights; only its own top layers
+        are read, once per file."""
+        with self._lock:
+            model = self._load()
+            reader = self._heads.get(head)
+            if reader is None:
+                from .minilm_pair import load_head
+
+                weights = model.weights
+                reader = load_head(
+                    head,
+                    base=self.name,
+                    depth=len(weights.layers),
+                    head_dim=weights.hidden // weights.heads,
+                )
+                self._heads[head] = reader
+        from .minilm_pair import read_pairs
+
+        with self._blas.limit(limits=1, user_api="blas"):
+            return read_pairs(
+                model.weights, model.tokenizer, reader, pairs, batch_tokens=self.batch_tokens
+            )
 
     def _load(self) -> MiniLMNumpy:
         """Load the model once; the caller holds ``self._lock``."""

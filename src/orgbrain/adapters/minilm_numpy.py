@@ -67,10 +67,16 @@ def encode_ids(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.
     return _mean_pool(token_states(weights, ids, mask), mask)
 
 
-def token_states(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[np.bool_]) -> F32:
+def token_states(
+    weights: MiniLMWeights,
+    ids: NDArray[np.int64],
+    mask: NDArray[np.bool_],
+    types: NDArray[np.int64] | None = None,
+) -> F32:
     """The last layer's ``(batch, T, hidden)`` token vectors of one padded batch, before
     pooling: what the sentence vector is the mean of, and what a token-level match
-    (``retrieve.answerable``) compares."""
+    (``retrieve.answerable``) compares. ``types`` (``(batch, T)``, 0 or 1) marks the
+    second text of a pair read together (``minilm_pair``); one text is all type 0."""
     batch, length = ids.shape
     hidden, heads = weights.hidden, weights.heads
     head_dim = hidden // heads
@@ -78,7 +84,10 @@ def token_states(weights: MiniLMWeights, ids: NDArray[np.int64], mask: NDArray[n
     x = weights.word[ids.reshape(-1)]  # a gather: a fresh, writable array
     x3 = x.reshape(batch, length, hidden)
     x3 += weights.position[:length]
-    x3 += weights.token_type[0]  # one sentence per text: every token type is 0
+    if types is None:
+        x3 += weights.token_type[0]  # one sentence per text: every token type is 0
+    else:
+        x3 += weights.token_type[types]
     _layer_norm(x, weights.ln_g, weights.ln_b, weights.eps)
     # Padded keys get the most negative float added, as in transformers: exp() of it is 0.
     padded = not bool(mask.all())

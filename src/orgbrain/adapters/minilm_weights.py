@@ -13,6 +13,7 @@ import json
 import math
 import mmap
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,15 @@ from numpy.typing import NDArray
 
 from ..errors import Unavailable
 
-__all__ = ["BLOCK", "F32", "Layer", "MiniLMWeights", "load_minilm", "read_safetensors"]
+__all__ = [
+    "BLOCK",
+    "F32",
+    "Layer",
+    "MiniLMWeights",
+    "layer_from",
+    "load_minilm",
+    "read_safetensors",
+]
 
 F32 = NDArray[np.float32]
 _DTYPES: dict[str, np.dtype[Any]] = {
@@ -149,62 +158,65 @@ def load_minilm(folder: Path) -> MiniLMWeights:
     heads = int(config["num_attention_heads"])
     if hidden % heads:
         raise Unavailable(f"hidden size {hidden} does not split into {heads} heads")
-    # Folding the 1/sqrt(head_dim) score scale into the query projection saves a pass
-    # over every (heads, T, T) score matrix; the rounding moves the result by ~1e-8.
-    scale = np.float32(1.0 / math.sqrt(hidden // heads))
-    layers = []
-    for i in range(int(config["num_hidden_layers"])):
-        p = f"encoder.layer.{i}."
-        att = p + "attention."
-        layers.append(
-            Layer(
-                qkv_w=np.concatenate(
-                    [
-                        get(att + "self.query.weight") * scale,
-                        get(att + "self.key.weight"),
-                        get(att + "self.value.weight"),
-                    ]
-                ),
-                qkv_b=np.concatenate(
-                    [
-                        get(att + "self.query.bias") * scale,
-                        get(att + "self.key.bias"),
-                        get(att + "self.value.bias"),
-                    ]
-                ),
-                out_w=get(att + "output.dense.weight"),
-                out_b=get(att + "output.dense.bias"),
-                ln1_g=get(att + "output.LayerNorm.weight"),
-                ln1_b=get(att + "output.LayerNorm.bias"),
-                up_w=get(p + "intermediate.dense.weight"),
-                up_b=get(p + "intermediate.dense.bias"),
-                down_w=get(p + "output.dense.weight"),
-                down_b=get(p + "output.dense.bias"),
-                ln2_g=get(p + "output.LayerNorm.weight"),
-                ln2_b=get(p + "output.LayerNorm.bias"),
-            )
-        )
-        layer = layers[-1]
-        layers[-1] = replace(
-            layer,
-            qkv_cols=_blocks(layer.qkv_w, BLOCK),
-            out_cols=_blocks(layer.out_w, BLOCK),
-            up_cols=_blocks(layer.up_w, BLOCK),
-            down_cols=_blocks(layer.down_w, _DOWN_BLOCK),
-        )
+    layers = tuple(
+        layer_from(get, f"encoder.layer.{i}.", hidden // heads)
+        for i in range(int(config["num_hidden_layers"]))
+    )
     weights = MiniLMWeights(
         word=get("embeddings.word_embeddings.weight"),
         position=get("embeddings.position_embeddings.weight"),
         token_type=get("embeddings.token_type_embeddings.weight"),
         ln_g=get("embeddings.LayerNorm.weight"),
         ln_b=get("embeddings.LayerNorm.bias"),
-        layers=tuple(layers),
+        layers=layers,
         heads=heads,
         eps=float(config.get("layer_norm_eps", 1e-12)),
     )
     if weights.hidden != hidden:
         raise Unavailable(f"{folder}: word embeddings are {weights.hidden} wide, not {hidden}")
     return weights
+
+
+def layer_from(get: Callable[[str], F32], p: str, head_dim: int) -> Layer:
+    """One encoder layer from BERT's tensors named ``p`` + its usual names (``get`` gives
+    each as float32): the bundled model's, or a pair reader's retrained top layers."""
+    # Folding the 1/sqrt(head_dim) score scale into the query projection saves a pass
+    # over every (heads, T, T) score matrix; the rounding moves the result by ~1e-8.
+    scale = np.float32(1.0 / math.sqrt(head_dim))
+    att = p + "attention."
+    layer = Layer(
+        qkv_w=np.concatenate(
+            [
+                get(att + "self.query.weight") * scale,
+                get(att + "self.key.weight"),
+                get(att + "self.value.weight"),
+            ]
+        ),
+        qkv_b=np.concatenate(
+            [
+                get(att + "self.query.bias") * scale,
+                get(att + "self.key.bias"),
+                get(att + "self.value.bias"),
+            ]
+        ),
+        out_w=get(att + "output.dense.weight"),
+        out_b=get(att + "output.dense.bias"),
+        ln1_g=get(att + "output.LayerNorm.weight"),
+        ln1_b=get(att + "output.LayerNorm.bias"),
+        up_w=get(p + "intermediate.dense.weight"),
+        up_b=get(p + "intermediate.dense.bias"),
+        down_w=get(p + "output.dense.weight"),
+        down_b=get(p + "output.dense.bias"),
+        ln2_g=get(p + "output.LayerNorm.weight"),
+        ln2_b=get(p + "output.LayerNorm.bias"),
+    )
+    return replace(
+        layer,
+        qkv_cols=_blocks(layer.qkv_w, BLOCK),
+        out_cols=_blocks(layer.out_w, BLOCK),
+        up_cols=_blocks(layer.up_w, BLOCK),
+        down_cols=_blocks(layer.down_w, _DOWN_BLOCK),
+    )
 
 
 def _blocks(w: F32, width: int) -> F32 | None:

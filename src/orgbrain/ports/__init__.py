@@ -12,6 +12,7 @@ from .chat import Chat
 from .edges import EdgeStore
 from .embedder import (
     Embedder,
+    PairReader,
     PrefixedEmbedder,
     QueryEmbedder,
     TokenEmbedder,
@@ -51,6 +52,7 @@ __all__ = [
     "OutboxStore",
     "Owed",
     "Page",
+    "PairReader",
     "PrefixedEmbedder",
     "ProposalStore",
     "QueryEmbedder",

@@ -1,8 +1,9 @@
-"""Text to vectors: the ``Embedder`` port and its two optional abilities."""
+"""Text to vectors: the ``Embedder`` port and its optional abilities."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -10,6 +11,7 @@ from numpy.typing import NDArray
 
 __all__ = [
     "Embedder",
+    "PairReader",
     "PrefixedEmbedder",
     "QueryEmbedder",
     "TokenEmbedder",
@@ -74,3 +76,15 @@ class TokenEmbedder(Embedder, Protocol):
     question and passage token by token (``retrieve.answerable``)."""
 
     def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]: ...
+
+
+@runtime_checkable
+class PairReader(Protocol):
+    """An embedder whose model can also read two texts together, through a trained head
+    shipped beside the judgement that uses it (``adapters/minilm_pair``): the supersession
+    judge's "does b replace a?", the verdict's "does this passage answer this question?".
+    A head trained on another model is refused (``Unavailable``)."""
+
+    def read_pairs(self, head: Path, pairs: Sequence[tuple[str, str]]) -> Vector:
+        """One float32 logit per ``(a, b)``."""
+        ...
