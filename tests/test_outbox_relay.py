@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orgbrain.compose import open_context
+from orgbrain.compose import open_context, open_key_store
 from orgbrain.context import BrainContext
 from orgbrain.derive import derive_key, derive_state
 from orgbrain.derive.outbox import owe_derive, relay
 from orgbrain.indexer import embed_texts
 from orgbrain.jobs import Worker, default_handlers
+from orgbrain.migrate import House, move
 from orgbrain.model import Item
 from orgbrain.sweep import sweep
 from orgbrain.writes import NoteInput, note_item
@@ -59,3 +60,18 @@ def test_the_next_open_relays_and_twice_is_one_job(tmp_path: Path) -> None:
     for c in (ctx, again):
         c.jobs.close()
         c.store.close()
+
+
+def test_a_move_carries_owed_work_as_the_jobs_it_becomes(tmp_path: Path) -> None:
+    source = open_context(tmp_path / "a", embedder=HashEmbedder())
+    note = _committed_unrelayed(source, "Ann owns the billing service.")
+    target = open_context(tmp_path / "b", embedder=HashEmbedder())
+    report = move(
+        House(source, open_key_store(tmp_path / "a"), "a"),
+        House(target, open_key_store(tmp_path / "b"), "b"),
+    )
+    assert report.verification.ok, report.verification
+    assert source.store.owed() == []
+    assert derive_state(target, [note])[note.id] == "queued"
+    source.store.close()
+    target.store.close()

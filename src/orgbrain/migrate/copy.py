@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..context import BrainContext
+from ..derive.outbox import relay
 from ..errors import Conflict, NotFound, Unavailable
 from ..keys import KeyStore
 from ..move_report import MoveOptions, MoveReport
@@ -98,6 +99,9 @@ def move(
     left, then verify the two (``verify``)."""
     opts = options or MoveOptions()
     started = time.monotonic()
+    # Work a write still owes (an outbox row a crash left after its commit) is not a
+    # record kind: asked for now, it travels as the jobs it becomes.
+    relay(source.ctx)
     fingerprint = source_fingerprint(source.ctx.transfer)
     checkpoint, resumed = _resume_point(source, target, fingerprint, opts.copy_blobs)
     if not resumed:  # claim the destination before anything lands in it, blobs included
