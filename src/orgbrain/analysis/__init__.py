@@ -8,6 +8,7 @@ text is in is read from the text itself (``detect.py``).
 
 from __future__ import annotations
 
+from .compounds import compound_parts, text_compound_parts
 from .detect import detect_language
 from .keys import key_terms
 from .languages import DEFAULT_LANGUAGE, LANGUAGES, Language, get_language
@@ -29,6 +30,7 @@ __all__ = [
     "STOPWORDS",
     "WORD",
     "Language",
+    "compound_parts",
     "detect_language",
     "get_language",
     "key_terms",
@@ -37,6 +39,7 @@ __all__ = [
     "plain_words",
     "stem",
     "stopwords",
+    "text_compound_parts",
     "text_stems",
     "topic_words",
     "words",
