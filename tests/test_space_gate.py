@@ -12,7 +12,7 @@ from orgbrain.adapters.embed_e5 import E5_MODEL_NAME, E5Embedder
 from orgbrain.adapters.embed_minilm import MODEL_NAME
 from orgbrain.ports import Embedder
 from orgbrain.retrieve.plan import PLANS
-from orgbrain.retrieve.space_gate import cosine_scale, in_space
+from orgbrain.retrieve.space_gate import in_space, space_bars
 
 NOTES = (
     "The office wifi password is changed every month by Dana.",
@@ -23,7 +23,7 @@ QUESTION = "What is the wifi password in the Rotterdam office?"
 
 def test_minilm_keeps_the_bars_as_written_and_e5_has_its_own() -> None:
     plan = PLANS["tuned-z"]
-    assert cosine_scale(MODEL_NAME) is None
+    assert space_bars(MODEL_NAME) is None
     assert in_space(plan, MODEL_NAME) is plan
     assert in_space(plan, "some-remote-model") is plan
     e5 = in_space(plan, E5_MODEL_NAME).gate

@@ -1,14 +1,26 @@
-"""A question in one language over notes in another: what the floors owe it."""
+"""A question in one language over notes in another: what the floors and the gate owe it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis import detect_language
+from ..analysis import detect_language, sure_language
 from .candidate import Candidate
 from .plan import ONE_KIND_FLOOR
+from .verdict import Relation
 
-__all__ = ["fused_floor"]
+__all__ = ["fused_floor", "relation"]
+
+
+def relation(query_lang: str, text: str) -> Relation:
+    """``text``'s language against the question's: "unsure" where the text has no
+    stopword to tell it by (a label: "Urlaubsantrag: Personalportal" reads as English to
+    ``detect_language``, which defaults), so that the gate's bars (``Gate.unsure_across``)
+    and not the default decide what such a hit is held to."""
+    lang = sure_language(text)
+    if lang is None:
+        return "unsure"
+    return "same" if lang == query_lang else "other"
 
 
 def fused_floor(query_lang: str, scored: Sequence[Candidate], floor_abs: float) -> float:

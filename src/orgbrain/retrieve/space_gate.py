@@ -11,6 +11,14 @@ calibration of the whole curve needs, so every plan's gate (the default's, the s
 one's) moves with it. A model with no line (MiniLM, whose scale the bars are in, or a
 remote one not measured) keeps the bars as written.
 
+A model that maps languages into one space still scores a note in another language than
+the question lower than one in the question's own: e5 gives a German note an English
+question answers about the cosine it gives an English note that only shares the topic.
+So a line may carry a second line, ``across``, for the hits in another language than the
+question (``HitEvidence.lang``), whether a hit whose language cannot be told (a label) is
+held to it (``unsure_across``), and whether across languages a hit must still spell the
+question's names (``spelled_across``: "Swiss" is "Schweiz" in a German note).
+
 The lines are fitted, not chosen: ``bench/fit_space_gate.py`` replays the gate over the
 project's English and German/French/Spanish facts and living rows searched with that
 model and writes the file (docs/journal.md, "Issue 39").
@@ -25,7 +33,7 @@ from importlib import resources
 
 from .plan import Gate, SearchPlan
 
-__all__ = ["CosineScale", "cosine_scale", "in_space", "scaled_gate"]
+__all__ = ["CosineScale", "SpaceBars", "in_space", "scaled_gate", "space_bars"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,23 +47,42 @@ class CosineScale:
         return round(self.offset + self.scale * t, 3)  # a bar a reason prints
 
 
+@dataclass(frozen=True, slots=True)
+class SpaceBars:
+    """One model's bars: ``same`` for a hit in the question's language, ``across`` (None:
+    the same) for one in another, and how a hit of no telling language and the names are
+    read across languages (``Gate.unsure_across``, ``Gate.spelled_names``)."""
+
+    same: CosineScale
+    across: CosineScale | None = None
+    unsure_across: bool = False
+    spelled_across: bool = True
+
+
+def _scale(line: dict[str, float]) -> CosineScale:
+    return CosineScale(float(line["offset"]), float(line["scale"]))
+
+
 @cache
-def _scales() -> dict[str, CosineScale]:
+def _spaces() -> dict[str, SpaceBars]:
     text = resources.files(__package__).joinpath("space_gates.json").read_text("utf-8")
     return {
-        model: CosineScale(float(line["offset"]), float(line["scale"]))
+        model: SpaceBars(
+            _scale(line),
+            _scale(line["across"]) if "across" in line else None,
+            bool(line.get("unsure_across", False)),
+            bool(line.get("spelled_across", True)),
+        )
         for model, line in json.loads(text)["models"].items()
     }
 
 
-def cosine_scale(model: str) -> CosineScale | None:
-    """``model``'s fitted scale, None for a model with none (its bars stay as written)."""
-    return _scales().get(model)
+def space_bars(model: str) -> SpaceBars | None:
+    """``model``'s fitted bars, None for a model with none (its bars stay as written)."""
+    return _spaces().get(model)
 
 
-def scaled_gate(gate: Gate, scale: CosineScale) -> Gate:
-    """``gate`` with its cosine bars moved onto ``scale`` (depths and term shares are no
-    cosines, and stay)."""
+def _moved(gate: Gate, scale: CosineScale) -> Gate:
     some = gate.some_name_cosine
     return replace(
         gate,
@@ -66,9 +93,18 @@ def scaled_gate(gate: Gate, scale: CosineScale) -> Gate:
     )
 
 
+def scaled_gate(gate: Gate, bars: SpaceBars) -> Gate:
+    """``gate`` with its cosine bars moved onto ``bars`` (depths and term shares are no
+    cosines, and stay), and the bars for hits in another language beside them."""
+    across = None
+    if bars.across is not None or not bars.spelled_across:
+        across = replace(_moved(gate, bars.across or bars.same), spelled_names=bars.spelled_across)
+    return replace(_moved(gate, bars.same), across=across, unsure_across=bars.unsure_across)
+
+
 def in_space(plan: SearchPlan, model: str) -> SearchPlan:
     """``plan`` with its gate's bars in ``model``'s cosines."""
-    scale = cosine_scale(model)
-    if plan.gate is None or scale is None:
+    bars = space_bars(model)
+    if plan.gate is None or bars is None:
         return plan
-    return replace(plan, gate=scaled_gate(plan.gate, scale))
+    return replace(plan, gate=scaled_gate(plan.gate, bars))
