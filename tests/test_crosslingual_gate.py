@@ -57,3 +57,32 @@ def test_a_space_with_two_lines_moves_each_set_of_bars() -> None:
     assert moved.across is not None
     assert (moved.across.min_cosine, moved.across.spelled_names) == (0.75, False)
     assert scaled_gate(base, SpaceBars(CosineScale(0.5, 1.0))).across is None
+
+
+def test_the_floor_holds_a_label_as_the_gate_does() -> None:
+    """Found by the vector streams alone, a best hit in another language is held to one
+    kind's floor; a label is too where the gate holds labels as another language
+    (``Gate.unsure_across``), and otherwise read as English, as before."""
+    from datetime import UTC, datetime
+
+    from orgbrain.model import ItemSketch
+    from orgbrain.retrieve.candidate import Candidate
+    from orgbrain.retrieve.crosslingual import fused_floor
+    from orgbrain.retrieve.plan import ONE_KIND_FLOOR, get_plan
+
+    at = datetime(2026, 3, 1, tzinfo=UTC)
+    unset = (None, None, None)  # no supersession, no tombstone
+
+    def best(body: str) -> list[Candidate]:
+        item = ItemSketch("a", "w", "org", "note", "note", "", body, True, None, None, at, *unset)
+        return [Candidate("a", 1 / 61, {}, item)]
+
+    plan = get_plan("tuned-z")
+    assert plan.gate is not None and plan.floor_abs > ONE_KIND_FLOOR
+    labels = replace(plan, gate=replace(plan.gate, unsure_across=True))
+    label = best("Betriebsarzt: Sprechstunde dienstags 8-10 Uhr")
+    assert fused_floor("en", label, plan) == plan.floor_abs
+    assert fused_floor("en", label, labels) == ONE_KIND_FLOOR
+    german = best("Die Kantine öffnet um 11:30 Uhr.")
+    assert fused_floor("en", german, plan) == fused_floor("en", german, labels) == ONE_KIND_FLOOR
+    assert fused_floor("en", best("The canteen opens at 11:30."), labels) == plan.floor_abs

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..analysis import detect_language, sure_language
 from .candidate import Candidate
-from .plan import ONE_KIND_FLOOR
+from .plan import ONE_KIND_FLOOR, SearchPlan
 from .verdict import Relation
 
 __all__ = ["fused_floor", "relation"]
@@ -23,7 +23,7 @@ def relation(query_lang: str, text: str) -> Relation:
     return "same" if lang == query_lang else "other"
 
 
-def fused_floor(query_lang: str, scored: Sequence[Candidate], floor_abs: float) -> float:
+def fused_floor(query_lang: str, scored: Sequence[Candidate], plan: SearchPlan) -> float:
     """The absolute floor on the best fused score (``verdict.apply_floors``).
 
     That floor asks a hit to be found by both kinds of stream, keyword and vector (one
@@ -32,10 +32,16 @@ def fused_floor(query_lang: str, scored: Sequence[Candidate], floor_abs: float) 
     drawings?" shares no word with "Konstruktionszeichnungen zeichnet Jens Roth ab"):
     when the best hit is in another language than the query, the one kind that could
     find it is held to one kind's floor (``ONE_KIND_FLOOR``), as the vector-only plan
-    is. The gate after the floors still decides whether the brain speaks."""
+    is. The gate after the floors still decides whether the brain speaks. A best hit of
+    no telling language (a label) is held as the gate holds it: as in another language
+    where the gate's bars say so (``Gate.unsure_across``: a space fitted to tell), else as
+    the default language, English, which is what the check reads it as."""
+    floor_abs = plan.floor_abs
     best = max(scored, key=lambda c: c.fused, default=None)
     if best is None or best.item is None or floor_abs <= ONE_KIND_FLOOR:
         return floor_abs
+    if plan.gate is not None and plan.gate.unsure_across and sure_language(best.item.body) is None:
+        return ONE_KIND_FLOOR
     if detect_language(best.item.body) == query_lang:
         return floor_abs
     return ONE_KIND_FLOOR

@@ -299,7 +299,7 @@ class Searcher:
         floored = apply_floors(
             [c.score for c in scored],
             best_fused=max((c.fused for c in scored), default=0.0),
-            floor_abs=fused_floor(query.lang, scored, plan.floor_abs),
+            floor_abs=fused_floor(query.lang, scored, plan),
             floor_rel=plan.floor_rel,
             k=limit,
         )
