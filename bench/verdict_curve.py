@@ -101,6 +101,7 @@ def load_rows(path: Path, plan: str) -> list[Row]:
                 graph=e[4] if len(e) > 4 else None,
                 mentions=bool(e[5]) if len(e) > 5 else True,
                 names_asked=int(e[6]) if len(e) > 6 else 0,
+                lang=e[7] if len(e) > 7 else "same",
             )
             for e in gate["evidence"]
         )

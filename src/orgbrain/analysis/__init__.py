@@ -8,7 +8,8 @@ text is in is read from the text itself (``detect.py``).
 
 from __future__ import annotations
 
-from .detect import detect_language
+from .compounds import compound_parts, text_compound_parts
+from .detect import detect_language, sure_language
 from .keys import key_terms
 from .languages import DEFAULT_LANGUAGE, LANGUAGES, Language, get_language
 from .stem import stem, text_stems, topic_words
@@ -29,6 +30,7 @@ __all__ = [
     "STOPWORDS",
     "WORD",
     "Language",
+    "compound_parts",
     "detect_language",
     "get_language",
     "key_terms",
@@ -37,6 +39,8 @@ __all__ = [
     "plain_words",
     "stem",
     "stopwords",
+    "sure_language",
+    "text_compound_parts",
     "text_stems",
     "topic_words",
     "words",

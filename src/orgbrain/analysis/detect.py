@@ -16,12 +16,19 @@ from functools import lru_cache
 from .languages import DEFAULT_LANGUAGE, LANGUAGES
 from .words import words
 
-__all__ = ["detect_language"]
+__all__ = ["detect_language", "sure_language"]
+
+
+def detect_language(text: str) -> str:
+    """The code of the known language ``text`` is most likely in (``LANGUAGES``)."""
+    return sure_language(text) or DEFAULT_LANGUAGE
 
 
 @lru_cache(maxsize=1 << 14)
-def detect_language(text: str) -> str:
-    """The code of the known language ``text`` is most likely in (``LANGUAGES``)."""
+def sure_language(text: str) -> str | None:
+    """``detect_language``'s reading, None where the text has no stopword of any language
+    to read it by (a label, a name, a list of terms: "Urlaubsantrag: Personalportal"):
+    there the default is a guess, and a reader comparing languages must know it is one."""
     hits = dict.fromkeys(LANGUAGES, 0)
     for word in words(text):
         if sum(c.isupper() for c in word) >= 2:
@@ -30,5 +37,7 @@ def detect_language(text: str) -> str:
         for code, language in LANGUAGES.items():
             if w in language.stopwords:
                 hits[code] += 1
+    if not any(hits.values()):
+        return None
     # A tie goes to the default: another language must out-count English to win it.
     return max(hits, key=lambda code: (hits[code], code == DEFAULT_LANGUAGE))

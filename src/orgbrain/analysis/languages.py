@@ -32,13 +32,23 @@ class Language:
     names_by_case: bool = True
     """Whether a capital letter inside a sentence marks a name. Not in German, which
     capitalises every noun: "Wann ist der nächste Gabelstaplerkurs?" names no one."""
+    compounds: bool = False
+    """Whether it glues words into one ("Urlaubsantrag"), which keyword search then meets
+    by their parts (``compounds.py``)."""
 
 
 _FRENCH_ELIDED = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)['\u2019](?=\w)")
 
 LANGUAGES = {
     "en": Language("en", english.STOPWORDS, english.SUFFIXES, english.FILLERS),
-    "de": Language("de", german.STOPWORDS, german.SUFFIXES, german.FILLERS, names_by_case=False),
+    "de": Language(
+        "de",
+        german.STOPWORDS,
+        german.SUFFIXES,
+        german.FILLERS,
+        names_by_case=False,
+        compounds=True,
+    ),
     "fr": Language("fr", french.STOPWORDS, french.SUFFIXES, french.FILLERS, _FRENCH_ELIDED),
     "es": Language("es", spanish.STOPWORDS, spanish.SUFFIXES, spanish.FILLERS),
 }

@@ -68,13 +68,13 @@ EVIDENCE_DEPTH = 5
 def gate_view(trace: Trace, reason: str) -> dict[str, object]:
     """What the verdict saw for one shipped search, for a row: whether the floors alone
     said nothing, and per first hit ``[names, coverage, cosine, asks, graph, mentions,
-    names_asked]`` (graph: the graph's reason or null; names_asked: how many names the
-    query has), so that other gates can be replayed over the rows
-    (``bench/verdict_curve.py``) without searching again."""
+    names_asked, lang]`` (graph: the graph's reason or null; names_asked: how many names
+    the query has; lang: the hit's language against the query's), so that other gates
+    can be replayed over the rows (``bench/verdict_curve.py``) without searching again."""
     return {
         "floored": trace.floored,
         "evidence": [
-            [e.names, e.coverage, e.cosine, e.asks, e.graph, e.mentions, e.names_asked]
+            [e.names, e.coverage, e.cosine, e.asks, e.graph, e.mentions, e.names_asked, e.lang]
             for e in trace.evidence
         ],
         "reason": reason,

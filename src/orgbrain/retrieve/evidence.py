@@ -25,6 +25,7 @@ from functools import lru_cache
 from ..analysis import stem, text_stems, words
 from ..conversation import is_conversational
 from ..model import Item, ItemSketch
+from .crosslingual import relation
 from .query import Query
 from .terms import coverage, holds_any
 from .verdict import HitEvidence
@@ -137,7 +138,7 @@ def spoken_to(text: str) -> str | None:
     return None
 
 
-EVIDENCE = frozenset({"names", "coverage", "asks", "mentions"})
+EVIDENCE = frozenset({"names", "coverage", "asks", "mentions", "lang"})
 """What ``hit_evidence`` reads of a hit (``HitEvidence``'s text fields)."""
 
 
@@ -241,6 +242,7 @@ def hit_evidence(
                 None,
                 not want_mentions or held > 0,
                 len(names),
+                relation(lang, item.body) if "lang" in reads else "same",
             )
         )
     return out

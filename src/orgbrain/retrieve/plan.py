@@ -76,6 +76,17 @@ class Gate:
     plain_cosine: float = 1.0
     near_best: float | None = None
     some_name_cosine: float | None = None
+    across: Gate | None = None
+    """The bars for a hit in another language than the question (``HitEvidence.lang``),
+    None to hold it to these: a model that maps languages into one space still scores
+    a translation lower than a paraphrase (``retrieve/space_gate.py``). Only its cosine
+    bars and ``spelled_names`` are read."""
+    unsure_across: bool = False
+    """Whether a hit whose language cannot be told (no stopword: a label) is held to
+    ``across`` rather than to these bars."""
+    spelled_names: bool = True
+    """Whether a hit must spell the query's proper names; ``across`` may waive it, since a
+    note in another language translates the names that are words ("Swiss": "Schweiz")."""
 
 
 @dataclass(frozen=True, slots=True)

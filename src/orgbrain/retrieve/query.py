@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
-from ..analysis import detect_language, label_words
+from ..analysis import compound_parts, detect_language, get_language, label_words
 from ..model import StatementType
 from ..ports import Vector
 from .terms import asked_names, asking_start, content_terms, query_names, query_terms
@@ -67,6 +67,17 @@ class Query:
     def terms(self) -> list[str]:
         """What the keyword streams search for (``terms.query_terms``)."""
         return query_terms(self.text)
+
+    @cached_property
+    def searched(self) -> list[str]:
+        """What the keyword streams search for: its ``terms``, then in a language that
+        glues words the parts of its compounds ("Urlaubsantrag": "urlaub", "antrag", ...;
+        ``analysis.compounds``), which the engines index beside each text too. Not among
+        the ``terms`` a hit is judged to cover: most parts are no word at all."""
+        if not get_language(self.lang).compounds:
+            return self.terms
+        parts = [p for t in self.terms for p in compound_parts(t)]
+        return list(dict.fromkeys([*self.terms, *parts]))
 
     @cached_property
     def names(self) -> list[str]:

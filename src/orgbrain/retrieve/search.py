@@ -26,6 +26,7 @@ from .present import Ranked, present
 from .query import Query
 from .rerank import DEPTH, PASSAGE_CHARS, BrainOrder, Judged, judge
 from .signals import head_signals
+from .space_gate import in_space
 from .succession import below_successors, heirs_support, superseded_yield
 from .topics import freshen_by_topic
 from .verdict import HitEvidence, Membership, apply_floors
@@ -115,7 +116,7 @@ class Searcher:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         limit = max(1, min(k or plan.k_default, plan.k_max))
-        plan = plan.reading(limit)
+        plan = in_space(plan.reading(limit), self.ctx.embedder.name)  # its cosines' bars
         asked = Query(query, self._now(frame), self._embedding(plan) if plan.uses_vectors else None)
         ranked, trace = self._rank(asked, plan, limit, kind, evidence_depth, frame, timings)
         reason = ranked.reason
@@ -198,7 +199,7 @@ class Searcher:
                 plan = replace(plan, keyword_share=r.keyword_share, graph_weight=weight)
                 why = r.reason
         t0 = time.perf_counter()
-        terms, window, vector = query.terms, query.window, query.vector
+        terms, window, vector = query.searched, query.window, query.vector
         timings["embed"] = _ms(t0)
         rows: list[list[ScoredId]] = []
         cosines: dict[str, float] = {}
@@ -298,7 +299,7 @@ class Searcher:
         floored = apply_floors(
             [c.score for c in scored],
             best_fused=max((c.fused for c in scored), default=0.0),
-            floor_abs=fused_floor(query.lang, scored, plan.floor_abs),
+            floor_abs=fused_floor(query.lang, scored, plan),
             floor_rel=plan.floor_rel,
             k=limit,
         )

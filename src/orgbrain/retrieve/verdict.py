@@ -11,7 +11,16 @@ from typing import Literal, NamedTuple
 from ..model import Verdict
 from .plan import Gate
 
-__all__ = ["Floored", "HitEvidence", "Membership", "Rule", "apply_floors", "membership"]
+__all__ = [
+    "Floored",
+    "HitEvidence",
+    "Membership",
+    "Relation",
+    "Rule",
+    "apply_floors",
+    "bars_for",
+    "membership",
+]
 
 Rule = Literal[
     "matches", "close_alone", "some_name", "graph", "no_hits", "unmatched", "answers", "unanswered"
@@ -19,6 +28,10 @@ Rule = Literal[
 """Which of the gate's rules decided (``membership``): one that let a hit speak, or why
 none did (no hits at all, or none of them matched); or the answerability judge's
 verdict (``answer_verdict``): a hit answers, or none does."""
+
+Relation = Literal["same", "other", "unsure"]
+"""A hit's language against the question's (``crosslingual.relation``): the same, another,
+or not to be told from the hit (no stopword of any language in it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +54,8 @@ class HitEvidence:
     "I"/"you" lines count here; a question naming two events held in two sessions is
     answered by hits that each name one);
     ``names_asked``: how many proper names the query has (the same for every hit of one
-    search), which ``Gate.some_name_cosine`` reads.
+    search), which ``Gate.some_name_cosine`` reads;
+    ``lang``: its language against the question's, which picks its bars (``bars_for``).
     """
 
     names: bool
@@ -51,9 +65,10 @@ class HitEvidence:
     graph: str | None = None
     mentions: bool = True
     names_asked: int = 0
+    lang: Relation = "same"
 
     def matches(self, gate: Gate) -> bool:
-        if not self.names or self.asks:
+        if not (self.names or not gate.spelled_names) or self.asks:
             return False
         close = self.cosine is not None and self.cosine >= gate.min_cosine
         return close or self.coverage >= gate.min_coverage
@@ -81,9 +96,18 @@ class HitEvidence:
         names (a speaker says "I" and "you", not their own name): it mentions them
         (``mentions``), does not only ask, and its cosine is at least
         ``gate.plain_cosine``."""
-        if not self.mentions or self.asks or self.cosine is None:
+        if not (self.mentions or not gate.spelled_names) or self.asks or self.cosine is None:
             return False
         return self.cosine >= gate.plain_cosine
+
+
+def bars_for(e: HitEvidence, gate: Gate) -> Gate:
+    """The bars hit ``e`` is held to: ``gate.across`` for a hit in another language than
+    the question (or of a language not told, where ``gate.unsure_across``), else ``gate``."""
+    across = gate.across
+    if across is None or e.lang == "same" or (e.lang == "unsure" and not gate.unsure_across):
+        return gate
+    return across
 
 
 class Membership(NamedTuple):
@@ -103,17 +127,18 @@ def membership(evidence: Sequence[HitEvidence], gate: Gate) -> Membership:
     (``HitEvidence.some_name``) or has the graph's support, and why."""
     top = list(evidence[: gate.depth])
     best_cos = max((e.cosine for e in top if e.cosine is not None), default=None)
-    for n, e in enumerate(top, start=1):
-        if e.matches(gate) and e.near(best_cos, gate):
+    bars = [bars_for(e, gate) for e in top]
+    for n, (e, g) in enumerate(zip(top, bars, strict=True), start=1):
+        if e.matches(g) and e.near(best_cos, g):
             cos = "-" if e.cosine is None else f"{e.cosine:.2f}"
             why = f"gate: hit {n} matches (cosine {cos}, terms {e.coverage:.0%})"
             return Membership(True, why, n - 1, "matches")
-    for n, e in enumerate(top[: gate.plain_depth], start=1):
-        if e.close_alone(gate):
+    for n, (e, g) in enumerate(zip(top[: gate.plain_depth], bars, strict=False), start=1):
+        if e.close_alone(g):
             why = f"gate: hit {n} is close and mentions the names (cosine {e.cosine:.2f})"
             return Membership(True, why, n - 1, "close_alone")
-    for n, e in enumerate(top, start=1):
-        if e.some_name(gate):
+    for n, (e, g) in enumerate(zip(top, bars, strict=True), start=1):
+        if e.some_name(g):
             why = (
                 f"gate: hit {n} mentions one of the query's {e.names_asked} names "
                 f"(cosine {e.cosine:.2f})"
@@ -126,7 +151,7 @@ def membership(evidence: Sequence[HitEvidence], gate: Gate) -> Membership:
         return Membership(False, "gate: no hits", None, "no_hits")
     unnamed = sum(1 for e in top if not e.names)
     asking = sum(1 for e in top if e.asks)
-    far = sum(1 for e in top if e.matches(gate) and not e.near(best_cos, gate))
+    far = sum(1 for e, g in zip(top, bars, strict=True) if e.matches(g) and not e.near(best_cos, g))
     best_cov = max(e.coverage for e in top)
     cos = "-" if best_cos is None else f"{best_cos:.2f}"
     behind = f", {far} match {gate.near_best} or more below the best cosine" if far else ""

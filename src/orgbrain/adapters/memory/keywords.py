@@ -14,6 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Sequence
 
+from ...analysis import text_compound_parts
 from ..sqlite.keywords import analyzer
 
 __all__ = ["KeywordIndex"]
@@ -34,7 +35,8 @@ class KeywordIndex:
 
     def put(self, item_id: str, storage_class: str, scope: str, text: str) -> None:
         self.drop(item_id)
-        terms = Counter(self._analyzer.analyze(text))
+        # A German text is found by its compounds' parts too, as in tantivy's index.
+        terms = Counter(self._analyzer.analyze(f"{text}\n{text_compound_parts(text)}"))
         length = sum(terms.values())
         self._docs[item_id] = (terms, length, storage_class, scope)
         self._total += length

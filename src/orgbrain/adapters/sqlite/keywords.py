@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 import tantivy
 
+from ...analysis import text_compound_parts
 from .snapshot import read_snapshot, watermark
 
 __all__ = ["KeywordIndex", "analyzer"]
@@ -215,14 +216,10 @@ class KeywordIndex:
                 self._classes[self._where.pop(rowid)[0]] -= 1
             if not live:
                 continue  # deleted, tombstoned or taken out of answers
-            self._writer.add_document(
-                tantivy.Document(
-                    rowid=rowid,
-                    cls=cls,
-                    sc=scope,
-                    text=f"{label or ''}\n{body or ''}\n{keys or ''}",
-                )
-            )
+            text = f"{label or ''}\n{body or ''}\n{keys or ''}"
+            # A German text is found by its compounds' parts too (analysis/compounds.py).
+            text = f"{text}\n{text_compound_parts(text)}"
+            self._writer.add_document(tantivy.Document(rowid=rowid, cls=cls, sc=scope, text=text))
             self._ids[rowid] = item_id
             self._where[rowid] = (cls, scope)
             self._classes[cls] = self._classes.get(cls, 0) + 1
