@@ -45,7 +45,9 @@ from orgbrain.retrieve.space_gate import CosineScale, SpaceBars, scaled_gate
 RULE = (
     "false silence <= target on every set (<= target-en on English ones; no more than the "
     "bars as written where they already miss it); then the most mean silence without an "
-    "answer; then the bars nearest offset 0, scale 1, one line, names spelled"
+    "answer; then the bars nearest offset 0, scale 1, one line, names spelled; every line "
+    "then lowered by the margin, the least at which each set, held out of the fit, keeps its "
+    "target"
 )
 GATES = Path(__file__).resolve().parents[1] / "src/orgbrain/retrieve/space_gates.json"
 Sets = dict[str, tuple[float, list[Row]]]
