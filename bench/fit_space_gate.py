@@ -99,13 +99,20 @@ def _pair(sets: Sets, gate: Gate, start: CosineScale, unsure: bool, spelled: boo
     return judge(sets, gate, SpaceBars(same, across, unsure, spelled))
 
 
-def fit(sets: Sets, gate: Gate, *, one_line: bool = False) -> list[Fit]:
-    """The best single line, then (unless ``one_line``) the best pair per reading."""
+Readings = tuple[tuple[bool, ...], tuple[bool, ...]]
+FREE: Readings = ((False, True), (True, False))
+"""The readings a pair is fitted under: labels held to ``across`` (no, yes), names
+spelled across (yes, no); ``--labels-across``/``--names-waiver`` fix one."""
+
+
+def fit(sets: Sets, gate: Gate, *, one_line: bool = False, readings: Readings = FREE) -> list[Fit]:
+    """The best single line (where the readings allow MiniLM's: labels not across, names
+    spelled), then (unless ``one_line``) the best pair per reading."""
     single = best_of(sets, gate, lambda line: SpaceBars(line))
-    found = [single]
+    found = [single] if False in readings[0] and True in readings[1] else []
     if not one_line:
-        for unsure in (False, True):
-            for spelled in (True, False):
+        for unsure in readings[0]:
+            for spelled in readings[1]:
                 found.append(_pair(sets, gate, single[3].same, unsure, spelled))
     return sorted(found, key=_key, reverse=True)
 
@@ -120,12 +127,14 @@ def lowered(bars: SpaceBars, margin: float) -> SpaceBars:
     return replace(bars, same=down(bars.same), across=across)
 
 
-def held_out(sets: Sets, gate: Gate, *, one_line: bool = False) -> dict[str, SpaceBars]:
+def held_out(
+    sets: Sets, gate: Gate, *, one_line: bool = False, readings: Readings = FREE
+) -> dict[str, SpaceBars]:
     """Each set's bars fitted on the other sets alone (MiniLM's where none fit them)."""
     picks = {}
     for name in sets:
         others = {n: v for n, v in sets.items() if n != name}
-        fits, _, _, bars, _ = fit(others, gate, one_line=one_line)[0]
+        fits, _, _, bars, _ = fit(others, gate, one_line=one_line, readings=readings)[0]
         picks[name] = bars if fits else SpaceBars(CosineScale())
     return picks
 
@@ -176,7 +185,12 @@ def main() -> None:
     ap.add_argument("--held-out", action="store_true", help="margin by leaving each set out")
     ap.add_argument("--margin", type=float, default=0.0, help="lower the bars written by this")
     ap.add_argument("--dry-run", action="store_true")
+    choice = {"yes": (True,), "no": (False,), "fit": (False, True)}
+    ap.add_argument("--labels-across", choices=choice, default="fit", help="labels held across")
+    ap.add_argument("--names-waiver", choices=choice, default="fit", help="names not spelled")
     args = ap.parse_args()
+    waiver = choice[args.names_waiver]
+    readings: Readings = (choice[args.labels_across], tuple(not w for w in waiver))
     gate = PLANS[args.plan].gate
     assert gate is not None
     sets: Sets = {}
@@ -189,14 +203,14 @@ def main() -> None:
     names = list(sets)
     margin: float | None = args.margin
     if args.held_out:
-        picks = held_out(sets, gate, one_line=args.one_line)
+        picks = held_out(sets, gate, one_line=args.one_line, readings=readings)
         for n in names:
             print(f"- without {n}: {_label(picks[n])}")
         scored = [(f"{m}", held_out_score(sets, gate, picks, m)) for m in MARGINS]
         _table(names, "held out, margin", scored)
         margin = least_margin(sets, gate, picks)
         print(f"least margin that keeps every held-out set: {margin}")
-    found = fit(sets, gate, one_line=args.one_line)
+    found = fit(sets, gate, one_line=args.one_line, readings=readings)
     written = judge(sets, gate, SpaceBars(CosineScale()))
     header = "same | across | unsure across | names spelled across"
     _table(names, header, [(_label(f[3]), f) for f in [written, *found]])

@@ -59,3 +59,14 @@ def test_the_margin_is_the_least_that_keeps_every_held_out_set() -> None:
     low = lowered(picks["low"], margin)
     assert low.same.bar(GATE.min_cosine) <= 0.77
     assert low.same.scale == picks["low"].same.scale  # the gaps between cosines stay
+
+
+def test_a_reading_held_fixed_is_the_only_one_fitted() -> None:
+    """``--names-waiver no`` / ``--labels-across no``: every pair the fit offers reads
+    labels and names as fixed, so each switch can be held out on its own."""
+    sets = _sets()
+    for labels, spelled in (((False,), (True,)), ((True,), (False,))):
+        found = fit(sets, GATE, readings=(labels, spelled))
+        assert found and all(
+            (f[3].unsure_across, f[3].spelled_across) == (labels[0], spelled[0]) for f in found
+        )
