@@ -46,9 +46,9 @@ def test_an_english_question_finds_the_german_note_that_answers_it(swiss: Brain)
 
 
 def test_a_german_label_answers_an_english_question(tmp_path: Path, e5: E5Embedder) -> None:
-    """A label has no stopword to tell its language by ("unsure"): e5's bars hold it as
-    in another language, and the English note that shares "company" with the question,
-    as close in e5's cosine (0.80), to the bar of the question's own language."""
+    """A label has no stopword to tell its language by ("unsure"): e5's bars hold it to
+    the question's own language's bars (issue 39: holding labels to the other language's
+    bars kept no answer held out), and it clears them."""
     for brain in _brain(
         tmp_path / "label",
         e5,

@@ -9,7 +9,9 @@ from dataclasses import replace
 from orgbrain.analysis import detect_language, sure_language
 from orgbrain.retrieve import Gate, HitEvidence, membership
 from orgbrain.retrieve.crosslingual import relation
-from orgbrain.retrieve.space_gate import CosineScale, SpaceBars, scaled_gate
+from orgbrain.retrieve.plan import PLANS
+from orgbrain.retrieve.space_gate import CosineScale, SpaceBars, scaled_gate, space_bars
+from orgbrain.retrieve.verdict import bars_for
 
 SAME = Gate(depth=3, min_cosine=0.85, min_coverage=0.5)
 GATE = Gate(depth=3, min_cosine=0.85, min_coverage=0.5, across=Gate(min_cosine=0.8))
@@ -32,10 +34,17 @@ def test_a_hit_in_another_language_is_held_to_the_other_language_bar() -> None:
     assert not membership([german], SAME).speak  # no other-language bars: the same ones
 
 
-def test_a_hit_of_no_telling_language_is_held_where_the_gate_says() -> None:
-    label = HitEvidence(names=True, coverage=0.0, cosine=0.82, lang="unsure")
-    assert not membership([label], GATE).speak
-    assert membership([label], replace(GATE, unsure_across=True)).speak
+def test_a_hit_of_no_telling_language_is_held_to_the_questions_bars() -> None:
+    """Held out, holding labels to the other-language bars kept no set's answers that the
+    question's own bars lose (issue 39), so e5's bars hold a label as the same language."""
+    e5 = space_bars("multilingual-e5-small-q4")
+    assert e5 is not None and e5.across is not None
+    gate = scaled_gate(PLANS["tuned-z"].gate or Gate(), e5)
+    assert gate.across is not None and gate.across.min_cosine < gate.min_cosine
+    between = (gate.across.min_cosine + gate.min_cosine) / 2
+    label = HitEvidence(names=True, coverage=0.0, cosine=between, lang="unsure")
+    assert bars_for(label, gate) is gate
+    assert bars_for(replace(label, lang="other"), gate) is gate.across
 
 
 def test_across_languages_the_bars_may_waive_the_spelling_of_names() -> None:
@@ -51,18 +60,17 @@ def test_across_languages_the_bars_may_waive_the_spelling_of_names() -> None:
 
 def test_a_space_with_two_lines_moves_each_set_of_bars() -> None:
     base = Gate(depth=5, min_cosine=0.35, min_coverage=0.5, plain_depth=1, plain_cosine=0.6)
-    bars = SpaceBars(CosineScale(0.5, 1.0), CosineScale(0.4, 1.0), True, False)
+    bars = SpaceBars(CosineScale(0.5, 1.0), CosineScale(0.4, 1.0), False)
     moved = scaled_gate(base, bars)
-    assert (moved.min_cosine, moved.unsure_across) == (0.85, True)
+    assert moved.min_cosine == 0.85
     assert moved.across is not None
     assert (moved.across.min_cosine, moved.across.spelled_names) == (0.75, False)
     assert scaled_gate(base, SpaceBars(CosineScale(0.5, 1.0))).across is None
 
 
-def test_the_floor_holds_a_label_as_the_gate_does() -> None:
+def test_the_floor_holds_a_hit_in_another_language_to_one_kinds_floor() -> None:
     """Found by the vector streams alone, a best hit in another language is held to one
-    kind's floor; a label is too where the gate holds labels as another language
-    (``Gate.unsure_across``), and otherwise read as English, as before."""
+    kind's floor; a label reads as English."""
     from datetime import UTC, datetime
 
     from orgbrain.model import ItemSketch
@@ -79,10 +87,7 @@ def test_the_floor_holds_a_label_as_the_gate_does() -> None:
 
     plan = get_plan("tuned-z")
     assert plan.gate is not None and plan.floor_abs > ONE_KIND_FLOOR
-    labels = replace(plan, gate=replace(plan.gate, unsure_across=True))
     label = best("Betriebsarzt: Sprechstunde dienstags 8-10 Uhr")
     assert fused_floor("en", label, plan) == plan.floor_abs
-    assert fused_floor("en", label, labels) == ONE_KIND_FLOOR
-    german = best("Die Kantine öffnet um 11:30 Uhr.")
-    assert fused_floor("en", german, plan) == fused_floor("en", german, labels) == ONE_KIND_FLOOR
-    assert fused_floor("en", best("The canteen opens at 11:30."), labels) == plan.floor_abs
+    assert fused_floor("en", best("Die Kantine öffnet um 11:30 Uhr."), plan) == ONE_KIND_FLOOR
+    assert fused_floor("en", best("The canteen opens at 11:30."), plan) == plan.floor_abs

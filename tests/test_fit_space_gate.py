@@ -59,3 +59,12 @@ def test_the_margin_is_the_least_that_keeps_every_held_out_set() -> None:
     low = lowered(picks["low"], margin)
     assert low.same.bar(GATE.min_cosine) <= 0.77
     assert low.same.scale == picks["low"].same.scale  # the gaps between cosines stay
+
+
+def test_a_reading_held_fixed_is_the_only_one_fitted() -> None:
+    """``--names-waiver yes|no``: every pair the fit offers reads the names as fixed, so
+    the waiver can be held out on its own."""
+    sets = _sets()
+    for spelled in (True, False):
+        found = fit(sets, GATE, readings=(spelled,))
+        assert found and all(f[3].spelled_across == spelled for f in found)

@@ -15,8 +15,7 @@ __all__ = ["fused_floor", "relation"]
 def relation(query_lang: str, text: str) -> Relation:
     """``text``'s language against the question's: "unsure" where the text has no
     stopword to tell it by (a label: "Urlaubsantrag: Personalportal" reads as English to
-    ``detect_language``, which defaults), so that the gate's bars (``Gate.unsure_across``)
-    and not the default decide what such a hit is held to."""
+    ``detect_language``, which defaults); the gate holds it to the question's own bars."""
     lang = sure_language(text)
     if lang is None:
         return "unsure"
@@ -33,15 +32,11 @@ def fused_floor(query_lang: str, scored: Sequence[Candidate], plan: SearchPlan) 
     when the best hit is in another language than the query, the one kind that could
     find it is held to one kind's floor (``ONE_KIND_FLOOR``), as the vector-only plan
     is. The gate after the floors still decides whether the brain speaks. A best hit of
-    no telling language (a label) is held as the gate holds it: as in another language
-    where the gate's bars say so (``Gate.unsure_across``: a space fitted to tell), else as
-    the default language, English, which is what the check reads it as."""
+    no telling language (a label) reads as the default language, English."""
     floor_abs = plan.floor_abs
     best = max(scored, key=lambda c: c.fused, default=None)
     if best is None or best.item is None or floor_abs <= ONE_KIND_FLOOR:
         return floor_abs
-    if plan.gate is not None and plan.gate.unsure_across and sure_language(best.item.body) is None:
-        return ONE_KIND_FLOOR
     if detect_language(best.item.body) == query_lang:
         return floor_abs
     return ONE_KIND_FLOOR

@@ -81,9 +81,6 @@ class Gate:
     None to hold it to these: a model that maps languages into one space still scores
     a translation lower than a paraphrase (``retrieve/space_gate.py``). Only its cosine
     bars and ``spelled_names`` are read."""
-    unsure_across: bool = False
-    """Whether a hit whose language cannot be told (no stopword: a label) is held to
-    ``across`` rather than to these bars."""
     spelled_names: bool = True
     """Whether a hit must spell the query's proper names; ``across`` may waive it, since a
     note in another language translates the names that are words ("Swiss": "Schweiz")."""

@@ -15,8 +15,7 @@ A model that maps languages into one space still scores a note in another langua
 the question lower than one in the question's own: e5 gives a German note an English
 question answers about the cosine it gives an English note that only shares the topic.
 So a line may carry a second line, ``across``, for the hits in another language than the
-question (``HitEvidence.lang``), whether a hit whose language cannot be told (a label) is
-held to it (``unsure_across``), and whether across languages a hit must still spell the
+question (``HitEvidence.lang``), and whether across languages a hit must still spell the
 question's names (``spelled_across``: "Swiss" is "Schweiz" in a German note).
 
 The lines are fitted, not chosen: ``bench/fit_space_gate.py`` replays the gate over the
@@ -50,12 +49,11 @@ class CosineScale:
 @dataclass(frozen=True, slots=True)
 class SpaceBars:
     """One model's bars: ``same`` for a hit in the question's language, ``across`` (None:
-    the same) for one in another, and how a hit of no telling language and the names are
-    read across languages (``Gate.unsure_across``, ``Gate.spelled_names``)."""
+    the same) for one in another, and whether across languages a hit must spell the
+    question's names (``Gate.spelled_names``)."""
 
     same: CosineScale
     across: CosineScale | None = None
-    unsure_across: bool = False
     spelled_across: bool = True
 
 
@@ -70,7 +68,6 @@ def _spaces() -> dict[str, SpaceBars]:
         model: SpaceBars(
             _scale(line),
             _scale(line["across"]) if "across" in line else None,
-            bool(line.get("unsure_across", False)),
             bool(line.get("spelled_across", True)),
         )
         for model, line in json.loads(text)["models"].items()
@@ -99,7 +96,7 @@ def scaled_gate(gate: Gate, bars: SpaceBars) -> Gate:
     across = None
     if bars.across is not None or not bars.spelled_across:
         across = replace(_moved(gate, bars.across or bars.same), spelled_names=bars.spelled_across)
-    return replace(_moved(gate, bars.same), across=across, unsure_across=bars.unsure_across)
+    return replace(_moved(gate, bars.same), across=across)
 
 
 def in_space(plan: SearchPlan, model: str) -> SearchPlan:

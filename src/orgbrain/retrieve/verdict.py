@@ -103,9 +103,10 @@ class HitEvidence:
 
 def bars_for(e: HitEvidence, gate: Gate) -> Gate:
     """The bars hit ``e`` is held to: ``gate.across`` for a hit in another language than
-    the question (or of a language not told, where ``gate.unsure_across``), else ``gate``."""
+    the question, else ``gate`` (a hit whose language cannot be told, a label, too: held
+    out, e5's fit held labels to ``across`` no better, issue 39)."""
     across = gate.across
-    if across is None or e.lang == "same" or (e.lang == "unsure" and not gate.unsure_across):
+    if across is None or e.lang != "other":
         return gate
     return across
 
