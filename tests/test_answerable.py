@@ -13,7 +13,7 @@ import pytest
 from orgbrain import Brain
 from orgbrain.errors import InvalidInput
 from orgbrain.evals import answer_data
-from orgbrain.evals.answer_fit import Example, fit, leave_one_out, measure
+from orgbrain.evals.answer_fit import Example, examples_of, fit, leave_one_out, measure
 from orgbrain.evals.memo import QueryMemo
 from orgbrain.model import ItemSketch
 from orgbrain.ports import Embedder, TokenEmbedder
@@ -225,5 +225,9 @@ def test_the_collector_records_what_the_verdict_read_and_which_answers(
     for r in rows:
         # The current note answers where it is held; nothing does in the other half.
         assert sum(c.answers for c in r.candidates) == int(r.answerable)
-        assert all(len(c.gate) == 7 for c in r.candidates)
+        assert all(len(c.gate) == 8 for c in r.candidates)
     assert any("Marco owns billing now" in c.text for c in rows[0].candidates if c.answers)
+    # What is collected today is what the fit reads (the gate's eighth field, the hit's
+    # language, once made the fit's unpacking fail on fresh rows).
+    examples = examples_of(rows, QueryMemo(embedder))
+    assert [e.answerable for e in examples] == [True, False, False, True]

@@ -43,7 +43,8 @@ class Candidate:
     text: str
     answers: bool
     gate: list[object]
-    """``[names, coverage, cosine, asks, graph, mentions, names_asked]`` (``gate_view``)."""
+    """``[names, coverage, cosine, asks, graph, mentions, names_asked, lang]``
+    (``gate_view``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from ..retrieve.answerable import (
     passage_lines,
     with_leads,
 )
-from ..retrieve.verdict import HitEvidence
+from ..retrieve.verdict import HitEvidence, Relation
 from .answer_data import Asked
 from .logistic import logistic, sigmoid
 
@@ -70,7 +70,8 @@ class Example:
 
 
 def _evidence(gate: Sequence[object]) -> HitEvidence:
-    names, cov, cos, asks, graph, mentions, n = gate
+    # Rows collected before session 16 have no eighth field, the hit's language.
+    names, cov, cos, asks, graph, mentions, n, *lang = gate
     return HitEvidence(
         bool(names),
         float(cov),  # type: ignore[arg-type]
@@ -79,7 +80,12 @@ def _evidence(gate: Sequence[object]) -> HitEvidence:
         None if graph is None else str(graph),
         bool(mentions),
         int(n),  # type: ignore[call-overload]
+        _relation(lang[0] if lang else "same"),
     )
+
+
+def _relation(value: object) -> Relation:
+    return "other" if value == "other" else "unsure" if value == "unsure" else "same"
 
 
 def examples_of(
