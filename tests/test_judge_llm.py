@@ -28,6 +28,10 @@ KNOWN = (
     "We track sprint work in Trello.",
     "Trello has been dropped; sprint boards now live in Linear.",
 )
+CONTROL = (
+    "Production deploys need approval from two engineers.",
+    "Staging deploys need approval from one engineer.",
+)
 QUESTION = "Does the newer replace"
 
 
@@ -161,6 +165,21 @@ def test_a_pair_above_the_threshold_is_decided_without_the_model(
         b.close()
     assert link.new.id == new and link.why["tier"] == "judge" and "llm" not in link.why
     assert not _about(handler.asked, KNOWN[0])
+
+
+def test_a_pair_under_the_floor_is_not_asked_even_of_a_model_that_always_replaces(
+    embedder: Embedder, server: tuple[str, type[_Judge]]
+) -> None:
+    # the newcomer's control: the judge gives it 0.45, under the band
+    older, newer = CONTROL
+    url, handler = server
+    b = _brain(embedder, url)
+    try:
+        old, _, _ = _judged(b, older, newer)
+        assert not b.story(old).superseded_by
+    finally:
+        b.close()
+    assert not _about(handler.asked, older)
 
 
 def test_without_a_chat_model_nothing_is_asked_and_nothing_changes(

@@ -24,11 +24,16 @@ __all__ = ["ASK", "ASK_TIMEOUT_S", "RELATIONS", "UNSURE_FLOOR", "Answer", "ask"]
 
 log = logging.getLogger(__name__)
 
-UNSURE_FLOOR = 0.30
-"""The lowest judge probability put to the model (the top of the band is the judge's
-threshold, 0.894 as shipped). Chosen from the judge's out-of-fold bag scores on the 32
-living sets (each organisation scored by weights fitted without it,
-``orgbrain eval judge``): TODO numbers."""
+UNSURE_FLOOR = 0.80
+"""The lowest judge probability put to the model; the top of the band is the judge's
+threshold (0.894 as shipped). Chosen from the judge's out-of-fold bag scores on the 35
+living sets (each organisation scored by weights fitted without it; 788 replaced, 631
+controls, session 16) as the lowest floor at which the controls in the band stay within
+the fit's own false-supersession allowance (``judge_fit.MAX_FALSE``, 0.04): even a model
+that answered "replaces" to every question could add at most that much. At 0.80 the band
+holds 23 controls (0.036) and 90 of the 788 replaced (0.114; a quarter of the 0.46 the
+judge misses); at 0.5 it would hold 116 controls (0.184) for 241 replaced (0.306), so a
+model wrong on one control in five would double false supersession."""
 ASK = 3
 """The most pairs asked about per derived item, the most probable first."""
 ASK_TIMEOUT_S = 15.0
