@@ -9,7 +9,9 @@ are embedded (a process-wide cache keeps a unit's vectors, since an older note i
 again by every newer neighbour). What the rules read between the two items (a value or
 a name restated, a typed statement with another object: ``rule_readings``) joins each
 pair's signals, weighed as the fit found it worth. Per older unit, the newer unit the
-judge is surest of; per pair of items, at most ``PER_PAIR`` of them.
+judge is surest of; per pair of items, at most ``PER_PAIR`` of them. With a chat model
+configured, the pairs the judge is unsure of go to it (``judge_llm``): those it says
+replace are kept as the ``llm`` tier's decision.
 
 Applying is one place: each pair kept becomes two ``value`` statements of one ``topic``
 subject (the words the units share), the newer ending the older (``record_claim``), and
