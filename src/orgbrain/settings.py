@@ -51,7 +51,8 @@ class Settings:
     # within these bounds (ingest/bounded.py); 0 seconds runs it in process, unbounded.
     extract_seconds: float = 120.0
     extract_memory_mb: int = 2048
-    # An OpenAI-compatible chat model for the statement extractor's LLM tier; none: off.
+    # An OpenAI-compatible chat model for the statement extractor's LLM tier and the
+    # supersession judge's (the pairs it is unsure of, derive/judge_llm.py); none: off.
     chat_url: str | None = None
     chat_model: str | None = None
     chat_key: str | None = None

@@ -78,6 +78,11 @@ def _verdict(link: Superseding) -> str:
     named = (
         ", ".join(f"{k} {v:+g}" for k, v in signals.items()) if isinstance(signals, dict) else ""
     )
+    said = link.why.get("llm")
+    if link.why.get("tier") == "llm" and isinstance(said, dict):
+        # the judge was unsure; the chat model decided, and its reason is the one to read
+        reason = said.get("why")
+        return f" p={link.why['probability']} by {link.why.get('judge')}, LLM: {reason!r}"
     return f" p={link.why['probability']} by {link.why.get('judge')}: {named}"
 
 

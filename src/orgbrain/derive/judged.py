@@ -9,7 +9,9 @@ are embedded (a process-wide cache keeps a unit's vectors, since an older note i
 again by every newer neighbour). What the rules read between the two items (a value or
 a name restated, a typed statement with another object: ``rule_readings``) joins each
 pair's signals, weighed as the fit found it worth. Per older unit, the newer unit the
-judge is surest of; per pair of items, at most ``PER_PAIR`` of them.
+judge is surest of; per pair of items, at most ``PER_PAIR`` of them. With a chat model
+configured, the pairs the judge is unsure of go to it (``judge_llm``): those it says
+replace are kept as the ``llm`` tier's decision.
 
 Applying is one place: each pair kept becomes two ``value`` statements of one ``topic``
 subject (the words the units share), the newer ending the older (``record_claim``), and
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -31,6 +33,8 @@ from ..extraction import Claim, PatternExtractor
 from ..judge import JUnit, Verdict, judge, load_weights, pair_texts, units_of
 from ..model import Item
 from ..ports import Embedder
+from . import judge_llm
+from .judge_llm import Answer, ask
 from .neighbours import neighbours
 from .restating.record import value_claim
 from .rule_readings import read_rules
@@ -55,6 +59,9 @@ class Judged:
     old_unit: JUnit
     new_unit: JUnit
     verdict: Verdict
+    tier: str = "judge"
+    """Which tier decided: the offline ``judge`` or the chat model (``llm``)."""
+    answer: Answer | None = None
 
 
 def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
@@ -75,24 +82,78 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         if abs(o.when - item.when) >= CONFLICT_WINDOW
     ]
     vec = _vectors(ctx.embedder, [item.body] + [o.body for o, _ in others], mine, others)
-    kept: list[Judged] = []
+    sure: list[list[Judged]] = []
+    unsure: list[Judged] = []
+    floor = judge_llm.UNSURE_FLOOR if ctx.chat is not None else float("inf")
     for other, theirs in others:
         old, new = (other, item) if other.when < item.when else (item, other)
         olds, news = (theirs, mine) if old is other else (mine, theirs)
         note_cos = vec.cos(old.body, new.body)
         gap = (new.when - old.when).total_seconds() / 86400
         best: dict[int, Judged] = {}
+        maybe: dict[int, Judged] = {}
         read = read_rules(old, new, _PATTERNS)
         for pair in pair_texts(olds, news, vec.rows, note_cos, gap, min_cos=MIN_COS, rules=read.of):
             v = judge(pair)
             a = pair.old
-            if v.relation == "replaces" and (
-                a.start not in best or v.probability > best[a.start].verdict.probability
+            into = best if v.relation == "replaces" else maybe if v.probability >= floor else None
+            if into is not None and (
+                a.start not in into or v.probability > into[a.start].verdict.probability
             ):
-                best[a.start] = Judged(old, new, a, pair.new, v)
-        kept += sorted(best.values(), key=lambda j: -j.verdict.probability)[:PER_PAIR]
-    recorded = [r for j in kept if (r := _apply(ctx, j)) is not None]
-    return {"pairs": len(recorded), "judged": recorded} if recorded else {"pairs": 0}
+                into[a.start] = Judged(old, new, a, pair.new, v)
+        sure.append(sorted(best.values(), key=lambda j: -j.verdict.probability)[:PER_PAIR])
+        unsure += [j for start, j in maybe.items() if start not in best]
+    asked = _ask(ctx, unsure)
+    kept = [j for js in sure for j in js] + [j for j in asked if j.tier == "llm"]
+    recorded = [r for j in _per_pair(kept) if (r := _apply(ctx, j)) is not None]
+    out: dict[str, object] = {"pairs": len(recorded)}
+    if recorded:
+        out["judged"] = recorded
+    if asked:
+        out["asked"] = [_asked(j) for j in asked]
+    return out
+
+
+def _ask(ctx: BrainContext, unsure: list[Judged]) -> list[Judged]:
+    """The unsure pairs put to the chat model (at most ``ASK``, the most probable first),
+    each with the model's answer; those it says replace decided by the ``llm`` tier."""
+    if ctx.chat is None:
+        return []
+    out = []
+    for j in sorted(unsure, key=lambda j: -j.verdict.probability)[: judge_llm.ASK]:
+        answer = ask(ctx.chat, j.old, j.old_unit.text, j.new, j.new_unit.text)
+        if answer.relation == "replaces":
+            v = j.verdict
+            j = replace(j, verdict=replace(v, relation="replaces"), tier="llm")
+        out.append(replace(j, answer=answer))
+    return out
+
+
+def _per_pair(kept: list[Judged]) -> list[Judged]:
+    """At most ``PER_PAIR`` per pair of items, the surest first, in the order met."""
+    groups: dict[tuple[str, str], list[Judged]] = {}
+    for j in kept:
+        groups.setdefault((j.old.id, j.new.id), []).append(j)
+    return [
+        j
+        for js in groups.values()
+        for j in sorted(js, key=lambda j: (j.tier != "judge", -j.verdict.probability))[:PER_PAIR]
+    ]
+
+
+def _asked(j: Judged) -> dict[str, object]:
+    assert j.answer is not None
+    return {
+        "old": j.old.id,
+        "was": j.old_unit.text.strip()[:120],
+        "now": j.new_unit.text.strip()[:120],
+        "probability": j.verdict.probability,
+        **(
+            {"error": j.answer.error}
+            if j.answer.error
+            else {"relation": j.answer.relation, "why": j.answer.why}
+        ),
+    }
 
 
 def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
@@ -102,7 +163,10 @@ def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
         "judge": j.verdict.version,
         "probability": j.verdict.probability,
         "signals": dict(j.verdict.deciding),
+        "tier": j.tier,
     }
+    if j.answer is not None and j.tier == "llm":
+        why["llm"] = {"relation": j.answer.relation, "why": j.answer.why}
     # the newer side first, then the older, which arrives late and is born superseded by
     # it: the same, whichever item was derived first
     new = record_claim(ctx, j.new, _claim(j.new_unit, label), why=why)

@@ -41,7 +41,7 @@ def story(ctx: BrainContext, item_id: str, derivation: str, error: str | None) -
     )
 
 
-WHY = ("judge", "probability", "signals")
+WHY = ("judge", "probability", "signals", "tier", "llm")
 """What a judged supersession's edge says of the verdict."""
 
 

@@ -84,7 +84,9 @@ class HistoryLinkView(View):
     )
     why: dict[str, Any] = Field(
         default_factory=dict,
-        description="For a judged link: the judge's version, probability and deciding signals",
+        description="For a judged link: the judge's version, probability and deciding "
+        "signals, the tier that decided (judge or llm) and, for llm, the model's relation "
+        "and why",
     )
     standing: bool = Field(
         description="The old item's superseded_by names this link's new item: the first "

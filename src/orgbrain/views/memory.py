@@ -156,7 +156,9 @@ class SupersedingView(View):
     )
     why: dict[str, Any] = Field(
         default_factory=dict,
-        description="For a judged link: the judge's version, probability and deciding signals",
+        description="For a judged link: the judge's version, probability and deciding "
+        "signals, the tier that decided (judge or llm) and, for llm, the model's relation "
+        "and why",
     )
 
     @classmethod
