@@ -13,7 +13,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
@@ -38,6 +38,7 @@ from orgbrain.extraction import default_extractor
 from orgbrain.jobs import AuditJobs, DeriveJobs, IndexJobs, RetryPolicy
 from orgbrain.model import Edge, Item
 from orgbrain.settings import Settings
+from tests.json_server import serving
 from tests.toy import HashEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -382,15 +383,11 @@ def model() -> Iterator[tuple[str, type[_Model]]]:
             "release": threading.Event(),
         },
     )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", handler
-    finally:
-        handler.release.set()
-        server.shutdown()
-        server.server_close()
+    with serving(handler) as url:
+        try:
+            yield url, handler
+        finally:
+            handler.release.set()  # a hung turn answers before the server stops
 
 
 def _script(plan: Item, intro: Item, note: Item, owners: Item) -> list[object]:

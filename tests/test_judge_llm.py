@@ -5,10 +5,8 @@ pairs the offline judge is unsure of, and never able to fail a derivation."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
@@ -18,6 +16,7 @@ from orgbrain.cli.memory import _link
 from orgbrain.derive import judge_llm
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
+from tests.json_server import JSONHandler, serving
 from tests.restating import NOV, SEP, derived
 
 # one of the issue's newcomer pairs: a real replacement the judge scores under its threshold
@@ -35,7 +34,7 @@ CONTROL = (
 QUESTION = "Does the newer replace"
 
 
-class _Judge(BaseHTTPRequestHandler):
+class _Judge(JSONHandler):
     """POST /v1/chat/completions: the judge's questions answered as ``mode`` says; the
     statement extractor's requests (the same chat model serves both) find nothing."""
 
@@ -63,29 +62,12 @@ class _Judge(BaseHTTPRequestHandler):
     def _reply(self, content: str) -> None:
         self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
 
-    def _send(self, status: int, payload: object) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, type[_Judge]]]:
     handler = type("Handler", (_Judge,), {"mode": "replaces", "asked": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(handler) as url:
+        yield url, handler
 
 
 def _brain(embedder: Embedder, url: str | None) -> Brain:

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from orgbrain.errors import Unavailable
 from orgbrain.ports import Embedder
 from orgbrain.retrieve.rerank import BrainOrder, judge
 from orgbrain.settings import Settings
+from tests.json_server import JSONHandler, serving
 
 
 def _overlap(query: str, text: str) -> float:
@@ -41,7 +40,7 @@ class Rules:
 def server() -> Iterator[tuple[str, Rules]]:
     rules = Rules(seen=[])
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JSONHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             assert rules.seen is not None
@@ -61,27 +60,9 @@ def server() -> Iterator[tuple[str, Rules]]:
             results = [{"index": i, "relevance_score": scores[i]} for i in best]
             return self._send(200, {"model": body.get("model"), "results": results})
 
-        def _send(self, status: int, payload: object) -> None:
-            raw = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     # The slow answer's client has gone when it is written: no traceback for that.
-    httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", rules
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(Handler, poll_s=0.05, quiet=True) as url:
+        yield url, rules
 
 
 DOCS = ["the cafeteria menu", "billing owner is Priya", "who owns billing: Priya Raman"]
