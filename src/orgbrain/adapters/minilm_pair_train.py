@@ -346,6 +346,10 @@ class _Reader:
             def lin(name: str, v: Any, n: str = n) -> Any:
                 return f.linear(v, p[n + name + ".weight"], p[n + name + ".bias"])
 
+            def norm(name: str, v: Any, n: str = n) -> Any:
+                w, b = p[n + name + ".weight"], p[n + name + ".bias"]
+                return f.layer_norm(v, (hidden,), w, b, 1e-12)
+
             def split(v: Any) -> Any:
                 return v.view(batch, length, self.heads, self.head_dim).transpose(1, 2)
 
@@ -354,21 +358,9 @@ class _Reader:
             v = split(lin("attention.self.value", x))
             scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + bias
             context = (scores.softmax(-1) @ v).transpose(1, 2).reshape(batch, length, hidden)
-            x = f.layer_norm(
-                x + lin("attention.output.dense", context),
-                (hidden,),
-                p[n + "attention.output.LayerNorm.weight"],
-                p[n + "attention.output.LayerNorm.bias"],
-                1e-12,
-            )
+            x = norm("attention.output.LayerNorm", x + lin("attention.output.dense", context))
             up = f.gelu(lin("intermediate.dense", x))
-            x = f.layer_norm(
-                x + lin("output.dense", up),
-                (hidden,),
-                p[n + "output.LayerNorm.weight"],
-                p[n + "output.LayerNorm.bias"],
-                1e-12,
-            )
+            x = norm("output.LayerNorm", x + lin("output.dense", up))
         keep = (bias[:, 0, 0, :] == 0).to(x.dtype)[:, :, None]
         pooled = (x * keep).sum(1) / keep.sum(1)
         if self.training and self.dropout:
