@@ -207,12 +207,11 @@ def reference_logits(
         for k, v in arrays.items()
         if k != "meta" and not k.startswith("head.")
     }
-    net = _Reader(_torch(), tensors, top, model.weights.hidden, model.weights.heads)
-    with _torch().no_grad():
-        net.params["head.weight"].copy_(
-            _torch().from_numpy(arrays["head.weight"].astype(np.float32))
-        )
-        net.params["head.bias"].copy_(_torch().from_numpy(arrays["head.bias"].astype(np.float32)))
+    torch = _torch()
+    net = _Reader(torch, tensors, top, model.weights.hidden, model.weights.heads)
+    with torch.no_grad():
+        for name in ("head.weight", "head.bias"):
+            net.params[name].copy_(torch.from_numpy(arrays[name].astype(np.float32)))
         rows = [PairRow(a, b, 0) for a, b in pairs]
         config = TrainConfig(layers=len(top), max_length=int(meta["max_length"]), batch_size=1)
         batches = _bottom_states(model, rows, top[0], config, by_length=False)
