@@ -136,22 +136,5 @@ def test_an_english_question_finds_the_german_note_with_the_plan_as_shipped(
         assert german.hits and german.hits[0].item.id == notes[3].id, german.reason
 
 
-def test_the_judge_fitted_on_minilm_vectors_stays_out_of_an_e5_brain(
-    tmp_path: Path, e5: E5Embedder
-) -> None:
-    """Its cosines and projections are MiniLM's space: with e5's it superseded 7 of the 10
-    controls of the English living dev set. The phrase rules still run."""
-    from orgbrain.derive.judged import judge_item
-
-    settings = Settings(supersession="both")
-    with Brain.open(tmp_path / "b", embedder=e5, settings=settings) as brain:
-        brain.add_note("The billing service is owned by Dana.", occurred_at=_at(2026, 1, 5))
-        newer = brain.add_note(
-            "From today the billing service is owned by Lee.", occurred_at=_at(2026, 3, 5)
-        )
-        done = judge_item(brain._ctx, brain.get(newer.id))
-        assert done == {"pairs": 0, "skipped": "the judge was fitted on all-MiniLM-L6-v2 vectors"}
-
-
 def _at(year: int, month: int, day: int) -> datetime:
     return datetime(year, month, day, tzinfo=UTC)

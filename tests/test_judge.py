@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from orgbrain import Brain
+from orgbrain.adapters.embed_minilm import MODEL_NAME
 from orgbrain.errors import InvalidInput
 from orgbrain.evals import living_loo
 from orgbrain.evals.judge_fit import Bag, fit, leave_one_out, measure
@@ -76,8 +77,8 @@ def test_values_and_names_are_masked_by_type_and_left_out_of_the_words() -> None
 def test_every_signal_is_named_and_the_shipped_weights_cover_them() -> None:
     s = signals(_pair("Backups run every 6 hours.", "Backups now run every hour."))
     assert set(s) == set(SIGNALS)
-    w = load_weights()
-    assert w.projection is not None
+    w = load_weights(MODEL_NAME)
+    assert w is not None and w.projection is not None
     k = w.projection.new.shape[1]
     projected = {f"new_{i}" for i in range(k)} | {f"diff_{i}" for i in range(k)}
     # a signal added or removed needs a refit (scripts/fit_judge)
@@ -126,7 +127,9 @@ def test_two_settings_of_one_family_are_apart() -> None:
 
 def test_the_verdict_is_pure_and_names_its_deciding_signals() -> None:
     p = _pair("Retention is 14 days.", "Retention is now 35 days.")
-    first, again = judge(p), judge(p)
+    w = load_weights(MODEL_NAME)
+    assert w is not None
+    first, again = judge(p, w), judge(p, w)
     assert first == again
     assert first.version == JUDGE_VERSION
     assert 0 <= first.probability <= 1
@@ -233,6 +236,23 @@ def test_with_the_rules_alone_the_judge_does_not_run(tmp_path: Path, embedder: E
     with Brain.open(tmp_path / "rules", embedder=embedder) as ruled, judging_with(sure):
         old, _ = derived(ruled, ("Lunch is at noon.", SEP), ("Lunch is at noon now.", NOV))
         assert not ruled.story(old).superseded_by
+
+
+def test_a_brain_on_a_model_no_judge_was_fitted_on_judges_nothing_and_says_why(
+    tmp_path: Path,
+) -> None:
+    """A cosine or a projection is of one model's space: MiniLM's weights read with e5's
+    vectors superseded 7 of 10 controls of the English dev set."""
+    from orgbrain.derive.judged import judge_item
+    from tests.toy import HashEmbedder
+
+    assert load_weights("toy-hash") is None
+    toy = HashEmbedder()
+    with Brain.open(tmp_path / "b", embedder=toy, settings=Settings(supersession="both")) as b:
+        b.add_note("The billing service is owned by Dana.", occurred_at=SEP)
+        newer = b.add_note("From today the billing service is owned by Lee.", occurred_at=NOV)
+        done = judge_item(b._ctx, b.get(newer.id))
+    assert done == {"pairs": 0, "skipped": "no judge was fitted on toy-hash vectors"}
 
 
 # -- leave one organisation out, end to end ----------------------------------------------

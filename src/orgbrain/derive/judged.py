@@ -71,11 +71,11 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
     mine = units_of(item.body)
     if not mine:
         return {"pairs": 0}
-    fitted = load_weights().embedder
-    if fitted and fitted != ctx.embedder.name:
-        # Its cosine signals and projections are of that model's space: with another
-        # embedder it superseded 7 of 10 controls of the English dev set (e5).
-        return {"pairs": 0, "skipped": f"the judge was fitted on {fitted} vectors"}
+    weights = load_weights(ctx.embedder.name)
+    if weights is None or weights.embedder not in ("", ctx.embedder.name):
+        # A cosine signal or a projection is of one model's space: MiniLM's weights read
+        # with e5's vectors superseded 7 of 10 controls of the English dev set.
+        return {"pairs": 0, "skipped": f"no judge was fitted on {ctx.embedder.name} vectors"}
     others = [
         (o, units_of(o.body))
         for o in neighbours(ctx, item, [u.text for u in mine])
@@ -94,7 +94,7 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         maybe: dict[int, Judged] = {}
         read = read_rules(old, new, _PATTERNS)
         for pair in pair_texts(olds, news, vec.rows, note_cos, gap, min_cos=MIN_COS, rules=read.of):
-            v = judge(pair)
+            v = judge(pair, weights)
             a = pair.old
             into = best if v.relation == "replaces" else maybe if v.probability >= floor else None
             if into is not None and (

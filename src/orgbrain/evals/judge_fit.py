@@ -27,9 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from ..derive.rule_readings import read_rules
+from ..errors import InvalidInput
 from ..extraction import PatternExtractor
 from ..judge import SIGNALS, pair_texts, signals, units_of
-from ..judge.judge import JUDGE_VERSION, PROJECTED, SCALE, Projection, Weights
+from ..judge.judge import JUDGE_VERSION, PROJECTED, SCALE, SPACES, Projection, Weights
 from ..model import Item, Origin
 from ..ports import Embedder
 from .living import Case, load_cases
@@ -248,12 +249,13 @@ def weights_json(w: Weights, sets: Sequence[str]) -> str:
 
 
 def write_shipped(w: Weights, sets: Sequence[str]) -> Path:
-    """Write ``w`` where orgbrain ships it: the weights as JSON, the projections beside."""
-    target = shipped_weights_path()
+    """Write ``w`` where orgbrain ships the weights of its model's space: the weights as
+    JSON, the projections beside."""
+    target = shipped_weights_path(w.embedder)
     target.write_text(weights_json(w, sets) + "\n", "utf-8")
     if w.projection is not None:
         np.savez_compressed(
-            target.with_name("projection.npz"),
+            target.with_suffix(".npz"),
             mean=w.projection.mean.astype(np.float32),
             new=w.projection.new.astype(np.float32),
             diff=w.projection.diff.astype(np.float32),
@@ -261,9 +263,12 @@ def write_shipped(w: Weights, sets: Sequence[str]) -> Path:
     return target
 
 
-def shipped_weights_path() -> Path:
-    """Where the shipped weights live in the source tree (``orgbrain eval judge --write``)."""
-    return Path(str(resources.files("orgbrain.judge"))) / "weights.json"
+def shipped_weights_path(space: str) -> Path:
+    """Where the weights of ``space`` live in the source tree (``orgbrain eval judge
+    --write``)."""
+    if not space or "/" in space or space.startswith("."):
+        raise InvalidInput(f"weights are shipped per model; {space!r} names none")
+    return Path(str(resources.files("orgbrain.judge"))) / SPACES / f"{space}.json"
 
 
 def living_sets(folder: Path | None = None) -> list[Path]:

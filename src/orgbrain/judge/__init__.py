@@ -5,7 +5,8 @@ Three parts, each apart from the store: ``units`` reads a note into units, each 
 values masked; ``signals`` reads a pair of units into named numbers that carry to wording
 nobody wrote rules for (the same slot with its values masked, which value types differ,
 the subject words shared and not, change and non-assertion cues, time order); ``judge``
-combines them with weights fitted on the living sets (``fit``, ``weights.json``).
+combines them with weights fitted on the living sets, per embedding model
+(``spaces/``, written by ``orgbrain eval judge --write``).
 Candidates and the store writes live in ``derive/judged.py``.
 """
 

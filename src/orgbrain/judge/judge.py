@@ -1,10 +1,12 @@
 """The judge: a pair's signals combined by fitted weights into the probability that the
 newer unit replaces the older, and the relation it names.
 
-The weights (``weights.json``, written by ``orgbrain eval judge --write``) are a
-logistic regression's over ``SIGNALS`` and the two ``Projection``s of the units' vectors
-(``projection.npz``), fitted on the living sets; the threshold is the
-one the fit chose for few false supersessions. Below it a pair is ``conflicts`` (one
+The weights are a logistic regression's over ``SIGNALS`` and the two ``Projection``s of
+the units' vectors, fitted on the living sets; the threshold is the one the fit chose for
+few false supersessions. A cosine or a projection means something only in the space it
+was measured in, so weights are fitted and shipped per embedding model:
+``spaces/<model>.json`` and ``spaces/<model>.npz``, written by ``orgbrain eval judge
+--write`` with that model configured. Below it a pair is ``conflicts`` (one
 slot, other values, the same day), ``adds`` (one slot, nothing replaced) or
 ``unrelated``.
 """
@@ -27,6 +29,7 @@ __all__ = [
     "JUDGE_VERSION",
     "PROJECTED",
     "SAME_SLOT",
+    "SPACES",
     "Projection",
     "Verdict",
     "Weights",
@@ -118,19 +121,27 @@ def judging_with(weights: Weights) -> Iterator[None]:
         _chosen.remove(weights)
 
 
-def load_weights() -> Weights:
-    """The weights in use: those ``judging_with`` chose, else the shipped ones."""
-    return _chosen[-1] if _chosen else _shipped()
+def load_weights(space: str) -> Weights | None:
+    """The weights to judge with in ``space`` (an embedding model's name): those
+    ``judging_with`` chose, else the ones shipped for that model; None where no weights
+    were fitted in it."""
+    return _chosen[-1] if _chosen else _shipped(space)
+
+
+SPACES = "spaces"
+"""The folder of this package that holds the shipped weights, a pair of files per model."""
 
 
 @cache
-def _shipped() -> Weights:
-    here = resources.files(__package__)
-    raw = json.loads(here.joinpath("weights.json").read_text("utf-8"))
-    with here.joinpath("projection.npz").open("rb") as f:
+def _shipped(space: str) -> Weights | None:
+    here = resources.files(__package__).joinpath(SPACES)
+    weights = here.joinpath(f"{space}.json")
+    if not weights.is_file():
+        return None
+    with here.joinpath(f"{space}.npz").open("rb") as f:
         arrays = np.load(f)
         projection = Projection(arrays["mean"], arrays["new"], arrays["diff"])
-    return from_json(raw, projection)
+    return from_json(json.loads(weights.read_text("utf-8")), projection)
 
 
 def from_json(raw: dict[str, object], projection: Projection | None = None) -> Weights:
@@ -146,9 +157,9 @@ def from_json(raw: dict[str, object], projection: Projection | None = None) -> W
     )
 
 
-def judge(pair: PairText, weights: Weights | None = None) -> Verdict:
-    """Whether ``pair.new`` replaces ``pair.old``; pure: the same pair, the same verdict."""
-    w = weights or load_weights()
+def judge(pair: PairText, w: Weights) -> Verdict:
+    """Whether ``pair.new`` replaces ``pair.old`` by ``w``; pure: the same pair, the same
+    verdict."""
     s = w.signals(pair)
     z = w.logit(s)
     p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
