@@ -71,12 +71,13 @@ WEEKDAYS_BY_LANGUAGE = {
 """Weekdays written out, and the adverbs of a weekly day ("montags": every Monday)."""
 
 SHORT_WEEKDAYS_BY_LANGUAGE = {
-    "de": _days("mo", "di", "mi", "do", "fr", "sa", "so"),
+    "de": _days("Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"),
     "fr": _days("lun", "mar", "mer", "jeu", "ven", "sam", "dim"),
     "es": _days("lun", "mar", "mié mie", "jue", "vie", "sáb sab", "dom"),
 }
 """Weekdays written short, read only as a span of days ("Mo-Fr", "lun.-ven."): alone,
-"Do", "So", "mar" are words (English's short days are ``shorthand.py``'s)."""
+"Do", "So", "mar" are words (English's short days are ``shorthand.py``'s). As written:
+German's only with a capital ("what to do - so" is no span), the others either way."""
 
 DAY_RANGES = frozenset({"bis", "au", "à", "a"})
 """Words between two days that make them a span ("montags bis freitags", "de lunes a
@@ -93,8 +94,13 @@ MONTHS = _union(MONTHS_BY_LANGUAGE)
 """Every language's month words, lower-case, each to its number (1 to 12)."""
 WEEKDAYS = {w: d for table in WEEKDAYS_BY_LANGUAGE.values() for w, d in table.items()}
 """Every language's weekdays written out, lower-case, each to its key ("mon")."""
-SHORT_WEEKDAYS = {w: d for table in SHORT_WEEKDAYS_BY_LANGUAGE.values() for w, d in table.items()}
-"""Every language's short weekdays but English's, lower-case, each to its key."""
+SHORT_WEEKDAYS = {
+    written: d
+    for table in SHORT_WEEKDAYS_BY_LANGUAGE.values()
+    for w, d in table.items()
+    for written in {w, w.capitalize()}
+}
+"""Every language's short weekdays but English's, as they may be written, each to its key."""
 
 
 def month_number(word: str) -> int | None:

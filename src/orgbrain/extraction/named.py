@@ -74,7 +74,7 @@ def _calendar(language: str) -> frozenset[str]:
     return _CALENDAR.union(
         MONTHS_BY_LANGUAGE.get(language, {}),
         WEEKDAYS_BY_LANGUAGE.get(language, {}),
-        SHORT_WEEKDAYS_BY_LANGUAGE.get(language, {}),
+        (w.casefold() for w in SHORT_WEEKDAYS_BY_LANGUAGE.get(language, {})),
     )
 
 
@@ -91,9 +91,10 @@ def names_in(text: str, language: str = DEFAULT_LANGUAGE) -> list[Value]:
         first, _, rest = written.partition(" ")
         tail = first[1:].replace("'", "").replace("\u2019", "")  # "We've", "I'm": no names
         if _sentence_start(text, start) and tail.isalpha() and tail.islower():
+            # In German a run opening a sentence ("Uwe Fischer wechselt") is read by
+            # its words (``trim_common``): a capital there says nothing of the first.
             if rest:
-                if lang.names_by_case:  # in German a run opening a sentence ("Uwe Fischer
-                    # wechselt") is read by its words (``trim_common``)
+                if lang.names_by_case:
                     start, written = start + len(first) + 1, rest.lstrip()
             elif not _GONE_AFTER.match(text, m.end()):
                 continue  # "Store all shared credentials": a capital that starts a sentence

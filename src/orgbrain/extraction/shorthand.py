@@ -85,8 +85,7 @@ _SETS_DAY = re.compile(
 joined to it ("Tue & Thu", "Mon-Fri")."""
 _SHORT = "|".join(sorted(map(re.escape, SHORT_WEEKDAYS), key=len, reverse=True))
 _SHORT_SPAN = re.compile(
-    rf"(?<![\w-])({_SHORT})\.?\s*(?:-|\u2013|{'|'.join(DAY_RANGES)})\s*({_SHORT})\.?(?!\w)",
-    re.IGNORECASE,
+    rf"(?<![\w-])({_SHORT})\.?\s*(?:-|\u2013|{'|'.join(DAY_RANGES)})\s*({_SHORT})\.?(?!\w)"
 )
 """A span of days written short in German, French or Spanish ("Mo-Fr", "lun.-ven.", "Di
 bis Do"): only as a span, for alone "Do", "So" or "mar" is a word."""
@@ -169,7 +168,7 @@ def shorthand_in(text: str) -> list[Value]:
             continue  # "daily huddle notes", "the monthly numbers": a name's word
         add("frequency", "", _often_key(m.group(1).lower()), m.start(), m.end())
     for m in _SHORT_SPAN.finditer(text):
-        first, last = (SHORT_WEEKDAYS[g.lower()] for g in m.groups())
+        first, last = (SHORT_WEEKDAYS[g] for g in m.groups())
         add("weekday", "", f"{first}-{last}", m.start(), m.end())
     for m in _SHORT_DAY.finditer(text):
         if _SETS_DAY.search(text[max(0, m.start() - 12) : m.start()]) or _DAY_AFTER.match(
