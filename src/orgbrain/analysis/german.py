@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FILLERS", "STOPWORDS", "SUFFIXES"]
+__all__ = [
+    "ADJECTIVE_ENDINGS",
+    "FILLERS",
+    "FUNCTION_WORDS",
+    "NOUN_MARKERS",
+    "NOUN_SUFFIXES",
+    "STOPWORDS",
+    "SUFFIXES",
+]
 
 # Function words, question words, and the verbs that frame a question rather than say
 # what it is about ("welche Datenbank nutzen wir?" asks about a database), as English's
@@ -48,3 +56,33 @@ SUFFIXES = (
     ("n", ""),
     ("s", ""),
 )
+
+# German capitalises every noun, so a capital says "noun", not "name"; these say which
+# capitalised words are common nouns ("in der Montage", "kurze Info", "Werkleitung").
+NOUN_MARKERS = frozenset(
+    """der die das den dem des ein eine einer einem einen eines kein keine keinem keinen
+    keiner keines im am zum zur vom beim ins ans aufs durchs fürs mein meine meinem meinen
+    meiner meines dein deine deinem deinen deiner sein seine seinem seinen seiner seines
+    ihr ihre ihrem ihren ihrer ihres unser unsere unserem unseren unserer euer eure eurem
+    euren eurer dies diese diesem diesen dieser dieses jede jedem jeden jeder jedes jene
+    jenem jenen jener welche welchem welchen welcher alle allen aller beide beiden viele
+    vielen mehrere""".split()
+)
+"""Words after which a capitalised word is a common noun: articles, an article fused
+with a preposition, possessives, demonstratives, quantifiers."""
+ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
+"""The endings of an inflected adjective: a lower-case word that ends so ("kurze Info",
+"die alten Boards") marks the capitalised word after it as a noun."""
+NOUN_SUFFIXES = (
+    "ung", "ungen", "heit", "heiten", "keit", "keiten", "schaft", "schaften", "tion",
+    "tionen", "tät", "täten", "nis", "nisse", "ismus", "ment", "ments",
+    "zeit", "zeiten",
+)  # fmt: skip
+"""Endings only common nouns have ("Werkleitung", "Qualität", "Bereitschaft"), in a word
+at least three letters longer than the ending."""
+FUNCTION_WORDS = STOPWORDS | frozenset(
+    """ab an auf bei bis bitte neu neue neuen neuer neues alte alten liebe lieber liebes
+    viele vielen beide nächste nächsten nächster erste ersten zweite kurze kurz""".split()
+)
+"""Words that, capitalised at a line's or a label's start, name no one ("Ab sofort",
+"Bitte ...", "Das Audit", "Liebe Grüße")."""

@@ -35,6 +35,16 @@ class Language:
     compounds: bool = False
     """Whether it glues words into one ("Urlaubsantrag"), which keyword search then meets
     by their parts (``compounds.py``)."""
+    function_words: frozenset[str] = frozenset()
+    """Lower-case words that, capitalised, name no one ("Ab sofort", "Au revoir", "¿Lo
+    vemos?"): read by ``extraction/named.py``. English's are read by position instead."""
+    noun_markers: frozenset[str] = frozenset()
+    """Words after which a capitalised word is a common noun ("der", "im", "meine")."""
+    adjective_endings: tuple[str, ...] = ()
+    """Endings of a lower-case adjective that marks the capitalised word after it as a
+    common noun ("kurze Info")."""
+    noun_suffixes: tuple[str, ...] = ()
+    """Endings only common nouns have ("-ung", "-heit")."""
 
 
 _FRENCH_ELIDED = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)['\u2019](?=\w)")
@@ -48,9 +58,22 @@ LANGUAGES = {
         german.FILLERS,
         names_by_case=False,
         compounds=True,
+        function_words=german.FUNCTION_WORDS,
+        noun_markers=german.NOUN_MARKERS,
+        adjective_endings=german.ADJECTIVE_ENDINGS,
+        noun_suffixes=german.NOUN_SUFFIXES,
     ),
-    "fr": Language("fr", french.STOPWORDS, french.SUFFIXES, french.FILLERS, _FRENCH_ELIDED),
-    "es": Language("es", spanish.STOPWORDS, spanish.SUFFIXES, spanish.FILLERS),
+    "fr": Language(
+        "fr",
+        french.STOPWORDS,
+        french.SUFFIXES,
+        french.FILLERS,
+        _FRENCH_ELIDED,
+        function_words=french.STOPWORDS,
+    ),
+    "es": Language(
+        "es", spanish.STOPWORDS, spanish.SUFFIXES, spanish.FILLERS, function_words=spanish.STOPWORDS
+    ),
 }
 
 

@@ -11,7 +11,11 @@ the old one went, so that two units can be compared holder by holder
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from ..analysis import DEFAULT_LANGUAGE, get_language
+from ..analysis.calendar import MONTHS_BY_LANGUAGE, SHORT_WEEKDAYS_BY_LANGUAGE, WEEKDAYS_BY_LANGUAGE
+from .capitals import trim_common
 from .cues import change_cue
 from .values import Value
 
@@ -61,25 +65,49 @@ _NOT_BEFORE = re.compile(r",\s+not\s+(?:the\s+|our\s+)?$", re.IGNORECASE)
 ("from Monday permits get signed off by Lauren Hicks, not Ravi")."""
 
 
-def names_in(text: str) -> list[Value]:
-    """The names ``text`` holds, but for a sentence's first word (capitalised whatever
-    it is), dates' words, "I" and currency codes; ``key`` is the name case-folded."""
+@cache
+def _calendar(language: str) -> frozenset[str]:
+    """The calendar's words that are no names in a text in ``language``: English's, and
+    its own ("Juni", "Montag", "Mo"); another language's "Mayo" or "Domingo" may be one."""
+    if language == DEFAULT_LANGUAGE:
+        return _CALENDAR
+    return _CALENDAR.union(
+        MONTHS_BY_LANGUAGE.get(language, {}),
+        WEEKDAYS_BY_LANGUAGE.get(language, {}),
+        (w.casefold() for w in SHORT_WEEKDAYS_BY_LANGUAGE.get(language, {})),
+    )
+
+
+def names_in(text: str, language: str = DEFAULT_LANGUAGE) -> list[Value]:
+    """The names ``text`` (in ``language``) holds, but for a sentence's first word
+    (capitalised whatever it is), dates' words, "I", currency codes and the words its
+    language capitalises that are no names (``capitals.py``); ``key`` is the name
+    case-folded."""
+    lang = get_language(language)
+    calendar = _calendar(language)
     found: list[Value] = []
     for m in _NAME.finditer(text):
         start, written = m.start(), m.group(0)
         first, _, rest = written.partition(" ")
         tail = first[1:].replace("'", "").replace("\u2019", "")  # "We've", "I'm": no names
         if _sentence_start(text, start) and tail.isalpha() and tail.islower():
+            # In German a run opening a sentence ("Uwe Fischer wechselt") is read by
+            # its words (``trim_common``): a capital there says nothing of the first.
             if rest:
-                start, written = start + len(first) + 1, rest.lstrip()
+                if lang.names_by_case:
+                    start, written = start + len(first) + 1, rest.lstrip()
             elif not _GONE_AFTER.match(text, m.end()):
                 continue  # "Store all shared credentials": a capital that starts a sentence
             # but "Airflow is being switched off." names what is gone
         first, _, rest = written.partition(" ")
-        if rest and first.casefold() in _CALENDAR:  # "From Monday Tomasz Wójcik takes over"
+        if rest and first.casefold() in calendar:  # "From Monday Tomasz Wójcik takes over"
             start, written = start + len(first) + 1, rest.lstrip()
-        if all(w in _CALENDAR for w in written.casefold().split("-")):
+        if all(w in calendar for w in written.casefold().split("-")):
             continue  # "Mon-Fri", "Jan-Jun": a span of time
+        trimmed = trim_common(text, start, written, lang)
+        if trimmed is None:
+            continue
+        start, written = trimmed
         key = _PLURAL_CODE.sub(r"\1", written.casefold())  # "HR-07s" is more than one HR-07
         found.append(Value("name", "", key, start, start + len(written)))
     return found
@@ -89,7 +117,7 @@ _PLURAL_CODE = re.compile(r"(\d)s$")
 
 
 def _sentence_start(text: str, at: int) -> bool:
-    before = text[:at].rstrip(" \t\"'(*-•")
+    before = text[:at].rstrip(" \t\"'(*-•¿¡")
     return not before or before[-1] in ".!?\n"
 
 

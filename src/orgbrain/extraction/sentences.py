@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..analysis import LANGUAGES
+from ..analysis.calendar import MONTHS_BY_LANGUAGE
+
 __all__ = ["Unit", "split_units"]
 
 _MARKER = re.compile(r"[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*)*(?:\[[ xX]\][ \t]+)?")
@@ -24,6 +27,26 @@ _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|dept|Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr)"
     r"|\b[A-Z])\.$"
 )
+
+_ORDINAL = re.compile(r"(?:^|\s)(?:([^\W\d_]+)\s+)?\d{1,2}\.$")
+"""A number and a dot that may be an ordinal, not a sentence's end, with the word before."""
+_NEXT_WORD = re.compile(r"[^\W\d_]+\.?")
+_NOUN_MARKERS = frozenset().union(*(lang.noun_markers for lang in LANGUAGES.values()))
+_ORDINAL_MONTHS = frozenset().union(*(m for code, m in MONTHS_BY_LANGUAGE.items() if code != "en"))
+"""Months written after an ordinal's dot: not English's own ("We shipped 2. May we ...?")."""
+
+
+def _ordinal(text: str, cut: int, after: int) -> bool:
+    """Whether the dot at ``cut`` ends an ordinal number, as German writes a date's day
+    or a rank ("am 16. Juni", "zum 1. Oktober", "in der 2. Klasse"): before a month's
+    name, or after an article."""
+    m = _ORDINAL.search(text, max(0, cut - 30), cut)
+    if m is None:
+        return False
+    nxt = _NEXT_WORD.match(text, after)
+    return (nxt is not None and nxt.group(0).casefold().rstrip(".") in _ORDINAL_MONTHS) or (
+        (m.group(1) or "").casefold() in _NOUN_MARKERS
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +134,9 @@ def _sentences(text: str, start: int, end: int, first_kind: str = "sentence") ->
     chunk = text[start:end]
     for match in _END.finditer(chunk):
         cut = start + match.start()
-        if _ABBREV.search(text[max(cursor, cut - 8) : cut]):
+        if _ABBREV.search(text[max(cursor, cut - 8) : cut]) or _ordinal(
+            text, cut, start + match.end()
+        ):
             continue
         found += _unit(text, cursor, cut, first_kind if not found else "sentence")
         cursor = start + match.end()

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 
+from ..analysis.calendar import DAY_JOINS, DAY_RANGES, SHORT_WEEKDAYS
 from .values import Value, unit_word, values_in
 
 __all__ = ["DAYS", "day_sets", "shorthand_in", "values_of"]
@@ -82,6 +83,12 @@ _SETS_DAY = re.compile(
 )
 """Before a short day, a word that sets a day ("every Mon", "by Fri") or another day
 joined to it ("Tue & Thu", "Mon-Fri")."""
+_SHORT = "|".join(sorted(map(re.escape, SHORT_WEEKDAYS), key=len, reverse=True))
+_SHORT_SPAN = re.compile(
+    rf"(?<![\w-])({_SHORT})\.?\s*(?:-|\u2013|{'|'.join(DAY_RANGES)})\s*({_SHORT})\.?(?!\w)"
+)
+"""A span of days written short in German, French or Spanish ("Mo-Fr", "lun.-ven.", "Di
+bis Do"): only as a span, for alone "Do", "So" or "mar" is a word."""
 _DAY_AFTER = re.compile(rf"\s*(?:[&/,+-]|and\b|or\b|to\b)\s*{_DAY}|\s+\d", re.IGNORECASE)
 """After a short day, another joined to it, or a date or a time ("Mon 2 March", "Mon
 10am")."""
@@ -160,6 +167,9 @@ def shorthand_in(text: str) -> list[Value]:
         if after is not None and after.group(1).lower() not in _NOT_NOUNS:
             continue  # "daily huddle notes", "the monthly numbers": a name's word
         add("frequency", "", _often_key(m.group(1).lower()), m.start(), m.end())
+    for m in _SHORT_SPAN.finditer(text):
+        first, last = (SHORT_WEEKDAYS[g] for g in m.groups())
+        add("weekday", "", f"{first}-{last}", m.start(), m.end())
     for m in _SHORT_DAY.finditer(text):
         if _SETS_DAY.search(text[max(0, m.start() - 12) : m.start()]) or _DAY_AFTER.match(
             text, m.end()
@@ -168,8 +178,8 @@ def shorthand_in(text: str) -> list[Value]:
     return sorted(found, key=lambda v: v.start)
 
 
-_JOINED = re.compile(r"\s*(?:&|/|\+|,|and|or)\s*$", re.IGNORECASE)
-_RANGE = re.compile(r"\s*(?:-|\u2013|to|through|thru)\s*$", re.IGNORECASE)
+_JOINED = re.compile(rf"\s*(?:&|/|\+|,|and|or|{'|'.join(DAY_JOINS)})\s*$", re.IGNORECASE)
+_RANGE = re.compile(rf"\s*(?:-|\u2013|to|through|thru|{'|'.join(DAY_RANGES)})\s*$", re.IGNORECASE)
 
 
 _PERIODS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "quarter": 91, "year": 365}

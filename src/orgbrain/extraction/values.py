@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..analysis.calendar import MONTHS, WEEKDAYS, month_number
+
 __all__ = ["Value", "marked_old", "same_slot", "unit_word", "values_in"]
 
 
@@ -43,32 +45,42 @@ _WORDS = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
     "fifteen": 15, "twenty": 20, "thirty": 30,
 }  # fmt: skip
-_MONTHS = {
-    m[:3]: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november "
-        "december".split(),
-        start=1,
-    )
-}
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _ALONE = r"(?<![\w.,/#:-])"  # not inside a code, a version, a time or a path
 _AFTER = r"(?![\w-]|[.,]\d)"
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]{0,6})\.?"
+_OTHER_MONTHS = "|".join(
+    re.escape(w)
+    for w in sorted(MONTHS, key=len, reverse=True)
+    if w not in "jan feb mar apr may jun jul aug sep oct nov dec".split()
+)
+_MONTH = (
+    rf"(?!(?:{'|'.join(WEEKDAYS)})(?!\w))"  # "mardi 14 avril": a day, then its date
+    rf"(?:(?:{_OTHER_MONTHS})(?!\w)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+    r"(?:[a-z]{0,6}))\.?"
+)
+"""A month in any language analysis knows (``analysis.calendar``), English's also cut
+short ("Sept.", "Dec")."""
+_EU_NUM = r"(?:\d{1,3}(?:[.\u00a0\u202f ]\d{3})+(?:,\d+)?|\d+,\d{1,2}(?!\d))"
+"""A number as German, French and Spanish write it: dots or spaces between thousands, a
+comma before decimals ("10.000", "1 200", "4,20"); read only before a currency or "%",
+where English's "1,200" cannot be meant."""
 _VALUE = re.compile(
     r"(?P<link>(?<![\w@/.-])(?:https?://[^\s<>()\[\]]+[^\s<>()\[\].,;:!?'\"]"
     r"|(?:[a-z0-9-]+\.)+(?:com|io|net|org|dev|app|local|internal|example)"
     r"(?:/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"])?)(?![\w@-]))"
     r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
     rf"|(?P<date>{_ALONE}(?:(?P<mon>{_MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
-    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon2>{_MONTH})"
+    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:de\s+)?(?P<mon2>{_MONTH})"
     rf"|(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})){_AFTER})"
-    rf"|(?P<time>{_ALONE}\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\.?)?{_AFTER})"
-    rf"|(?P<money>(?:[$€£]\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?"
+    rf"|(?P<time>{_ALONE}(?:\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\.?)?(?:\s?uhr\b)?"
+    rf"|\d{{1,2}}(?:\.\d{{2}})?\s?uhr\b|\d{{1,2}}\s?h\s?\d{{2}}(?!\d)){_AFTER})"
+    rf"|(?P<money>(?:{_ALONE}{_EU_NUM}\s?(?:€|eur\b|euros?\b)|{_ALONE}{_NUM}\s?€"
+    rf"|[$€£]\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?"
     rf"|(?<![\w-])(?:usd|eur|gbp|chf)\s?{_NUM}(?:\s?(?:k|m|bn|million|billion)\b)?{_AFTER}"
     rf"|{_ALONE}{_NUM}\s?(?:usd|eur|gbp|dollars|euros|pounds)\b))"
-    rf"|(?P<percent>{_ALONE}{_NUM}\s?(?:%|percent\b|pct\b))"
-    r"|(?P<weekday>(?<![\w-])(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
+    rf"|(?P<percent>{_ALONE}(?:{_EU_NUM}\s?%|{_NUM}\s?(?:%|percent\b|pct\b)))"
+    r"|(?P<weekday>(?<![\w-])(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
+    rf"|(?:{'|'.join(sorted(WEEKDAYS, key=len, reverse=True))})(?!\w)))"
     rf"|(?P<num>{_ALONE}(?:{_NUM}|(?:{'|'.join(_WORDS)})\b){_AFTER})",
     re.IGNORECASE,
 )
@@ -138,9 +150,9 @@ def values_in(text: str) -> list[Value]:
             key = _date_key(m)
             kind = "date"
         elif kind == "time":
-            key = _time_key(re.sub(r"[\s.]", "", raw.lower()))
+            key = _time_key(raw.lower())
         elif kind == "weekday":
-            key = raw.lower()[:3]
+            key = WEEKDAYS.get(raw.lower(), raw.lower()[:3])
         elif kind == "link":
             key = re.sub(r"^https?://(?:www\.)?", "", raw.lower()).rstrip("/")
         elif kind == "email":
@@ -186,7 +198,16 @@ def _is_article(text: str, at: int) -> bool:
     return before.rstrip().endswith(("no", "any", "the only"))
 
 
+_EU_AMOUNT = re.compile(rf"({_EU_NUM})\s?(?:€|eur|euros?|%)", re.IGNORECASE)
+"""An amount or a share written the European way; elsewhere "1.250" stays English's
+one and a quarter."""
+
+
 def _number_key(raw: str) -> str:
+    written = _EU_AMOUNT.fullmatch(raw)
+    if written is not None:  # "4,20 €", "10.000 €": one key with "€4.20", "€10,000"
+        plain = re.sub(r"[.\s]", "", written.group(1)).replace(",", ".")
+        return f"{float(plain):g}"
     digits = re.search(_NUM, raw)
     if digits is None:
         return raw.lower()
@@ -201,13 +222,18 @@ def _number_key(raw: str) -> str:
 def _date_key(m: re.Match[str]) -> str:
     if m.group("iso"):
         return m.group("iso")[5:]
-    mon = (m.group("mon") or m.group("mon2")).lower()[:3]
+    month = month_number(m.group("mon") or m.group("mon2")) or 0
     day = int(m.group("day") or m.group("day2"))
-    return f"{_MONTHS[mon]:02d}-{day:02d}"
+    return f"{month:02d}-{day:02d}"
 
 
 def _time_key(raw: str) -> str:
-    """A time of day without a leading zero ("07:30" and "7:30" are one time)."""
+    """A time of day without a leading zero ("07:30" and "7:30" are one time), and one
+    key however it is written ("14:30 Uhr", "14.30 Uhr", "14h30": 14:30)."""
+    if "h" in raw:  # "uhr", "h": the 24-hour clock of German and French
+        hour, minutes = [*re.findall(r"\d+", raw), "00"][:2]
+        return f"{int(hour)}:{minutes}"
+    raw = re.sub(r"[\s.]", "", raw)
     return raw[1:] if raw[:1] == "0" and raw[1:2].isdigit() else raw
 
 

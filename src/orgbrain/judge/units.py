@@ -129,9 +129,9 @@ def _lexicons() -> dict[str, re.Pattern[str]]:
 
 
 def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
+    lang = detect_language(text)  # its names, stems (context's too), stopwords in one language
     values = tuple(values_of(text))
-    names = tuple(n for n in names_in(text) if not any(_over(n, v) for v in values))
-    lang = detect_language(text)  # its stems, context's too, and stopwords in one language
+    names = tuple(n for n in names_in(text, lang) if not any(_over(n, v) for v in values))
     stop = stopwords(lang)
     return JUnit(
         start=start,
