@@ -98,3 +98,42 @@ def test_a_function_word_opening_a_french_or_spanish_phrase_is_no_name() -> None
     assert names_in("Objet : Au revoir les urgences !", "fr") == []
     text = "Propuesta: cambiar a Workwear Norte. ¿Lo vemos en la reunión?"
     assert [text[n.start : n.end] for n in names_in(text, "es")] == ["Workwear Norte"]
+
+
+def _cues(text: str) -> set[str]:
+    (unit,) = units_of(text)
+    return {family for family, said in unit.cues.items() if said}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ab sofort übernimmt Marco Lange die Frühschicht.", {"change"}),
+        ("Désormais, c'est Claire qui valide les commandes.", {"change"}),
+        ("A partir de ahora las facturas las aprueba Lucía.", {"change"}),
+        ("Vielleicht wechseln wir im Herbst zu Jira.", {"nothing"}),
+        ("Exceptionnellement, le dépôt ouvre à 7h00 samedi.", {"temporary"}),
+        ("Las reuniones no se graban.", {"negated"}),
+    ],
+)
+def test_a_unit_in_another_language_is_read_by_its_own_cue_words(
+    text: str, expected: set[str]
+) -> None:
+    assert expected <= _cues(text)
+
+
+def test_english_change_words_are_not_read_in_a_german_unit() -> None:
+    # German "was" is "what", and "findet ... statt" is "takes place": no change said
+    assert "change" not in _cues("Was genau im Audit geprüft wird, findet ihr im Wiki.")
+    assert "change" not in _cues("Die Begehung findet am 16. Juni statt.")
+    # English keeps its readers
+    assert "change" in _cues("The audit was moved to 23 June.")
+
+
+def test_a_unit_with_no_word_to_tell_its_language_is_read_in_its_note_s() -> None:
+    note = (
+        "Die Schichtleitung wechselt ab sofort, bitte beachten.\n\n"
+        "| Schicht | Leitung |\n|---|---|\n| Früh | neu besetzt |\n"
+    )
+    row = next(u for u in units_of(note) if u.kind == "row")
+    assert "change" in {family for family, said in row.cues.items() if said}

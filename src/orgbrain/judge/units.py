@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from ..analysis import detect_language, stopwords, text_stems
+from ..analysis import detect_language, stopwords, sure_language, text_stems
 from ..extraction.cues import CUE, planned, temporary
 from ..extraction.named import names_in
 from ..extraction.qualifiers import qualifiers
@@ -86,6 +86,7 @@ def units_of(body: str) -> list[JUnit]:
     header = ""
     heading = ""
     prev_row_end = -2
+    language = detect_language(body)  # for a unit with no word to tell ("| Messschieber | 12 |")
     for u in split_units(body):
         text = body[u.start : u.end]
         if not title:
@@ -103,7 +104,7 @@ def units_of(body: str) -> list[JUnit]:
         if len(text.strip()) < MIN_CHARS or _RULE.match(text):
             continue
         context = header if u.kind == "row" else heading or ("" if text.strip() == title else title)
-        out.append(_unit(u.start, u.end, u.kind, text, context))
+        out.append(_unit(u.start, u.end, u.kind, text, context, language))
         if len(out) >= MAX_UNITS:
             break
     return out
@@ -115,21 +116,60 @@ FAMILIES = ("continues", "adds", "proposes", "ends")
 
 
 @cache
+def _raw() -> dict[str, object]:
+    text = resources.files(__package__).joinpath("cues.json").read_text("utf-8")
+    loaded: dict[str, object] = json.loads(text)
+    return loaded
+
+
+def _alternation(phrases: list[str]) -> re.Pattern[str]:
+    # the longest first, so "nicht mehr" is read before "nicht"
+    ordered = sorted(phrases, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, ordered)) + r")\b", re.IGNORECASE)
+
+
+@cache
 def _lexicons() -> dict[str, re.Pattern[str]]:
-    raw = json.loads(resources.files(__package__).joinpath("cues.json").read_text("utf-8"))
-    return {
-        family: re.compile(
-            r"\b(?:"
-            + "|".join(re.escape(p) for p in sorted(raw[family], key=len, reverse=True))
-            + r")\b",
-            re.IGNORECASE,
-        )
-        for family in FAMILIES
-    }
+    raw = _raw()
+    return {family: _alternation(raw[family]) for family in FAMILIES}  # type: ignore[arg-type]
 
 
-def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
-    lang = detect_language(text)  # its names, stems (context's too), stopwords in one language
+@cache
+def _said(lang: str) -> dict[str, re.Pattern[str]] | None:
+    """The lists of ``cues.json``'s ``by_language`` for ``lang``, family by family; None
+    for English, which ``extraction``'s readers read."""
+    by_language = _raw()["by_language"]
+    assert isinstance(by_language, dict)
+    families = {k: v for k, v in by_language.items() if not k.startswith("_")}
+    if not all(lang in words for words in families.values()):
+        return None
+    return {family: _alternation(words[lang]) for family, words in families.items()}
+
+
+def _cues(text: str, lang: str) -> dict[str, bool]:
+    """What ``text`` says besides its values, read in ``lang``: English by the readers of
+    ``extraction`` (regular expressions of English), another language by its lists (the
+    English readers misread it: German "was" is "what", not a change)."""
+    said = _said(lang)
+    if said is None:
+        cues = {
+            "change": bool(CUE.search(text)),
+            "nothing": states_nothing(text),
+            "temporary": temporary(text),
+            "planned": planned(text),
+            "negated": bool(NEGATION.search(text)),
+        }
+    else:
+        question = text.strip().endswith("?") or "\u00bf" in text
+        cues = {family: bool(rx.search(text)) for family, rx in said.items()}
+        cues["nothing"] = cues["nothing"] or question
+    return cues | {family: bool(rx.search(text)) for family, rx in _lexicons().items()}
+
+
+def _unit(start: int, end: int, kind: str, text: str, context: str, language: str) -> JUnit:
+    # its names, stems (context's too), stopwords and cues in one language: its own where
+    # its words tell, else its note's
+    lang = sure_language(text) or language
     values = tuple(values_of(text))
     names = tuple(n for n in names_in(text, lang) if not any(_over(n, v) for v in values))
     stop = stopwords(lang)
@@ -146,14 +186,7 @@ def _unit(start: int, end: int, kind: str, text: str, context: str) -> JUnit:
         tokens=frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in stop),
         context_stems=text_stems(context, lang),
         qualified=qualifiers(f"{context} {text}"),
-        cues={
-            "change": bool(CUE.search(text)),
-            "nothing": states_nothing(text),
-            "temporary": temporary(text),
-            "planned": planned(text),
-            "negated": bool(NEGATION.search(text)),
-            **{family: bool(rx.search(text)) for family, rx in _lexicons().items()},
-        },
+        cues=_cues(text, lang),
     )
 
 
