@@ -30,6 +30,7 @@ from orgbrain.judge import (
     signals,
     units_of,
 )
+from orgbrain.judge.judge import RULES
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
 from tests.restating import NOV, SEP, derived
@@ -149,6 +150,30 @@ def test_below_the_threshold_a_pair_adds_conflicts_or_is_unrelated() -> None:
     assert judge(far, never).relation == "unrelated"
     always = Weights(bias=30.0, weights=dict.fromkeys(SIGNALS, 0.0), threshold=0.5)
     assert judge(far, always).relation == "replaces"
+
+
+def test_a_pair_with_no_english_unit_is_judged_by_the_weights_fitted_without_the_rules() -> None:
+    zero = dict.fromkeys(SIGNALS, 0.0)
+    foreign = Weights(bias=30.0, weights=zero, threshold=0.5)
+    w = Weights(bias=-30.0, weights=zero, threshold=0.5, foreign=foreign)
+    german = _pair(
+        "Die Frühschicht leitet Uwe Fischer.", "Ab sofort leitet Marco Lange die Frühschicht."
+    )
+    assert (german.old.lang, german.new.lang) == ("de", "de")
+    assert judge(german, w).relation == "replaces"
+    english = _pair("The early shift is led by Uwe.", "From today Marco leads the early shift.")
+    assert judge(english, w).relation != "replaces"
+    # one English unit: the rules may have read it
+    mixed = _pair("The early shift is led by Uwe.", "Ab sofort leitet Marco Lange die Frühschicht.")
+    assert judge(mixed, w).relation != "replaces"
+
+
+def test_the_shipped_weights_hold_foreign_ones_without_the_rules() -> None:
+    for model in (MODEL_NAME, "multilingual-e5-small-q4"):
+        w = load_weights(model)
+        assert w is not None and w.foreign is not None and w.embedder == model
+        assert all(w.foreign.weights[r] == 0 for r in RULES)
+        assert w.foreign.projection is w.projection
 
 
 # -- fitting ---------------------------------------------------------------------------------

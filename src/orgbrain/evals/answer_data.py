@@ -30,7 +30,7 @@ from ..ports import Embedder
 from ..retrieve import Trace
 from . import beir, facts, locomo, locomo_data
 from .cache import index_key, indexed_brain
-from .judge_fit import living_sets
+from .judge_fit import living_sets, organisation
 from .living import Case, filled, load_cases
 from .memo import QueryMemo
 from .report import EVIDENCE_DEPTH, gate_view
@@ -90,7 +90,7 @@ def _candidates(
 
 def living(paths: Sequence[Path], embedder: Embedder, folder: Path) -> Iterator[Asked]:
     for path in paths:
-        org = path.stem.removeprefix("living_")
+        org = organisation(path)
         cases = load_cases(path)
         asked = [c for c in cases if not c.control]
         for half, held in enumerate((cases[0::2], cases[1::2])):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -30,7 +30,16 @@ from ..derive.rule_readings import read_rules
 from ..errors import InvalidInput
 from ..extraction import PatternExtractor
 from ..judge import SIGNALS, pair_texts, signals, units_of
-from ..judge.judge import JUDGE_VERSION, PROJECTED, SCALE, SPACES, Projection, Weights
+from ..judge.judge import (
+    ENGLISH,
+    JUDGE_VERSION,
+    PROJECTED,
+    RULES,
+    SCALE,
+    SPACES,
+    Projection,
+    Weights,
+)
 from ..model import Item, Origin
 from ..ports import Embedder
 from .living import Case, load_cases
@@ -57,6 +66,8 @@ class Bag:
     texts: list[tuple[str, str]] = field(default_factory=list)
     old_vecs: np.ndarray | None = None  # one row per pair: the older unit's vector
     new_vecs: np.ndarray | None = None
+    foreign: np.ndarray | None = None
+    """One flag per pair: neither unit is English (``Weights.foreign`` judge it)."""
 
 
 class _Vectors:
@@ -107,7 +118,8 @@ def bags_of(org: str, cases: Sequence[Case], embedder: Embedder | _Vectors) -> l
                 texts = [(p.old.text, p.new.text) for p in pairs]
                 olds = np.array([vec.cache[p.old.text] for p in pairs])
                 news = np.array([vec.cache[p.new.text] for p in pairs])
-                out.append(Bag(org, c.id, label, c.control, x, texts, olds, news))
+                foreign = np.array([ENGLISH not in (p.old.lang, p.new.lang) for p in pairs])
+                out.append(Bag(org, c.id, label, c.control, x, texts, olds, news, foreign))
     return out
 
 
@@ -158,13 +170,38 @@ def _features(b: Bag, projection: Projection | None) -> np.ndarray:
     return out
 
 
-def _bag_scores(xs: Sequence[np.ndarray], bias: float, w: np.ndarray) -> np.ndarray:
-    return np.array([float(sigmoid(x @ w + bias).max()) for x in xs])
+def _pair_margins(b: Bag, weights: Weights) -> np.ndarray:
+    """Each pair's probability less the threshold of the weights that judge it (the
+    foreign ones for a pair with no English unit): a bag reaches when its best is >= 0."""
+    x = _features(b, weights.projection)
+    out = _margins(x, weights)
+    if weights.foreign is not None and b.foreign is not None and b.foreign.any():
+        out = np.where(b.foreign, _margins(x, weights.foreign), out)
+    return out
+
+
+def _margins(x: np.ndarray, w: Weights) -> np.ndarray:
+    v = np.array([w.weights[k] for k in _names(w.projection)])
+    m: np.ndarray = sigmoid(x @ v + w.bias) - w.threshold
+    return m
 
 
 def fit(bags: Sequence[Bag], *, rounds: int = 3, projected: bool = True) -> Weights:
+    """Weights fitted on ``bags``, and beside them the ``foreign`` ones, fitted on the same
+    pairs with the rules' signals blank (``Weights.foreign``)."""
     projection = project(bags) if projected and bags[0].new_vecs is not None else None
     xs = [_features(b, projection) for b in bags]
+    full = _fit(bags, xs, projection, rounds)
+    blank = [SIGNALS.index(r) for r in RULES]
+    unruled = [x.copy() for x in xs]
+    for x in unruled:
+        x[:, blank] = 0.0
+    return replace(full, foreign=_fit(bags, unruled, projection, rounds))
+
+
+def _fit(
+    bags: Sequence[Bag], xs: list[np.ndarray], projection: Projection | None, rounds: int
+) -> Weights:
     # a pair whose two units say the same words replaces nothing, whatever bag it is in:
     # an unchanged row of a re-issued table is a negative, not the bag's positive
     same = SIGNALS.index("identical")
@@ -186,7 +223,8 @@ def fit(bags: Sequence[Bag], *, rounds: int = 3, projected: bool = True) -> Weig
         sw = np.concatenate([np.ones(len(xp)), wn * len(pos) / max(1, len(neg)) * 2])
         bias, w = logistic(x, y, sw, l2=L2, steps=30, tol=1e-6)
         pick = [int((x @ w).argmax()) for x in pos]
-    threshold = _threshold(bags, _bag_scores(xs, bias, w))
+    scores = np.array([float(sigmoid(x @ w + bias).max()) for x in xs])
+    threshold = _threshold(bags, scores)
     names = _names(projection)
     return Weights(bias, dict(zip(names, map(float, w), strict=True)), threshold, projection)
 
@@ -206,16 +244,15 @@ def _threshold(bags: Sequence[Bag], scores: np.ndarray) -> float:
 
 
 def measure(bags: Sequence[Bag], weights: Weights) -> dict[str, float]:
-    w = np.array([weights.weights[k] for k in _names(weights.projection)])
-    scores = _bag_scores([_features(b, weights.projection) for b in bags], weights.bias, w)
-    known = [s >= weights.threshold for b, s in zip(bags, scores, strict=True) if b.label]
+    reach = [bool(_pair_margins(b, weights).max() >= 0) for b in bags]
+    known = [r for b, r in zip(bags, reach, strict=True) if b.label]
     false: dict[str, bool] = {}
     wrong: dict[str, bool] = {}
-    for b, s in zip(bags, scores, strict=True):
+    for b, r in zip(bags, reach, strict=True):
         if b.control:
-            false[b.case] = false.get(b.case, False) or s >= weights.threshold
+            false[b.case] = false.get(b.case, False) or r
         elif not b.label:
-            wrong[b.case] = wrong.get(b.case, False) or s >= weights.threshold
+            wrong[b.case] = wrong.get(b.case, False) or r
     return {
         "changes": len(known),
         "knows_replaced": sum(known) / max(1, len(known)),
@@ -240,12 +277,19 @@ def weights_json(w: Weights, sets: Sequence[str]) -> str:
             "version": JUDGE_VERSION,
             "embedder": w.embedder,
             "fitted_on": list(sets),
-            "bias": round(w.bias, 6),
-            "threshold": round(w.threshold, 6),
-            "weights": {k: round(v, 6) for k, v in w.weights.items()},
+            **_numbers(w),
+            **({"foreign": _numbers(w.foreign)} if w.foreign is not None else {}),
         },
         indent=2,
     )
+
+
+def _numbers(w: Weights) -> dict[str, object]:
+    return {
+        "bias": round(w.bias, 6),
+        "threshold": round(w.threshold, 6),
+        "weights": {k: round(v, 6) for k, v in w.weights.items()},
+    }
 
 
 def write_shipped(w: Weights, sets: Sequence[str]) -> Path:
@@ -272,13 +316,21 @@ def shipped_weights_path(space: str) -> Path:
 
 
 def living_sets(folder: Path | None = None) -> list[Path]:
+    """Every living set, each an organisation: the English ones (``living_*.jsonl``),
+    then those in other languages (``de_living.jsonl``, ``fr2_living.jsonl``...)."""
     root = Path(str(resources.files("orgbrain.evals.data"))) if folder is None else folder
-    return sorted(root.glob("living_*.jsonl"))
+    return sorted(root.glob("living_*.jsonl")) + sorted(root.glob("*_living.jsonl"))
+
+
+def organisation(path: Path) -> str:
+    """A living set's organisation: "heldout12" of ``living_heldout12.jsonl``, "de2" of
+    ``de2_living.jsonl``."""
+    return path.stem.removeprefix("living_").removesuffix("_living")
 
 
 def load_all(paths: Sequence[Path], embedder: Embedder) -> list[Bag]:
     vec = _Vectors(embedder)
     bags: list[Bag] = []
     for p in paths:
-        bags += bags_of(p.stem.removeprefix("living_"), load_cases(p), vec)
+        bags += bags_of(organisation(p), load_cases(p), vec)
     return bags

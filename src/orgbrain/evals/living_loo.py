@@ -13,7 +13,7 @@ from ..errors import InvalidInput
 from ..judge import judging_with
 from ..ports import Embedder
 from ..settings import Settings
-from .judge_fit import fit, living_sets, load_all
+from .judge_fit import fit, living_sets, load_all, organisation
 from .living import LivingReport, load_cases, run_living
 
 __all__ = ["loo_json", "render_loo", "run_loo"]
@@ -34,7 +34,7 @@ def run_loo(
     bags = load_all(sets, embedder)
     out: list[tuple[str, LivingReport]] = []
     for path in sets:
-        org = path.stem.removeprefix("living_")
+        org = organisation(path)
         weights = fit([b for b in bags if b.org != org])
         with judging_with(weights):
             report = run_living(load_cases(path), embedder, source=str(path), settings=settings)

@@ -25,6 +25,7 @@ from ..derive.restated import PREDICATE
 from ..model import Statement
 from ..ports import Embedder
 from ..settings import Settings
+from .judge_fit import organisation
 from .living import filled, load_cases
 
 __all__ = ["RuleCount", "render_rules", "rule_of", "rules_json", "run_rules"]
@@ -79,7 +80,7 @@ def run_rules(
                             c.right += 1
                         else:
                             c.wrong += 1
-            report.sets[path.stem.removeprefix("living_")] = counts
+            report.sets[organisation(path)] = counts
     return report
 
 

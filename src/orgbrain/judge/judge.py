@@ -26,8 +26,10 @@ import numpy as np
 from .signals import PairText, signals
 
 __all__ = [
+    "ENGLISH",
     "JUDGE_VERSION",
     "PROJECTED",
+    "RULES",
     "SAME_SLOT",
     "SPACES",
     "Projection",
@@ -68,6 +70,9 @@ class Projection:
 
 PROJECTED = 32
 SCALE = 2.0
+RULES = ("rule_restated", "rule_typed")
+"""The signals that are the English phrase rules' readings (``derive/rule_readings.py``)."""
+ENGLISH = "en"
 _GROUPS = {"new": "sentence_kind", "diff": "what_changed"}
 
 
@@ -81,6 +86,20 @@ class Weights:
     embedder: str = ""
     """The model whose vectors the weights were fitted on (its cosines and projections
     mean nothing in another's space); "" when not recorded."""
+    foreign: Weights | None = None
+    """The weights for a pair neither of whose units is English, fitted on the same pairs
+    without ``RULES``: the rules read English only, so in another language their
+    silence says nothing, and weights that learnt to expect them there judge too low (on
+    the German, French and Spanish living sets the replaced belief's best pair scored a
+    logit 2 under the English ones', 1.5 of it the rules' missing signal)."""
+
+    def for_pair(self, pair: PairText) -> Weights:
+        """The weights that judge ``pair``: ``foreign`` where neither unit is English
+        and such weights were fitted. (Either, and an English note's short line that
+        reads as French, "R. Singh, A. Petrakis", lost the rules that read it.)"""
+        if self.foreign is not None and ENGLISH not in (pair.old.lang, pair.new.lang):
+            return self.foreign
+        return self
 
     def logit(self, s: dict[str, float]) -> float:
         return self.bias + sum(w * s.get(k, 0.0) for k, w in self.weights.items())
@@ -147,6 +166,7 @@ def _shipped(space: str) -> Weights | None:
 def from_json(raw: dict[str, object], projection: Projection | None = None) -> Weights:
     weights = raw["weights"]
     assert isinstance(weights, dict)
+    foreign = raw.get("foreign")
     return Weights(
         bias=float(str(raw["bias"])),
         weights={str(k): float(v) for k, v in weights.items()},
@@ -154,12 +174,14 @@ def from_json(raw: dict[str, object], projection: Projection | None = None) -> W
         projection=projection,
         version=str(raw.get("version", JUDGE_VERSION)),
         embedder=str(raw.get("embedder", "")),
+        foreign=from_json(foreign, projection) if isinstance(foreign, dict) else None,
     )
 
 
-def judge(pair: PairText, w: Weights) -> Verdict:
-    """Whether ``pair.new`` replaces ``pair.old`` by ``w``; pure: the same pair, the same
-    verdict."""
+def judge(pair: PairText, weights: Weights) -> Verdict:
+    """Whether ``pair.new`` replaces ``pair.old`` by ``weights`` (their ``foreign`` ones
+    for a pair not all English); pure: the same pair, the same verdict."""
+    w = weights.for_pair(pair)
     s = w.signals(pair)
     z = w.logit(s)
     p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))

@@ -63,6 +63,8 @@ class JUnit:
     tokens: frozenset[str]
     """Its words and numbers as written, lower-cased, but the commonest."""
     context_stems: frozenset[str]
+    lang: str
+    """The language it was read in: its own where its words tell, else its note's."""
     qualified: Mapping[str, frozenset[str]] = field(compare=False)
     """The ``qualifiers`` of its context and its text (production, staging, a site)."""
     cues: Mapping[str, bool] = field(compare=False)
@@ -185,6 +187,7 @@ def _unit(start: int, end: int, kind: str, text: str, context: str, language: st
         stems=text_stems(mask(text, (*values, *names), blank=True), lang),
         tokens=frozenset(t for t in _TOKEN.findall(text.casefold()) if t not in stop),
         context_stems=text_stems(context, lang),
+        lang=lang,
         qualified=qualifiers(f"{context} {text}"),
         cues=_cues(text, lang),
     )
