@@ -227,3 +227,18 @@ def test_a_close_call_is_read_in_the_brain_s_own_cosines_and_the_judge_s_probabi
     sure = Membership(True, "judge: hit 1 answers", 0, "answers", p=0.9)
     assert verdict_llm.close_call("all-MiniLM-L6-v2", far, gate, unsure)
     assert not verdict_llm.close_call("all-MiniLM-L6-v2", far, gate, sure)
+
+
+def test_the_judge_s_close_calls_go_to_the_model_too(
+    embedder: Embedder, server: tuple[str, type[_Model]]
+) -> None:
+    # the answerability judge speaks at p 0.46 (threshold 0.40) on a question nothing
+    # answers, and is sure (p 0.93) of one the payments note answers
+    unsure, sure = "how long is the probation period for new joiners?", "who owns payments?"
+    url, handler = server
+    weak, known = _searched(embedder, url, unsure, sure, verdict="judge")
+    assert weak.verdict == "none" and weak.tier == "llm"
+    assert re.search(r"\(close call; judge: hit \d answers \(p 0\.4\d", weak.reason)
+    assert known.speak and known.tier == "judge"
+    (question,) = handler.asked
+    assert question.startswith(f"Question: {unsure}")
