@@ -14,6 +14,7 @@ import pytest
 
 from orgbrain import Brain
 from orgbrain.brain import NoteInput
+from orgbrain.deadline import within
 from orgbrain.errors import InvalidInput
 from orgbrain.model import SearchResult
 from orgbrain.ports import Embedder
@@ -188,6 +189,25 @@ def test_a_failed_or_unusable_answer_leaves_the_offline_verdict(
         assert (result.verdict, result.why, result.tier) == (want.verdict, want.why, "gate")
         assert [h.item.body for h in result.hits] == [h.item.body for h in want.hits]
         assert result.reason.startswith(f"{want.reason}; verdict llm skipped: ")
+
+
+def test_a_request_s_deadline_bounds_the_question(
+    embedder: Embedder, server: tuple[str, type[_Model]], offline: dict[str, SearchResult]
+) -> None:
+    url, handler = server
+    handler.mode = "slow"  # answers in 2 s, inside the tier's own 10 s
+    b = Brain.in_memory(embedder=embedder, settings=Settings(chat_url=url, chat_model="m"))
+    try:
+        b.add_notes([NoteInput(body=n) for n in NOTES])
+        t0 = time.monotonic()
+        with within(0.8):  # a served request with 0.8 s left: the model gets half of it
+            result = b.search(WEAK_SPEECH)
+        took = time.monotonic() - t0
+    finally:
+        b.close()
+    assert took < 1.5 and len(handler.asked) == 1
+    assert result.verdict == offline[WEAK_SPEECH].verdict and result.tier == "gate"
+    assert "verdict llm skipped: Unavailable" in result.reason
 
 
 def test_the_setting_turns_the_tier_off_and_keeps_the_model_for_the_rest(

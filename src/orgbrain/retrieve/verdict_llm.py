@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .. import deadline
 from ..context import BrainContext
-from ..errors import OrgBrainError
+from ..errors import Unavailable
 from ..model import ItemSketch
 from ..ports import Chat
 from . import answer_verdict
@@ -54,7 +55,9 @@ ASK = 3
 """The most passages put to the model: the verdict's first hits, the one it decided on
 among them."""
 ASK_TIMEOUT_S = 10.0
-"""The request's bound: a search waits on it, and the answer is one short object."""
+"""The request's bound: a search waits on it, and the answer is one short object. Inside
+a served request it is at most half the time the request has left (``deadline``): the
+search still reads and cites its hits after."""
 _MAX_PASSAGE = 700
 
 _SYSTEM = (
@@ -95,7 +98,7 @@ def decide(
     asked = sorted((first + [i for i in range(len(shown)) if i != offline.hit])[:ASK])
     try:
         reply = ask(chat, query, [shown[i] for i in asked])
-    except (OrgBrainError, ValueError) as exc:
+    except Exception as exc:  # reads fail open: the model never fails a search
         error = f"{type(exc).__name__}: {exc}"[:300]
         log.warning("verdict LLM tier skipped, the offline verdict stands: %s", error)
         return offline._replace(reason=f"{offline.reason}; verdict llm skipped: {error}")
@@ -136,7 +139,11 @@ def ask(chat: Chat, query: str, passages: Sequence[ItemSketch]) -> Reply:
     )
     question = f"Question: {query.strip()}\n\n{shown}\n\nDoes any passage answer the question?"
     messages = [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": question}]
-    return _reply(chat.complete(messages, json=True, timeout=ASK_TIMEOUT_S), len(passages))
+    left = deadline.remaining()
+    bound = ASK_TIMEOUT_S if left is None else min(ASK_TIMEOUT_S, left / 2)
+    if bound <= 0:
+        raise Unavailable("the request's deadline leaves no time to ask")
+    return _reply(chat.complete(messages, json=True, timeout=bound), len(passages))
 
 
 def _reply(reply: str, count: int) -> Reply:
