@@ -30,6 +30,8 @@ SUPERSESSION = ("rules", "judge", "both")
 """What may decide that a newer note replaces an older one (``Settings.supersession``)."""
 VERDICTS = ("gate", "judge")
 """What decides whether a search speaks (``Settings.verdict``)."""
+SWITCH = ("on", "off")
+"""An on/off setting's values (``Settings.verdict_llm``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +79,9 @@ class Settings:
     # cosine and shared words, or the learned answerability ``judge``
     # (retrieve/answerable.py), which tells a passage that answers from one that is near.
     verdict: str = "gate"
+    # Whether the search verdict's close calls go to the chat model, when one is
+    # configured (retrieve/verdict_llm.py): ``on`` or ``off`` (the model kept for the rest).
+    verdict_llm: str = "on"
     # Who writes back a run's work products: ``auto`` (the LLM writer when a chat model
     # is configured, else the offline one), ``offline`` or ``llm`` (docs/writeback.md).
     writer: str = "auto"
@@ -145,6 +150,7 @@ class Settings:
             ("extract_tiers", "ORGBRAIN_EXTRACT_TIERS"),
             ("supersession", "ORGBRAIN_SUPERSESSION"),
             ("verdict", "ORGBRAIN_VERDICT"),
+            ("verdict_llm", "ORGBRAIN_VERDICT_LLM"),
             ("writer", "ORGBRAIN_WRITER"),
             ("auditor", "ORGBRAIN_AUDITOR"),
             ("blobs", "ORGBRAIN_BLOBS"),
@@ -179,6 +185,10 @@ class Settings:
             raise InvalidInput(
                 f"ORGBRAIN_VERDICT must be one of {', '.join(VERDICTS)}, "
                 f"not {str(values['verdict'])[:40]!r}"
+            )
+        if values.get("verdict_llm", "on") not in SWITCH:
+            raise InvalidInput(
+                f"ORGBRAIN_VERDICT_LLM must be on or off, not {str(values['verdict_llm'])[:40]!r}"
             )
         if "brain" in values:
             values["brain"] = Path(str(values["brain"]))

@@ -153,6 +153,9 @@ class SearchResult:
     why: str = ""
     """Why, in words a reader understands, with no number (``retrieve.grounds``): what
     every transport shows."""
+    tier: str = ""
+    """Which tier decided the verdict: ``gate``, ``judge`` or ``llm`` (the chat model, on
+    a close call); "" when only the score floors did."""
 
     @property
     def speak(self) -> bool:

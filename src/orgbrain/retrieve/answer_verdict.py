@@ -75,12 +75,12 @@ def judge_membership(
     said = ", ".join(f"{f} {j.signals[f]:.2f}" for f in FEATURES if f in _SHOWN)
     if j.speak:
         why = f"judge: hit {j.best + 1} answers (p {p:.2f} >= {weights.threshold:.2f}; {said})"
-        return Membership(True, why, j.best, "answers")
+        return Membership(True, why, j.best, "answers", p)
     why = (
         f"judge: no hit answers (best, hit {j.best + 1}: p {p:.2f} < "
         f"{weights.threshold:.2f}; {said})"
     )
-    return Membership(False, why, None, "unanswered")
+    return Membership(False, why, None, "unanswered", p)
 
 
 _SHOWN = frozenset({"cosine", "line_cos", "maxsim", "type_missing", "rare_cov"})

@@ -25,7 +25,7 @@ from .terms import holds_any
 from .verdict import HitEvidence, Membership, Rule
 from .when import Window
 
-__all__ = ["Grounds", "grounds_of", "plain_reason"]
+__all__ = ["Grounds", "grounds_of", "plain_reason", "tier_of"]
 
 Ground = Rule | Literal["ranked", "empty", "too_far"]
 """The gate's rule, or: ``ranked`` (a plan with no gate spoke by score alone), ``empty``
@@ -67,6 +67,19 @@ class Grounds:
     replaced_by: str = ""
     lacks: str = ""
     """The kind of value the question asks for that the hit does not hold (the judge's)."""
+    said: str = ""
+    """The chat model's why, when it decided (``verdict_llm``)."""
+
+
+def tier_of(ground: Ground) -> str:
+    """Which tier decided a verdict on ``ground``: the chat model (``llm``), the
+    answerability ``judge`` or the ``gate``; "" when none ran (the score floors, or a plan
+    with no gate)."""
+    if ground in ("llm_answers", "llm_silent"):
+        return "llm"
+    if ground in ("answers", "unanswered"):
+        return "judge"
+    return "" if ground in ("ranked", "empty", "too_far") else "gate"
 
 
 def grounds_of(
@@ -95,7 +108,7 @@ def grounds_of(
         item, newer = read[gated.hit]
         g = _read(query, item, gated.rule, window, newer)
         graph = evidence[gated.hit].graph if gated.rule == "graph" else None
-        return g if graph is None else replace(g, graph=graph)
+        return replace(g, said=gated.said) if graph is None else replace(g, graph=graph)
     # None answered: the closest is the hit holding most of the question, else the first.
     top = list(evidence[: len(read)])
     n = max(range(len(top)), key=lambda i: (top[i].coverage, -i)) if top else 0
@@ -106,7 +119,7 @@ def grounds_of(
     lacks = ""
     if gated.rule == "unanswered":  # the judge's silence says what the closest lacks
         lacks = lacking(query.text, f"{read[n][0].label}\n{read[n][0].body}")
-    return replace(g, asks=bool(e and e.asks), far=far, lacks=lacks)
+    return replace(g, asks=bool(e and e.asks), far=far, lacks=lacks, said=gated.said)
 
 
 def plain_reason(g: Grounds, verdict: Verdict) -> str:
@@ -117,6 +130,8 @@ def plain_reason(g: Grounds, verdict: Verdict) -> str:
         return "Nothing answers: the brain holds nothing on this yet"
     if g.ground == "too_far":
         return f"Nothing answers: {closest} is far from what was asked"
+    if g.ground == "llm_silent":
+        return f"Close but not an answer: the chat model read {closest} and says: {g.said}"
     if g.ground == "unanswered" and not g.asks and not g.unnamed:
         return _unanswered(g, closest)
     if g.ground in ("unmatched", "unanswered"):
@@ -168,6 +183,8 @@ def _answer(g: Grounds) -> str:
         return f"{label} mentions {_words(g.names, 'and')}, whom the question asks about"
     if g.ground == "ranked":
         return f"{label} is the closest match"
+    if g.ground == "llm_answers":
+        return f"{label}, the chat model says: {g.said}"
     if g.ground == "answers":
         held = f", with {_quoted(g.shared)}" if g.shared else ""
         return f"{label} says what was asked{held}"

@@ -12,7 +12,7 @@ from ..model import SearchResult, Verdict
 from .belief import belief_of, cite_all, disagreeing
 from .candidate import Candidate
 from .graph import TimeFrame
-from .grounds import Grounds, plain_reason
+from .grounds import Grounds, plain_reason, tier_of
 from .plan import SearchPlan
 from .when import Window
 
@@ -67,6 +67,7 @@ def present(
         verdict=verdict,
         reason=reason,
         why=plain_reason(ranked.grounds, verdict),
+        tier=tier_of(ranked.grounds.ground),
         top_score=ranked.top_score,
         plan=plan.name,
         timings_ms=timings,

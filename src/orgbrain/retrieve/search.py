@@ -11,7 +11,6 @@ from datetime import datetime
 from ..context import BrainContext
 from ..model import ItemSketch, SearchResult, Verdict
 from ..ports import QueryEmbedder, ScoredId, Vector
-from .answer_verdict import decide
 from .candidate import Candidate, fold_files_into_sections, stream_ranks
 from .crosslingual import fused_floor
 from .evidence import Memo, hit_evidence
@@ -30,6 +29,7 @@ from .space_gate import in_space
 from .succession import below_successors, heirs_support, superseded_yield
 from .topics import freshen_by_topic
 from .verdict import HitEvidence, Membership, apply_floors
+from .verdict_llm import decide
 from .when import Window
 
 __all__ = ["Searcher", "Trace"]

@@ -3,10 +3,11 @@
 ``logged_search`` wraps one search from any surface (Python, CLI, HTTP, MCP, an agent
 tool, read injection) in a ``search_memory`` span and, when it ends, appends a ``search``
 event: the surface, whether the brain spoke (returned hits, or injected items) or stayed
-silent, how many hits, ``k``, the verdict and the latency in whole milliseconds. No query
-text: the counts are the point, and a query may be private (injection's ``turn`` events
-keep theirs, for the reader who asked). A log that cannot be written is itself logged and
-the search goes on: reads fail open. ``ctx.search_log`` off (evaluations) logs nothing.
+silent, how many hits, ``k``, the verdict, the tier that decided it and the latency in
+whole milliseconds. No query text: the counts are the point, and a query may be private
+(injection's ``turn`` events keep theirs, for the reader who asked). A log that cannot be
+written is itself logged and the search goes on: reads fail open. ``ctx.search_log`` off
+(evaluations) logs nothing.
 
 A search event is a statistic, not an acknowledged write: it is logged with
 ``durable=False`` (no fsync of its own; it reaches disk with the next durable write or
@@ -63,10 +64,12 @@ class SearchSeen:
     hits: int = 0
     spoke: bool = False
     verdict: str = "none"
+    tier: str = ""
     error: str | None = None
 
     def found(self, result: SearchResult) -> None:
         self.hits, self.spoke, self.verdict = len(result.hits), result.speak, result.verdict
+        self.tier = result.tier
 
 
 @contextmanager
@@ -109,6 +112,7 @@ def _log(ctx: BrainContext, surface: str, k: int, seen: SearchSeen, latency_ms: 
         "hits": seen.hits,
         "k": k,
         "verdict": seen.verdict,
+        "tier": seen.tier,  # which tier decided it (docs/architecture.md, Search)
         # Whole milliseconds: the stats count latencies by value (docs/loop.md).
         "latency_ms": round(latency_ms),
         "actor": ctx.actor,

@@ -23,11 +23,21 @@ __all__ = [
 ]
 
 Rule = Literal[
-    "matches", "close_alone", "some_name", "graph", "no_hits", "unmatched", "answers", "unanswered"
+    "matches",
+    "close_alone",
+    "some_name",
+    "graph",
+    "no_hits",
+    "unmatched",
+    "answers",
+    "unanswered",
+    "llm_answers",
+    "llm_silent",
 ]
 """Which of the gate's rules decided (``membership``): one that let a hit speak, or why
 none did (no hits at all, or none of them matched); or the answerability judge's
-verdict (``answer_verdict``): a hit answers, or none does."""
+verdict (``answer_verdict``): a hit answers, or none does; or, on a close call, the chat
+model's (``verdict_llm``)."""
 
 Relation = Literal["same", "other", "unsure"]
 """A hit's language against the question's (``crosslingual.relation``): the same, another,
@@ -114,12 +124,16 @@ def bars_for(e: HitEvidence, gate: Gate) -> Gate:
 class Membership(NamedTuple):
     """The gate's decision: whether it speaks, why with its numbers (for the turn log and
     ``--json``), and which hit (its index among the evidence) and rule decided, from which
-    ``retrieve.grounds`` says why in words."""
+    ``retrieve.grounds`` says why in words. ``p``: the answerability judge's probability
+    for the hit it read best (None from the gate), which ``verdict_llm`` reads for a close
+    call; ``said``: the chat model's why, when it decided."""
 
     speak: bool
     reason: str
     hit: int | None
     rule: Rule
+    p: float | None = None
+    said: str = ""
 
 
 def membership(evidence: Sequence[HitEvidence], gate: Gate) -> Membership:

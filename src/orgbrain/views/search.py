@@ -174,6 +174,11 @@ class SearchResultView(View):
         description="The same with the gate's rules and numbers (cosines, term shares, "
         "floors), for debugging"
     )
+    tier: str = Field(
+        default="",
+        description="Which tier decided the verdict: gate, judge or llm (the chat model, "
+        "asked on a close call); empty when only the score floors did",
+    )
     top_score: float
     plan: str
     speak: bool
@@ -199,6 +204,7 @@ class SearchResultView(View):
             verdict=r.verdict,
             why=r.why,
             reason=r.reason,
+            tier=r.tier,
             top_score=r.top_score,
             plan=r.plan,
             speak=r.speak,
@@ -217,6 +223,7 @@ class SearchResultView(View):
             verdict=self.verdict,
             reason=self.reason,
             why=self.why,
+            tier=self.tier,
             top_score=self.top_score,
             plan=self.plan,
             timings_ms=dict(self.timings_ms),
