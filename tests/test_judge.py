@@ -280,6 +280,30 @@ def test_a_brain_on_a_model_no_judge_was_fitted_on_judges_nothing_and_says_why(
     assert done == {"pairs": 0, "skipped": "no judge was fitted on toy-hash vectors"}
 
 
+def test_with_the_rules_alone_the_judge_reads_the_notes_no_rule_reads(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The rules read English only: a German note's change is the judge's to read even
+    when the rules decide, and an English one's stays theirs."""
+    sure = Weights(bias=-10.0, weights={**dict.fromkeys(SIGNALS, 0.0), "cos": 20.0}, threshold=0.5)
+    with Brain.open(tmp_path / "rules", embedder=embedder) as ruled, judging_with(sure):
+        old, new = derived(
+            ruled,
+            ("Die Frühschicht in der Montage leitet Uwe Fischer.", SEP),
+            ("Ab sofort leitet Marco Lange die Frühschicht in der Montage.", NOV),
+        )
+        (link,) = ruled.story(old).superseded_by
+        assert link.new.id == new and link.reason == "judged"
+        english, _ = derived(
+            ruled,
+            ("The early shift in assembly is led by Uwe, for now.", SEP),
+            ("The early shift in assembly is led by Uwe, and Marco joins him.", NOV),
+        )
+        assert not ruled.story(english).superseded_by
+        steps = [s.get("step") for s in ruled.story(english).steps]
+        assert "judged" not in steps
+
+
 # -- leave one organisation out, end to end ----------------------------------------------
 
 

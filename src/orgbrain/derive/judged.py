@@ -28,9 +28,11 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from ..analysis import sure_language
 from ..context import BrainContext
 from ..extraction import Claim, PatternExtractor
 from ..judge import JUnit, Verdict, judge, load_weights, pair_texts, units_of
+from ..judge.judge import ENGLISH
 from ..model import Item
 from ..ports import Embedder
 from . import judge_llm
@@ -40,7 +42,7 @@ from .restating.record import value_claim
 from .rule_readings import read_rules
 from .statements import CONFLICT_WINDOW, record_claim
 
-__all__ = ["PER_PAIR", "judge_item"]
+__all__ = ["PER_PAIR", "judge_item", "judges"]
 
 PER_PAIR = 3
 """The most unit pairs recorded between two items."""
@@ -64,11 +66,28 @@ class Judged:
     answer: Answer | None = None
 
 
+def judges(ctx: BrainContext, item: Item) -> bool:
+    """Whether the judge reads ``item``: where the settings let it decide (``judge``,
+    ``both``), and with the rules alone (``rules``) where ``item`` is written in another
+    language than English: the rules read English only, so there the judge is the one
+    reader (of the units of another language, ``_read``)."""
+    if ctx.settings.supersession != "rules":
+        return True
+    return sure_language(item.body) not in (None, ENGLISH)
+
+
+def _read(ctx: BrainContext, body: str) -> list[JUnit]:
+    units = units_of(body)
+    if ctx.settings.supersession == "rules":  # the rules read the English ones
+        return [u for u in units if u.lang != ENGLISH]
+    return units
+
+
 def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
     """Judge ``item``'s units against its neighbours' and record what replaces."""
     if item.storage_class not in ("note", "section") or item.tombstoned_at is not None:
         return {"pairs": 0}
-    mine = units_of(item.body)
+    mine = _read(ctx, item.body)
     if not mine:
         return {"pairs": 0}
     weights = load_weights(ctx.embedder.name)
@@ -77,7 +96,7 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         # with e5's vectors superseded 7 of 10 controls of the English dev set.
         return {"pairs": 0, "skipped": f"no judge was fitted on {ctx.embedder.name} vectors"}
     others = [
-        (o, units_of(o.body))
+        (o, _read(ctx, o.body))
         for o in neighbours(ctx, item, [u.text for u in mine])
         if abs(o.when - item.when) >= CONFLICT_WINDOW
     ]
