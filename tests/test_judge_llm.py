@@ -4,8 +4,6 @@ pairs the offline judge is unsure of, and never able to fail a derivation."""
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -16,7 +14,7 @@ from orgbrain.cli.memory import _link
 from orgbrain.derive import judge_llm
 from orgbrain.ports import Embedder
 from orgbrain.settings import Settings
-from tests.json_server import JSONHandler, serving
+from tests.json_server import ChatFake, serving
 from tests.restating import NOV, SEP, derived
 
 # one of the issue's newcomer pairs: a real replacement the judge scores under its threshold
@@ -34,33 +32,15 @@ CONTROL = (
 QUESTION = "Does the newer replace"
 
 
-class _Judge(JSONHandler):
-    """POST /v1/chat/completions: the judge's questions answered as ``mode`` says; the
-    statement extractor's requests (the same chat model serves both) find nothing."""
+class _Judge(ChatFake):
+    """The judge's questions answered with the relation ``mode`` names, or the failures
+    of ``ChatFake``."""
 
-    mode = "replaces"
-    asked: ClassVar[list[str]] = []
+    question = QUESTION
+    late: ClassVar[dict[str, object]] = {"relation": "replaces", "why": "too late"}
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        text = body["messages"][-1]["content"]
-        if QUESTION not in text:
-            self._reply(json.dumps({"statements": []}))
-            return
-        self.asked.append(text)
-        if self.mode == "garbage":
-            self._reply("sure! it replaces it :)")
-        elif self.mode == "error":
-            self._send(500, {"error": {"message": "overloaded"}})
-        elif self.mode == "slow":
-            time.sleep(2)
-            self._reply(json.dumps({"relation": "replaces", "why": "too late"}))
-        else:
-            why = "hourly backups replace the six-hourly schedule"
-            self._reply(json.dumps({"relation": self.mode, "why": why}))
-
-    def _reply(self, content: str) -> None:
-        self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
+    def answer(self, text: str) -> dict[str, object]:
+        return {"relation": self.mode, "why": "hourly backups replace the six-hourly schedule"}
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ gate's close calls, and never able to fail a search."""
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from orgbrain.retrieve.space_gate import in_space
 from orgbrain.retrieve.verdict import HitEvidence, Membership
 from orgbrain.settings import Settings
 from orgbrain.views import SearchResultView
-from tests.json_server import JSONHandler, serving
+from tests.json_server import ChatFake, serving
 
 NOTES = (
     "Parental leave: 20 weeks, fully paid.",
@@ -47,38 +46,21 @@ QUESTION = "Does any passage answer the question?"
 WHY = "the passages speak of other things"
 
 
-class _Model(JSONHandler):
-    """POST /v1/chat/completions: the verdict's questions answered as ``mode`` says; the
-    statement extractor's requests (the same chat model serves both) find nothing."""
+class _Model(ChatFake):
+    """The verdict's questions answered as ``mode`` says: ``no``, ``yes`` (naming the
+    passage that holds ``ANSWER``), ``unnamed`` (a "yes" that names no passage cites
+    nothing), or the failures of ``ChatFake``."""
 
-    mode = "no"
-    asked: ClassVar[list[str]] = []
+    question = QUESTION
+    late: ClassVar[dict[str, object]] = {"answers": False, "passage": None, "why": "too late"}
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        text = body["messages"][-1]["content"]
-        if QUESTION not in text:
-            self._reply(json.dumps({"statements": []}))
-            return
-        self.asked.append(text)
-        if self.mode == "garbage":
-            self._reply("sure, passage two looks right :)")
-        elif self.mode == "error":
-            self._send(500, {"error": {"message": "overloaded"}})
-        elif self.mode == "slow":
-            time.sleep(2)
-            self._reply(json.dumps({"answers": False, "passage": None, "why": "too late"}))
-        elif self.mode == "unnamed":  # a "yes" that names no passage cites nothing
-            self._reply(json.dumps({"answers": True, "passage": None, "why": "one does"}))
-        elif self.mode == "yes":
+    def answer(self, text: str) -> dict[str, object]:
+        if self.mode == "unnamed":
+            return {"answers": True, "passage": None, "why": "one does"}
+        if self.mode == "yes":
             n = next(int(m) for m, said in _passages(text) if ANSWER in said)
-            why = "it says which expenses need approval"
-            self._reply(json.dumps({"answers": True, "passage": n, "why": why}))
-        else:
-            self._reply(json.dumps({"answers": False, "passage": None, "why": WHY}))
-
-    def _reply(self, content: str) -> None:
-        self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
+            return {"answers": True, "passage": n, "why": "it says which expenses need approval"}
+        return {"answers": False, "passage": None, "why": WHY}
 
 
 def _passages(question: str) -> list[tuple[str, str]]:
