@@ -304,6 +304,42 @@ def test_with_the_rules_alone_the_judge_reads_the_notes_no_rule_reads(
         assert "judged" not in steps
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "replaces"),
+    [
+        (
+            "Bahnfahrten werden grundsätzlich in der 2. Klasse gebucht; für Vielreisende gibt "
+            "es eine BahnCard 50.",
+            "Ab sofort darf bei Bahnfahrten mit mehr als zwei Stunden Fahrzeit die 1. Klasse "
+            "gebucht werden.",
+            True,
+        ),
+        (
+            "Investitionen ab 10.000 € netto genehmigt die Geschäftsführung.",
+            "Beschluss der Leitungsrunde: Die Grenze für die Genehmigung durch die "
+            "Geschäftsführung liegt ab sofort bei 25.000 € netto.",
+            True,
+        ),
+        # another hall, another lead: both hold
+        (
+            "Die Frühschicht in Halle 2 leitet Uwe Fischer.",
+            "Die Frühschicht in Halle 3 leitet Daniela Koch.",
+            False,
+        ),
+    ],
+)
+def test_a_german_change_is_the_shipped_judge_s_with_the_rules_alone(
+    embedder: Embedder, older: str, newer: str, replaces: bool
+) -> None:
+    """No rule reads German: with the default settings the judge, its foreign weights as
+    shipped, knows these two changes (session 17) and leaves the look-alike standing."""
+    with Brain.in_memory(embedder=embedder, settings=Settings()) as b:
+        old, new = derived(b, (older, SEP), (newer, NOV))
+        links = [link for link in b.story(old).superseded_by if link.new.id == new]
+    assert bool(links) is replaces
+    assert all(link.reason == "judged" for link in links)
+
+
 # -- leave one organisation out, end to end ----------------------------------------------
 
 
