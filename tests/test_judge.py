@@ -337,7 +337,9 @@ def test_a_german_change_is_the_shipped_judge_s_with_the_rules_alone(
         old, new = derived(b, (older, SEP), (newer, NOV))
         links = [link for link in b.story(old).superseded_by if link.new.id == new]
     assert bool(links) is replaces
+    # the edge says which weights decided: the foreign ones
     assert all(link.reason == "judged" for link in links)
+    assert all(link.why["judge"] == f"{JUDGE_VERSION}:foreign" for link in links)
 
 
 # -- leave one organisation out, end to end ----------------------------------------------

@@ -27,6 +27,7 @@ from .signals import PairText, signals
 
 __all__ = [
     "ENGLISH",
+    "FOREIGN",
     "JUDGE_VERSION",
     "PROJECTED",
     "RULES",
@@ -73,6 +74,8 @@ SCALE = 2.0
 RULES = ("rule_restated", "rule_typed")
 """The signals that are the English phrase rules' readings (``derive/rule_readings.py``)."""
 ENGLISH = "en"
+FOREIGN = ":foreign"
+"""What a verdict's version adds when the foreign weights decided it."""
 _GROUPS = {"new": "sentence_kind", "diff": "what_changed"}
 
 
@@ -180,8 +183,10 @@ def from_json(raw: dict[str, object], projection: Projection | None = None) -> W
 
 def judge(pair: PairText, weights: Weights) -> Verdict:
     """Whether ``pair.new`` replaces ``pair.old`` by ``weights`` (their ``foreign`` ones
-    for a pair not all English); pure: the same pair, the same verdict."""
+    for a pair with no English unit, the verdict's version then saying so); pure: the
+    same pair, the same verdict."""
     w = weights.for_pair(pair)
+    version = weights.version if w is weights else f"{weights.version}{FOREIGN}"
     s = w.signals(pair)
     z = w.logit(s)
     p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
@@ -201,4 +206,4 @@ def judge(pair: PairText, weights: Weights) -> Verdict:
         relation = "adds"
     else:
         relation = "unrelated"
-    return Verdict(relation, round(p, 4), deciding, w.version)
+    return Verdict(relation, round(p, 4), deciding, version)
