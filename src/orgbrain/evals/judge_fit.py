@@ -31,7 +31,6 @@ from ..errors import InvalidInput
 from ..extraction import PatternExtractor
 from ..judge import SIGNALS, pair_texts, signals, units_of
 from ..judge.judge import (
-    ENGLISH,
     JUDGE_VERSION,
     PROJECTED,
     RULES,
@@ -39,6 +38,7 @@ from ..judge.judge import (
     SPACES,
     Projection,
     Weights,
+    unread,
 )
 from ..model import Item, Origin
 from ..ports import Embedder
@@ -118,7 +118,7 @@ def bags_of(org: str, cases: Sequence[Case], embedder: Embedder | _Vectors) -> l
                 texts = [(p.old.text, p.new.text) for p in pairs]
                 olds = np.array([vec.cache[p.old.text] for p in pairs])
                 news = np.array([vec.cache[p.new.text] for p in pairs])
-                foreign = np.array([ENGLISH not in (p.old.lang, p.new.lang) for p in pairs])
+                foreign = np.array([unread(p) for p in pairs])
                 out.append(Bag(org, c.id, label, c.control, x, texts, olds, news, foreign))
     return out
 

@@ -39,6 +39,7 @@ __all__ = [
     "judge",
     "judging_with",
     "load_weights",
+    "unread",
 ]
 
 JUDGE_VERSION = "pair-lr-2"
@@ -79,6 +80,12 @@ FOREIGN = ":foreign"
 _GROUPS = {"new": "sentence_kind", "diff": "what_changed"}
 
 
+def unread(pair: PairText) -> bool:
+    """Whether no rule read ``pair``: neither unit is English, the one language the rules
+    read (``Weights.foreign`` judge it)."""
+    return ENGLISH not in (pair.old.lang, pair.new.lang)
+
+
 @dataclass(frozen=True, slots=True)
 class Weights:
     bias: float
@@ -100,9 +107,7 @@ class Weights:
         """The weights that judge ``pair``: ``foreign`` where neither unit is English
         and such weights were fitted. (Either, and an English note's short line that
         reads as French, "R. Singh, A. Petrakis", lost the rules that read it.)"""
-        if self.foreign is not None and ENGLISH not in (pair.old.lang, pair.new.lang):
-            return self.foreign
-        return self
+        return self.foreign if self.foreign is not None and unread(pair) else self
 
     def logit(self, s: dict[str, float]) -> float:
         return self.bias + sum(w * s.get(k, 0.0) for k, w in self.weights.items())
