@@ -40,11 +40,8 @@ from tests.restating import NOV, SEP, derived
 def brain(embedder: Embedder) -> Iterator[Brain]:
     """A brain where the judge alone decides what replaces what: in memory (one decision
     needs no file), with the real model (its weights were fitted on its similarities)."""
-    b = Brain.in_memory(embedder=embedder, settings=Settings(supersession="judge"))
-    try:
+    with Brain.in_memory(embedder=embedder, settings=Settings(supersession="judge")) as b:
         yield b
-    finally:
-        b.close()
 
 
 def _pair(old: str, new: str, *, masked_cos: float = 0.9, gap: float = 60.0) -> PairText:
@@ -459,10 +456,7 @@ def test_the_newcomer_s_controls_replace_nothing_and_what_is_known_stays_known(
 ) -> None:
     # Of the issue's six pairs the shipped judge knows these two (session 16: the other
     # four are not yet known; docs/journal.md); its two controls must stay unsuperseded.
-    b = Brain.in_memory(embedder=embedder, settings=Settings(supersession="judge"))
-    try:
+    with Brain.in_memory(embedder=embedder, settings=Settings(supersession="judge")) as b:
         old, new = derived(b, (older, SEP), (newer, NOV))
         superseded = any(link.new.id == new for link in b.story(old).superseded_by)
-    finally:
-        b.close()
     assert superseded is replaces

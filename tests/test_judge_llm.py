@@ -71,12 +71,9 @@ def test_a_pair_in_the_band_the_model_says_replaces_is_superseded_by_the_llm_tie
     embedder: Embedder, server: tuple[str, type[_Judge]]
 ) -> None:
     url, handler = server
-    b = _brain(embedder, url)
-    try:
+    with _brain(embedder, url) as b:
         old, new, step = _judged(b, OLDER, NEWER)
         (link,) = b.story(old).superseded_by
-    finally:
-        b.close()
     (question,) = _about(handler.asked, OLDER)
     assert NEWER in question and "2026-09-03" in question and "2026-11-16" in question
     assert link.new.id == new and link.reason == "judged" and link.why["tier"] == "llm"
@@ -101,12 +98,9 @@ def test_any_other_answer_or_a_failure_leaves_the_judge_s_decision(
     url, handler = server
     handler.mode = mode
     monkeypatch.setattr(judge_llm, "ASK_TIMEOUT_S", 0.3)
-    b = _brain(embedder, url)
-    try:
+    with _brain(embedder, url) as b:
         old, _, step = _judged(b, OLDER, NEWER)
         assert not b.story(old).superseded_by
-    finally:
-        b.close()
     assert len(_about(handler.asked, OLDER)) == 1
     (asked,) = [a for a in step["asked"] if a["old"] == old]  # type: ignore[attr-defined]
     if mode in ("adds", "conflicts", "unrelated"):
@@ -119,12 +113,9 @@ def test_a_pair_above_the_threshold_is_decided_without_the_model(
     embedder: Embedder, server: tuple[str, type[_Judge]]
 ) -> None:
     url, handler = server
-    b = _brain(embedder, url)
-    try:
+    with _brain(embedder, url) as b:
         old, new, _ = _judged(b, *KNOWN)
         (link,) = b.story(old).superseded_by
-    finally:
-        b.close()
     assert link.new.id == new and link.why["tier"] == "judge" and "llm" not in link.why
     assert not _about(handler.asked, KNOWN[0])
 
@@ -135,12 +126,9 @@ def test_a_pair_under_the_floor_is_not_asked_even_of_a_model_that_always_replace
     # the newcomer's control: the judge gives it 0.45, under the band
     older, newer = CONTROL
     url, handler = server
-    b = _brain(embedder, url)
-    try:
+    with _brain(embedder, url) as b:
         old, _, _ = _judged(b, older, newer)
         assert not b.story(old).superseded_by
-    finally:
-        b.close()
     assert not _about(handler.asked, older)
 
 
@@ -148,15 +136,12 @@ def test_without_a_chat_model_nothing_is_asked_and_nothing_changes(
     embedder: Embedder, server: tuple[str, type[_Judge]]
 ) -> None:
     _, handler = server
-    b = _brain(embedder, None)
-    try:
+    with _brain(embedder, None) as b:
         old, _, step = _judged(b, OLDER, NEWER)
         known_old, known_new, _ = _judged(b, *KNOWN)
         assert not b.story(old).superseded_by and "asked" not in step
         (link,) = b.story(known_old).superseded_by
         assert link.new.id == known_new and link.why["tier"] == "judge"
-    finally:
-        b.close()
     assert handler.asked == []
 
 
@@ -166,15 +151,12 @@ def test_at_most_ask_pairs_are_put_to_the_model_per_derived_item(
     url, handler = server
     handler.mode = "adds"
     monkeypatch.setattr(judge_llm, "UNSURE_FLOOR", 0.0)  # every judged pair is unsure
-    b = _brain(embedder, url)
-    try:
+    with _brain(embedder, url) as b:
         _, _, step = _judged(
             b,
             (OLDER + " " + KNOWN[0] + " Deploys need one approval. Retention is 14 days."),
             (NEWER + " Trello is still used. Deploys need two approvals. Retention is 30 days."),
         )
-    finally:
-        b.close()
     asked = step["asked"]
     assert isinstance(asked, list) and 0 < len(asked) <= judge_llm.ASK
     probabilities = [a["probability"] for a in asked]

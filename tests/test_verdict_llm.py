@@ -78,13 +78,11 @@ def _searched(embedder: Embedder, url: str | None, *queries: str, **kw: str) -> 
     """What a brain holding ``NOTES`` answers each of ``queries``; each search's logged
     event checked to name the tier its result does."""
     chat = {"chat_url": url, "chat_model": "test-model"} if url else {}
-    b = Brain.in_memory(embedder=embedder, settings=Settings(**chat, **kw))  # type: ignore[arg-type]
-    try:
+    settings = Settings(**chat, **kw)  # type: ignore[arg-type]
+    with Brain.in_memory(embedder=embedder, settings=settings) as b:
         b.add_notes([NoteInput(body=n) for n in NOTES])
         results = [b.search(q) for q in queries]
         logged = list(reversed(b.events("search", limit=100)))
-    finally:
-        b.close()
     assert [e["tier"] for e in logged] == [r.tier for r in results]
     return results
 
@@ -178,15 +176,12 @@ def test_a_request_s_deadline_bounds_the_question(
 ) -> None:
     url, handler = server
     handler.mode = "slow"  # answers in 2 s, inside the tier's own 10 s
-    b = Brain.in_memory(embedder=embedder, settings=Settings(chat_url=url, chat_model="m"))
-    try:
+    with Brain.in_memory(embedder=embedder, settings=Settings(chat_url=url, chat_model="m")) as b:
         b.add_notes([NoteInput(body=n) for n in NOTES])
         t0 = time.monotonic()
         with within(0.8):  # a served request with 0.8 s left: the model gets half of it
             result = b.search(WEAK_SPEECH)
         took = time.monotonic() - t0
-    finally:
-        b.close()
     assert took < 1.5 and len(handler.asked) == 1
     assert result.verdict == offline[WEAK_SPEECH].verdict and result.tier == "gate"
     assert "verdict llm skipped: Unavailable" in result.reason
