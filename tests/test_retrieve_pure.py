@@ -262,6 +262,16 @@ def test_query_names_are_names_not_codes() -> None:
     assert is_code("G94P") and is_code("KRAS") and is_code("PrP") and not is_code("Caroline")
 
 
+def test_the_pronoun_and_the_calendar_are_no_names() -> None:
+    # "I" is capitalised wherever it stands, contracted too; a month may be cut short.
+    said = "It's Saturday and I'm not sure a filing went through. I'd call docketing?"
+    assert query_names(said) == []
+    assert query_names("Group arriving 20 Sept, when do we need the names?") == []
+    assert query_names("It's late, I've got a collapsed spaniel at Millgate.") == ["millgate"]
+    # a three-letter cut is a name too ("Jan"), English's "May" is not
+    assert query_names("Did Jan move in May?") == ["jan"]
+
+
 def test_a_scene_setting_clause_names_no_one_a_hit_must_name() -> None:
     # The names before ", where/am I/who ...?" set the scene; the clause after asks.
     swap = "I'm swapping my on-call shift with Tom next week, where do I set that up?"

@@ -810,6 +810,33 @@ def test_a_first_line_with_no_sentence_end_titles_what_follows() -> None:
     assert [u.kind for u in split_units(label)] == ["label", "label"]
 
 
+def test_a_label_led_to_its_value_by_dots_or_spaces_is_one_label_line() -> None:
+    """A price list's or a directory's "Label ...... value" is one line, read as a label:
+    the dots are no sentence's end, and the next line is not joined to it."""
+    text = (
+        "Section 1.4 Check intervals\n"
+        "Daily ............ 48 hrs\n"
+        "A-check .......... 750 FH\n"
+        "A4 colour      60p"
+    )
+    assert [(u.kind, text[u.start : u.end]) for u in split_units(text)] == [
+        ("heading", "Section 1.4 Check intervals"),
+        ("label", "Daily ............ 48 hrs"),
+        ("label", "A-check .......... 750 FH"),
+        ("label", "A4 colour      60p"),
+    ]
+    assert ("a-check", "is", "750 FH") in [triple(c) for c in claims(text)]
+    # Prose keeps its ellipsis and its double spaces as prose.
+    prose = "I think... maybe not. We moved.   Then we left."
+    assert [u.kind for u in split_units(prose)] == ["sentence"] * 3
+
+
+def test_a_table_row_without_its_leading_bar_is_a_row() -> None:
+    text = "Stop        | Day        | Time\nCrowhurst   | Thu, weeks 1 & 3 | 10:15\u201311:00"
+    assert [u.kind for u in split_units(text)] == ["row", "row"]
+    assert [u.kind for u in split_units("Subject: rota | handover")] == ["label"]
+
+
 def test_a_date_before_the_sentence_is_not_its_subject() -> None:
     assert triple(claims("From next week the design crit is run by Omar.")[0]) == (
         "design crit",

@@ -24,11 +24,14 @@ from ..model import Item, Statement
 
 __all__ = ["disagree", "field_line", "source_of"]
 
-_LABEL = re.compile(r"[\s>*_`#-]*(?P<label>[^:\n]{1,50}?)[*_`\s]*:")
+_LABEL = re.compile(
+    r"[\s>*_`#-]*(?P<label>[^:\n]{1,50}?)[*_`\s]*(?::|[ \t]*(?:\.{4,}|\u2026{2,})|[ \t]{3,})"
+)
 
 
 def field_line(s: Statement) -> bool:
-    """Whether ``s`` is a "Label: value" line about the label itself."""
+    """Whether ``s`` is a "Label: value" line about the label itself (or a label led to
+    its value by dots: "A-check ...... 750 FH")."""
     if s.predicate != "is":
         return False
     m = _LABEL.match(s.text)

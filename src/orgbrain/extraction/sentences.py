@@ -20,6 +20,11 @@ _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
 _BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _LABEL = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\**[A-Za-z][\w '/&().-]{0,48}?\**:[ \t]+\S")
 _TABLE = re.compile(r"[ \t]*\|")
+_CELLS = re.compile(r"[^|]*\S[ \t]+\|[ \t]+\S[^|]*\|[ \t]+\S")
+"""A table row written without its leading bar: three cells or more ("Stop | Day | Time")."""
+_LEADER = re.compile(r"[^\s.!?][ \t]*(?:\.{4,}|\u2026{2,})[ \t]*\S|[^\s.!?:;,][ \t]{3,}\S")
+"""A label led to its value by dots or a run of spaces ("A4 colour ...... 60p", a
+directory's "Marlow Green      Priya Nand      ext 4410"): one unit, never cut at the dots."""
 # A sentence ends at . ! ? (and a closing quote or bracket) before white space and a capital,
 # a digit, a quote, an @ or a markdown marker; not after an abbreviation or an initial.
 _END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'@`(*\[])")
@@ -79,7 +84,9 @@ def split_units(text: str) -> list[Unit]:
             "heading"
             if heading
             else "row"
-            if _TABLE.match(body)
+            if _TABLE.match(body) or _CELLS.match(body)
+            else "leader"
+            if _LEADER.search(body.strip())
             else "label"
             if _LABEL.match(body) and not _looks_like_url(body)
             else "heading"
@@ -90,11 +97,11 @@ def split_units(text: str) -> list[Unit]:
             if block_start is not None:
                 units += _sentences(text, block_start, block_end)
                 block_start = None
-        if kind in ("heading", "row"):
-            skip = heading.end() if heading else 0
+        if kind in ("heading", "row", "leader"):
+            skip = heading.end() if heading else _MARKER.match(body).end()  # type: ignore[union-attr]
             start, end = _trim(text, line_start + skip, line_end)
             if start < end:
-                units.append(Unit(start, end, kind))
+                units.append(Unit(start, end, "label" if kind == "leader" else kind))
             continue
         if kind == "label":
             # A label line is one unit per sentence, never joined with the next line.

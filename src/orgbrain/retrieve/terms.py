@@ -15,6 +15,7 @@ from ..analysis import (
     key_terms,
     stem,
 )
+from ..analysis.calendar import MONTHS, WEEKDAYS
 
 __all__ = [
     "asked_names",
@@ -32,11 +33,13 @@ def query_terms(query: str, *, max_terms: int = 32) -> list[str]:
     return key_terms(query, max_terms=max_terms)
 
 
-# Capitalised, but dates rather than names: a question's "in May" is a time constraint.
-_CALENDAR = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split()
-)
+# Capitalised, but dates rather than names: a question's "in May" or "20 Sept" is a time
+# constraint. Every language's months and weekdays, written out or cut to four letters;
+# not the three-letter cuts, which are names too ("Jan", "Mai"), but English's "May".
+_CALENDAR = frozenset(w for w in (*MONTHS, *WEEKDAYS) if len(w) >= 4) | {"may"}
+_CONTRACTED = re.compile(r"['\u2019](?:s|d|m|ve|ll|re)$")
+"""What a word's apostrophe adds: a possessive ("Caroline's"), or a verb ("I'd", "I've",
+"I'm": the pronoun, capitalised wherever it stands, is no name)."""
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"\u201c(\u00bf\u00a1]\s*)$")  # "¿Quién", "¡Hola"
 
 
@@ -49,7 +52,8 @@ def is_code(word: str) -> bool:
 def query_names(query: str, *, max_names: int = 8) -> list[str]:
     """Lower-cased proper names in ``query``: capitalised words not opening a sentence,
     not stopwords (English's or the query's language's), calendar words or codes
-    (``is_code``), possessives dropped ("Caroline's" -> "caroline"); none in a language
+    (``is_code``), a possessive or a contracted verb dropped ("Caroline's" -> "caroline",
+    "I'd" -> "i", a stopword); none in a language
     that capitalises more than names (``Language.names_by_case``).
 
     A question about a named thing is only answered by text that names it. Codes stay
@@ -66,9 +70,9 @@ def query_names(query: str, *, max_names: int = 8) -> list[str]:
         word = match.group(0)
         if not word[0].isupper() or _SENTENCE_START.search(query[: match.start()]):
             continue
-        if is_code(re.sub(r"['\u2019]s$", "", word)):
+        if is_code(_CONTRACTED.sub("", word)):
             continue
-        name = re.sub(r"['\u2019]s$", "", word.lower())
+        name = _CONTRACTED.sub("", word.lower())
         if name in STOPWORDS or name in own or name in _CALENDAR or len(name) < 2:
             continue
         seen.setdefault(name, None)

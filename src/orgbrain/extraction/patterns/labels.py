@@ -74,7 +74,11 @@ _LABEL_ATTR = re.compile(
     rf"|(?P<a2>{ATTRIBUTE_ALTERNATION})\s+(?:of|for)\s+(?P<x2>.+)$",
     re.IGNORECASE,
 )
-_LABEL_SPLIT = re.compile(r"\**(?P<label>[^:]{1,50}?)\**:\s+(?P<v>.+)", re.DOTALL)
+_LABEL_SPLIT = re.compile(
+    r"\**(?P<label>[^:]{1,50}?)\**(?::|[ \t]*(?:\.{4,}|\u2026{2,})|[ \t]{3,})\s+(?P<v>.+)", re.DOTALL
+)
+"""A label and its value: after a colon, or led to it by dots or a run of spaces
+("A-check .......... 750 FH", ``sentences._LEADER``)."""
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,7}s?")
 
 
