@@ -9,7 +9,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InvalidInput
 from ..judge import judging_with
 from ..ports import Embedder
 from ..settings import Settings
@@ -26,10 +25,9 @@ def run_loo(
     *,
     progress: bool = True,
 ) -> list[tuple[str, LivingReport]]:
-    """Every set run with weights fitted without it, deriving as ``settings`` say (its
-    ``supersession`` ``judge`` or ``both``; ``rules`` is refused: the judge would not run)."""
-    if settings.supersession == "rules":
-        raise InvalidInput("--loo measures the judge: set ORGBRAIN_SUPERSESSION=judge or both")
+    """Every set run with weights fitted without it, deriving as ``settings`` say: with
+    ``rules`` (the default) the judge reads only the notes in a language the rules do not
+    read (``derive/judged.judges``), with ``judge`` or ``both`` every note."""
     sets = list(paths or living_sets())
     bags = load_all(sets, embedder)
     out: list[tuple[str, LivingReport]] = []
