@@ -835,6 +835,9 @@ def test_a_table_row_without_its_leading_bar_is_a_row() -> None:
     text = "Stop        | Day        | Time\nCrowhurst   | Thu, weeks 1 & 3 | 10:15\u201311:00"
     assert [u.kind for u in split_units(text)] == ["row", "row"]
     assert [u.kind for u in split_units("Subject: rota | handover")] == ["label"]
+    # one such line alone is a record written on a line, not a table's header
+    record = "Visiting times\nWard 5 - 2-4pm | Ward 6 - 2-4pm | ICU - by arrangement"
+    assert "row" not in [u.kind for u in split_units(record)]
 
 
 def test_a_date_before_the_sentence_is_not_its_subject() -> None:

@@ -21,7 +21,8 @@ _BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _LABEL = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\**[A-Za-z][\w '/&().-]{0,48}?\**:[ \t]+\S")
 _TABLE = re.compile(r"[ \t]*\|")
 _CELLS = re.compile(r"[^|]*\S[ \t]+\|[ \t]+\S[^|]*\|[ \t]+\S")
-"""A table row written without its leading bar: three cells or more ("Stop | Day | Time")."""
+"""A table row written without its leading bar: three cells or more ("Stop | Day | Time"),
+in a table of two rows or more (``_cells``)."""
 _LEADER = re.compile(r"[^\s.!?][ \t]*(?:\.{4,}|\u2026{2,})[ \t]*\S|[^\s.!?:;,][ \t]{3,}\S")
 """A label led to its value by dots or a run of spaces ("A4 colour ...... 60p", a
 directory's "Marlow Green      Priya Nand      ext 4410"): one unit, never cut at the dots."""
@@ -84,7 +85,7 @@ def split_units(text: str) -> list[Unit]:
             "heading"
             if heading
             else "row"
-            if _TABLE.match(body) or _CELLS.match(body)
+            if _TABLE.match(body) or _cells(lines, n)
             else "leader"
             if _LEADER.search(body.strip())
             else "label"
@@ -113,6 +114,15 @@ def split_units(text: str) -> list[Unit]:
     if block_start is not None:
         units += _sentences(text, block_start, block_end)
     return units
+
+
+def _cells(lines: list[str], n: int) -> bool:
+    """Whether line ``n`` is a row of a table written without bars at its edges: it and
+    the line above or below it have three cells or more (one such line alone is a record
+    written on one line, "Ward 5 - 2-4pm | Ward 6 - 2-4pm | ICU", read as prose)."""
+    if not _CELLS.match(lines[n]):
+        return False
+    return any(0 <= m < len(lines) and _CELLS.match(lines[m]) for m in (n - 1, n + 1))
 
 
 _TITLE_END = re.compile(r"[^.!?,;:]\s*$")

@@ -75,7 +75,8 @@ _LABEL_ATTR = re.compile(
     re.IGNORECASE,
 )
 _LABEL_SPLIT = re.compile(
-    r"\**(?P<label>[^:]{1,50}?)\**(?::|[ \t]*(?:\.{4,}|\u2026{2,})|[ \t]{3,})\s+(?P<v>.+)", re.DOTALL
+    r"\**(?P<label>[^:]{1,50}?)\**(?::\s+|[ \t]*(?:\.{4,}|\u2026{2,})\s*|[ \t]{3,})(?P<v>\S.*)",
+    re.DOTALL,
 )
 """A label and its value: after a colon, or led to it by dots or a run of spaces
 ("A-check .......... 750 FH", ``sentences._LEADER``)."""
