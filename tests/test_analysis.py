@@ -118,6 +118,11 @@ def test_a_language_is_data(monkeypatch: pytest.MonkeyPatch) -> None:
         ("Support hours: 08:00-18:00 CET", "en"),  # "cet" is French, but CET is a code
         ("Figma", "en"),  # nothing to tell by: the default
         ("Release manager: Tomás Ortega", "en"),  # a name's accent tells nothing
+        # a rota's "Mon" and a table's Y/N flags are not French's "mon" and "y"
+        ("Shift   Hours         Mon  Tue  Wed\nEarly   06:00-14:00   JB   JB   KL", "en"),
+        ("tier,classes,spa\nFLX,Y,N\nPLUS,Y,Y\nGOLD,Y,Y", "en"),
+        ("Badges Lyon : voir Jérôme à l'accueil", "fr"),  # a one-letter word of a sentence
+        ("Y a-t-il du café ?", "fr"),
     ],
 )
 def test_a_text_is_read_in_the_language_whose_stopwords_it_uses(text: str, code: str) -> None:

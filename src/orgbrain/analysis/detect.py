@@ -18,6 +18,9 @@ from .words import words
 
 __all__ = ["detect_language", "sure_language"]
 
+_SHORT_DAYS = frozenset({"Mon"})
+"""A weekday cut short that is another language's stopword ("mon": French "my")."""
+
 
 def detect_language(text: str) -> str:
     """The code of the known language ``text`` is most likely in (``LANGUAGES``)."""
@@ -33,6 +36,12 @@ def sure_language(text: str) -> str | None:
     for word in words(text):
         if sum(c.isupper() for c in word) >= 2:
             continue  # a code or an acronym ("CET", "API"), not a word of the sentence
+        if (len(word) < 2 and word.isupper()) or word in _SHORT_DAYS:
+            # an initial, a list's letter, a table's Y/N (not "à", "y", "a" as written
+            # in a sentence); English's "Mon" of a rota or a timetable (French "mon" is
+            # written small but at a sentence's start): English tables read as French
+            # took their judge and their bars from French
+            continue
         w = word.lower().replace("\u2019", "'")
         for code, language in LANGUAGES.items():
             if w in language.stopwords:
