@@ -826,6 +826,9 @@ def test_a_label_led_to_its_value_by_dots_or_spaces_is_one_label_line() -> None:
         ("label", "A4 colour      60p"),
     ]
     assert ("a-check", "is", "750 FH") in [triple(c) for c in claims(text)]
+    # Three columns set apart by spaces are a table's row, not a label and its value.
+    columns = "Budget lines\nContingency      8%      10%"
+    assert "label" not in [u.kind for u in split_units(columns)]
     # Prose keeps its ellipsis and its double spaces as prose.
     prose = "I think... maybe not. We moved.   Then we left."
     assert [u.kind for u in split_units(prose)] == ["sentence"] * 3

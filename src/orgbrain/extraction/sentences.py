@@ -23,9 +23,18 @@ _TABLE = re.compile(r"[ \t]*\|")
 _CELLS = re.compile(r"[^|]*\S[ \t]+\|[ \t]+\S[^|]*\|[ \t]+\S")
 """A table row written without its leading bar: three cells or more ("Stop | Day | Time"),
 in a table of two rows or more (``_cells``)."""
-_LEADER = re.compile(r"[^\s.!?][ \t]*(?:\.{4,}|\u2026{2,})[ \t]*\S|[^\s.!?:;,][ \t]{3,}\S")
-"""A label led to its value by dots or a run of spaces ("A4 colour ...... 60p", a
-directory's "Marlow Green      Priya Nand      ext 4410"): one unit, never cut at the dots."""
+_DOTS = re.compile(r"[^\s.!?][ \t]*(?:\.{4,}|\u2026{2,})[ \t]*\S")
+_GAP = re.compile(r"[^\s.!?:;,][ \t]{3,}(?=\S)")
+
+
+def _leader(line: str) -> bool:
+    """Whether ``line`` is a label led to its value by dots or by one run of spaces ("A4
+    colour ...... 60p", "Fri      06:30-21:00"): one unit, never cut at its dots. A line
+    of three columns set apart by spaces is a table's row, which this does not read."""
+    body = line.strip()
+    return bool(_DOTS.search(body)) or len(_GAP.findall(body)) == 1
+
+
 # A sentence ends at . ! ? (and a closing quote or bracket) before white space and a capital,
 # a digit, a quote, an @ or a markdown marker; not after an abbreviation or an initial.
 _END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'@`(*\[])")
@@ -87,7 +96,7 @@ def split_units(text: str) -> list[Unit]:
             else "row"
             if _TABLE.match(body) or _cells(lines, n)
             else "leader"
-            if _LEADER.search(body.strip())
+            if _leader(body)
             else "label"
             if _LABEL.match(body) and not _looks_like_url(body)
             else "heading"

@@ -79,7 +79,7 @@ _LABEL_SPLIT = re.compile(
     re.DOTALL,
 )
 """A label and its value: after a colon, or led to it by dots or a run of spaces
-("A-check .......... 750 FH", ``sentences._LEADER``)."""
+("A-check .......... 750 FH", ``sentences._leader``)."""
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,7}s?")
 
 
