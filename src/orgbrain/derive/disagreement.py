@@ -20,13 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..extraction.sentences import LEADER
 from ..model import Item, Statement
 
 __all__ = ["disagree", "field_line", "source_of"]
 
-_LABEL = re.compile(
-    r"[\s>*_`#-]*(?P<label>[^:\n]{1,50}?)[*_`\s]*(?::|[ \t]*(?:\.{4,}|\u2026{2,})|[ \t]{3,})"
-)
+_LABEL = re.compile(rf"[\s>*_`#-]*(?P<label>[^:\n]{{1,50}}?)[*_`\s]*(?::|{LEADER})")
 
 
 def field_line(s: Statement) -> bool:

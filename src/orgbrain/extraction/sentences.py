@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..analysis import LANGUAGES
 from ..analysis.calendar import MONTHS_BY_LANGUAGE
 
-__all__ = ["Unit", "split_units"]
+__all__ = ["LEADER", "Unit", "split_units"]
 
 _MARKER = re.compile(r"[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*)*(?:\[[ xX]\][ \t]+)?")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
@@ -23,7 +23,12 @@ _TABLE = re.compile(r"[ \t]*\|")
 _CELLS = re.compile(r"[^|]*\S[ \t]+\|[ \t]+\S[^|]*\|[ \t]+\S")
 """A table row written without its leading bar: three cells or more ("Stop | Day | Time"),
 in a table of two rows or more (``_cells``)."""
-_DOTS = re.compile(r"[^\s.!?][ \t]*(?:\.{4,}|\u2026{2,})[ \t]*\S")
+_DOT_RUN = r"(?:\.{4,}|\u2026{2,})"
+LEADER = rf"[ \t]*{_DOT_RUN}[ \t]*|[ \t]{{3,}}"
+"""What leads a label to its value besides a colon (a regular expression's source): a run
+of dots, or of spaces. The label readers split at it (``patterns/labels``,
+``derive/disagreement``)."""
+_DOTS = re.compile(rf"[^\s.!?][ \t]*{_DOT_RUN}[ \t]*\S")
 _GAP = re.compile(r"[^\s.!?:;,][ \t]{3,}(?=\S)")
 
 
@@ -108,7 +113,8 @@ def split_units(text: str) -> list[Unit]:
                 units += _sentences(text, block_start, block_end)
                 block_start = None
         if kind in ("heading", "row", "leader"):
-            skip = heading.end() if heading else _MARKER.match(body).end()  # type: ignore[union-attr]
+            marker = _MARKER.match(body)  # optional throughout: it always matches
+            skip = heading.end() if heading else marker.end() if marker else 0
             start, end = _trim(text, line_start + skip, line_end)
             if start < end:
                 units.append(Unit(start, end, "label" if kind == "leader" else kind))

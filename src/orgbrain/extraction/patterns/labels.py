@@ -10,7 +10,7 @@ from ..dates import DateMention
 from ..predicates import ATTRIBUTE_ALTERNATION, RELATIONAL, attribute_predicate, snake
 from ..quiet import HEDGE as _HEDGE
 from ..quiet import states_nothing
-from ..sentences import Unit
+from ..sentences import LEADER, Unit
 from .rules import _OPENER, _decision_of, _sentence_rules
 from .sentence import _PRONOUN, _about, _Draft, _Sentence, _strip_span, _value
 
@@ -75,11 +75,11 @@ _LABEL_ATTR = re.compile(
     re.IGNORECASE,
 )
 _LABEL_SPLIT = re.compile(
-    r"\**(?P<label>[^:]{1,50}?)\**(?::\s+|[ \t]*(?:\.{4,}|\u2026{2,})\s*|[ \t]{3,})(?P<v>\S.*)",
+    rf"\**(?P<label>[^:]{{1,50}}?)\**(?::\s+|{LEADER})(?P<v>\S.*)",
     re.DOTALL,
 )
 """A label and its value: after a colon, or led to it by dots or a run of spaces
-("A-check .......... 750 FH", ``sentences._leader``)."""
+("A-check .......... 750 FH", ``sentences.LEADER``)."""
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,7}s?")
 
 
