@@ -108,6 +108,7 @@ def test_a_later_statement_supersedes_the_earlier_and_its_item(brain: Brain) -> 
         "mentions",
         "statements",
         "restated",
+        "judged",
         "similar",
         "sequence",
     ]

@@ -253,11 +253,19 @@ def test_the_supersession_setting_is_checked() -> None:
         Settings.from_env({"ORGBRAIN_SUPERSESSION": "llm"})
 
 
-def test_with_the_rules_alone_the_judge_does_not_run(tmp_path: Path, embedder: Embedder) -> None:
+def test_with_the_rules_alone_the_judge_only_advises_on_english(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The rules decide an English pair: what the judge reads there, however sure, is a
+    same-slot edge for the reader ("an older answer"), never a supersession."""
     sure = Weights(bias=30.0, weights=dict.fromkeys(SIGNALS, 0.0), threshold=0.5)
     with Brain.open(tmp_path / "rules", embedder=embedder) as ruled, judging_with(sure):
-        old, _ = derived(ruled, ("Lunch is at noon.", SEP), ("Lunch is at noon now.", NOV))
+        old, new = derived(ruled, ("Lunch is at noon.", SEP), ("Lunch is at noon now.", NOV))
         assert not ruled.story(old).superseded_by
+        (step,) = [s for s in ruled.story(new).steps if s.get("step") == "judged"]
+        assert step["pairs"] == 0
+        (said,) = step["same_slot"]
+        assert (said["old"], said["new"], said["probability"]) == (old, new, 1.0)
 
 
 def test_a_brain_on_a_model_no_judge_was_fitted_on_judges_nothing_and_says_why(
@@ -297,8 +305,6 @@ def test_with_the_rules_alone_the_judge_reads_the_notes_no_rule_reads(
             ("The early shift in assembly is led by Uwe, and Marco joins him.", NOV),
         )
         assert not ruled.story(english).superseded_by
-        steps = [s.get("step") for s in ruled.story(english).steps]
-        assert "judged" not in steps
 
 
 @pytest.mark.parametrize(

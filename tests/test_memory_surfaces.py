@@ -138,7 +138,15 @@ def test_story_over_http_shows_ack_steps_statements_and_supersession(
             story["steps"][0]["at"]
         )
         steps = [s["step"] for s in story["steps"]]
-        assert steps == ["mentions", "statements", "restated", "similar", "sequence", "derived"]
+        assert steps == [
+            "mentions",
+            "statements",
+            "restated",
+            "judged",
+            "similar",
+            "sequence",
+            "derived",
+        ]
         ids = [s["id"] for s in story["steps"]]
         assert ids == sorted(ids)
         made = story["steps"][1]["produced"]
@@ -182,7 +190,7 @@ def test_event_stream_is_ordered_and_resumes_from_last_event_id(
     with served.http(served.key(user="alice")) as c:
         events = sse(c, {})
         ids = [e["id"] for e in events]
-        assert ids == sorted(set(ids)) and len(ids) == 5 * 6  # five steps and derived, each
+        assert ids == sorted(set(ids)) and len(ids) == 5 * 7  # six steps and derived, each
         assert {e["kind"] for e in events} == {"derive", "derived"}
         assert {e["item_id"] for e in events} == set(vars(world).values())
         middle = ids[9]
@@ -260,9 +268,9 @@ def test_client_reads_stories_statements_conflicts_and_events(served: Served, wo
         [d] = client.conflicts()
         assert {d.a.object, d.b.object} == {"Priya", "Mei"}
         events = list(client.events())
-        assert len(events) == 30 and events == sorted(events, key=lambda e: e.id)
-        rest = list(client.events(after=events[23].id, kinds=["derived"]))
-        assert [e.kind for e in rest] == ["derived"] and rest[0].id == events[29].id
+        assert len(events) == 35 and events == sorted(events, key=lambda e: e.id)
+        rest = list(client.events(after=events[27].id, kinds=["derived"]))
+        assert [e.kind for e in rest] == ["derived"] and rest[0].id == events[34].id
         with pytest.raises(Exception) as info:
             client.story("not_missing")
         assert getattr(info.value, "code", None) == "not_found"
@@ -348,7 +356,7 @@ def test_cli_derive_inspect_statements_and_conflicts(cli_brain: tuple[Path, Any]
 
     text = run("inspect", first.id).stdout
     assert "acknowledged" in text and "derivation    done" in text
-    for step in ("mentions", "statements", "restated", "similar", "sequence", "derived"):
+    for step in ("mentions", "statements", "restated", "judged", "similar", "sequence", "derived"):
         assert f"  {step}" in text, step
     assert "[superseded by stm_" in text and "Omar owns search." in text
     assert f"{second.id} (Lena owns search.) supersedes {first.id}" in text

@@ -64,7 +64,7 @@ class Candidate:
     score: float | None
     status: str = ""
     """What changed around it, for the model: "superseded by …", "replaces …", "partly
-    superseded: …"."""
+    superseded: …", "an older answer …"."""
 
 
 def _status(hit: Hit) -> str:
@@ -75,6 +75,12 @@ def _status(hit: Hit) -> str:
         )
     if hit.supersedes is not None:
         notes.append(f"replaces {hit.supersedes.describe()} (id {hit.supersedes.item_id})")
+    if hit.newer_answer is not None:
+        newer = hit.newer_answer
+        notes.append(
+            f"AN OLDER ANSWER, from {hit.item.when:%Y-%m-%d}; newer, from "
+            f"{newer.written:%Y-%m-%d}: {newer.citation.describe()} (id {newer.citation.item_id})"
+        )
     notes += [
         f"PARTLY SUPERSEDED: {r.describe()} by {r.citation.describe()} (id {r.citation.item_id})"
         for r in hit.replaced_in_part

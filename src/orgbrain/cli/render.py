@@ -213,6 +213,14 @@ def search_text(result: SearchResult) -> list[Text]:
                     style="yellow",
                 )
             )
+        if hit.newer_answer is not None:
+            newer = hit.newer_answer
+            lines.append(
+                Text(
+                    f"   {newer.describe(hit.item.when)}  [{newer.citation.item_id}]",
+                    style="yellow",
+                )
+            )
         if hit.supersedes is not None:
             lines.append(
                 Text(

@@ -13,6 +13,12 @@ judge is surest of; per pair of items, at most ``PER_PAIR`` of them. With a chat
 configured, the pairs the judge is unsure of go to it (``judge_llm``): those it says
 replace are kept as the ``llm`` tier's decision.
 
+What the judge reads but does not decide is kept for the reader: two items whose surest
+pair reaches ``SAME_SLOT_FLOOR`` without superseding (below the threshold, or a pair the
+rules decide: with the rules alone, an English one) get a ``SAME_SLOT`` edge, newer to
+older, with the judge's probability and the two units. A search that gives both ranks
+the newer first and marks the older "an older answer" (``retrieve/older.py``).
+
 Applying is one place: each pair kept becomes two ``value`` statements of one ``topic``
 subject (the words the units share), the newer ending the older (``record_claim``), and
 the older item is superseded once none of its statements is current; the ``SUPERSEDES``
@@ -28,13 +34,14 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from ..analysis import sure_language
 from ..context import BrainContext
 from ..extraction import Claim, PatternExtractor
+from ..ids import new_id
 from ..judge import JUnit, Verdict, judge, load_weights, pair_texts, units_of
 from ..judge.judge import ENGLISH
-from ..model import Item
+from ..model import Edge, Item
 from ..ports import Embedder
+from ..retrieve.older import SAME_SLOT
 from . import judge_llm
 from .judge_llm import Answer, ask
 from .neighbours import neighbours
@@ -42,10 +49,16 @@ from .restating.record import value_claim
 from .rule_readings import read_rules
 from .statements import CONFLICT_WINDOW, record_claim
 
-__all__ = ["PER_PAIR", "judge_item", "judges"]
+__all__ = ["PER_PAIR", "SAME_SLOT", "SAME_SLOT_FLOOR", "judge_item"]
 
 PER_PAIR = 3
 """The most unit pairs recorded between two items."""
+SAME_SLOT_FLOOR = 0.7
+"""The judge's probability from which two items are read as answering one slot (the
+reader's "an older answer"). Out of fold over the 46 living sets, a pair of notes whose
+newer replaced the older reaches 0.7 in 0.74 of changes, a control's in 0.17 (at 0.5:
+0.84 and 0.30; at 0.8: 0.66 and 0.11); end to end the hits of 0.14 of the controls'
+questions mark an older answer at 0.7, 0.19 at 0.5 (docs/journal.md, session 19)."""
 MIN_COS = 0.3
 """Pairs less alike than this as written are not judged (they share no slot)."""
 _CACHE_SIZE = 20_000
@@ -66,28 +79,19 @@ class Judged:
     answer: Answer | None = None
 
 
-def judges(ctx: BrainContext, item: Item) -> bool:
-    """Whether the judge reads ``item``: where the settings let it decide (``judge``,
-    ``both``), and with the rules alone (``rules``) where ``item`` is written in another
-    language than English: the rules read English only, so there the judge is the one
-    reader (of the units of another language, ``_read``)."""
-    if ctx.settings.supersession != "rules":
-        return True
-    return sure_language(item.body) not in (None, ENGLISH)
-
-
-def _read(ctx: BrainContext, body: str) -> list[JUnit]:
-    units = units_of(body)
-    if ctx.settings.supersession == "rules":  # the rules read the English ones
-        return [u for u in units if u.lang != ENGLISH]
-    return units
+def _advises(ctx: BrainContext, old: JUnit, new: JUnit) -> bool:
+    """Whether the judge only advises on this pair (what it finds is a ``SAME_SLOT``
+    edge, never a supersession): with the rules alone (``rules``), a pair with an
+    English unit is theirs to decide. The rules read English only, so a pair in other
+    languages is the judge's there too."""
+    return ctx.settings.supersession == "rules" and ENGLISH in (old.lang, new.lang)
 
 
 def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
     """Judge ``item``'s units against its neighbours' and record what replaces."""
     if item.storage_class not in ("note", "section") or item.tombstoned_at is not None:
         return {"pairs": 0}
-    mine = _read(ctx, item.body)
+    mine = units_of(item.body)
     if not mine:
         return {"pairs": 0}
     weights = load_weights(ctx.embedder.name)
@@ -96,13 +100,14 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         # with e5's vectors superseded 7 of 10 controls of the English dev set.
         return {"pairs": 0, "skipped": f"no judge was fitted on {ctx.embedder.name} vectors"}
     others = [
-        (o, _read(ctx, o.body))
+        (o, units_of(o.body))
         for o in neighbours(ctx, item, [u.text for u in mine])
         if abs(o.when - item.when) >= CONFLICT_WINDOW
     ]
     vec = _vectors(ctx.embedder, [item.body] + [o.body for o, _ in others], mine, others)
     sure: list[list[Judged]] = []
     unsure: list[Judged] = []
+    slots: list[Judged] = []
     floor = judge_llm.UNSURE_FLOOR if ctx.chat is not None else float("inf")
     for other, theirs in others:
         old, new = (other, item) if other.when < item.when else (item, other)
@@ -111,10 +116,15 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         gap = (new.when - old.when).total_seconds() / 86400
         best: dict[int, Judged] = {}
         maybe: dict[int, Judged] = {}
+        slot: Judged | None = None
         read = read_rules(old, new, _PATTERNS)
         for pair in pair_texts(olds, news, vec.rows, note_cos, gap, min_cos=MIN_COS, rules=read.of):
             v = judge(pair, weights)
             a = pair.old
+            if slot is None or v.probability > slot.verdict.probability:
+                slot = Judged(old, new, a, pair.new, v)
+            if _advises(ctx, a, pair.new):
+                continue
             into = best if v.relation == "replaces" else maybe if v.probability >= floor else None
             if into is not None and (
                 a.start not in into or v.probability > into[a.start].verdict.probability
@@ -122,12 +132,22 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
                 into[a.start] = Judged(old, new, a, pair.new, v)
         sure.append(sorted(best.values(), key=lambda j: -j.verdict.probability)[:PER_PAIR])
         unsure += [j for start, j in maybe.items() if start not in best]
+        if slot is not None and not best and slot.verdict.probability >= SAME_SLOT_FLOOR:
+            slots.append(slot)
     asked = _ask(ctx, unsure)
     kept = [j for js in sure for j in js] + [j for j in asked if j.tier == "llm"]
     recorded = [r for j in _per_pair(kept) if (r := _apply(ctx, j)) is not None]
+    decided = {(j.old.id, j.new.id) for j in kept}
+    same = [
+        _same_slot(ctx, j)
+        for j in slots
+        if (j.old.id, j.new.id) not in decided and j.old.scope == j.new.scope
+    ]
     out: dict[str, object] = {"pairs": len(recorded)}
     if recorded:
         out["judged"] = recorded
+    if same:
+        out["same_slot"] = same
     if asked:
         out["asked"] = [_asked(j) for j in asked]
     return out
@@ -201,6 +221,27 @@ def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
         "item_superseded": j.old.id in marked,
         **why,
     }
+
+
+def _same_slot(ctx: BrainContext, j: Judged) -> dict[str, object]:
+    """Keep for the reader what the judge read but did not decide: a ``SAME_SLOT`` edge,
+    newer to older, with its probability and the two units (the same edge again is one;
+    only within one scope, as supersession: a reader of one must not learn of the other)."""
+    said = {
+        "old": j.old.id,
+        "new": j.new.id,
+        "was": j.old_unit.text.strip()[:120],
+        "now": j.new_unit.text.strip()[:120],
+        "judge": j.verdict.version,
+        "probability": j.verdict.probability,
+        "signals": dict(j.verdict.deciding),
+    }
+    props: dict[str, object] = {"reason": "judged", **said, "dedupe": "same_slot"}
+    origin = ctx.origin("derive")
+    ctx.edges.put_edge(
+        Edge(new_id("edg"), ctx.workspace, SAME_SLOT, j.new.id, j.old.id, origin, props)
+    )
+    return said
 
 
 def _label(a: JUnit, b: JUnit) -> str:

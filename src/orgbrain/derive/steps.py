@@ -9,8 +9,9 @@ The steps, in order, each idempotent (run again on the same item, they add nothi
    (``restated.py``: "raised to 35 days (was 14)" ends "Retention: 14 days");
 4. ``judged``: what the supersession judge says each of its units replaces, or is
    replaced by, among its neighbours' units (``judged.py``); where the settings let the
-   judge decide (``supersession`` ``judge`` or ``both``), and with the rules alone for a
-   note in another language than English, which no rule reads (``judges``);
+   judge decide (``supersession`` ``judge`` or ``both``, and with the rules alone for
+   units in another language than English, which no rule reads), and elsewhere as
+   advice for the reader (a ``SAME_SLOT`` edge: "an older answer");
 5. ``similar``: ``SIMILAR_TO`` edges to its nearest answerable neighbours above
    ``SIMILAR_MIN`` cosine, at most ``SIMILAR_MAX`` per item;
 6. ``sequence``: a ``FOLLOWED_BY`` edge from the note written just before it in the same
@@ -34,7 +35,7 @@ from ..graph import observe_mention, put_system_edge
 from ..model import Item
 from ..ports import ItemFilter
 from .documents import settle_revision, settle_waiting
-from .judged import judge_item, judges
+from .judged import judge_item
 from .restated import restate
 from .statements import CONFLICT_WINDOW, evidence_range, record_claim, supersede_item
 
@@ -74,7 +75,7 @@ def derive_item(
         ("mentions", _mentions),
         ("statements", _statements),
         ("restated", _restated),
-        *((("judged", _judged),) if judges(ctx, item) else ()),
+        ("judged", _judged),
         ("similar", _similar),
         ("sequence", _sequence),
     )

@@ -22,6 +22,12 @@ search. Three numbers:
 - **false supersession**: controls in which any note, or any statement of a note, was
   marked superseded by another of the case's notes.
 
+Beside them, the read side's softer mark (``Hit.newer_answer``, "an older answer"): the
+changes whose replaced note is known replaced or, among the question's hits, marked an
+older answer of the current one (**known or marked older**), and the controls whose
+question's hits mark one of the case's notes an older answer of another (**controls
+marked older**).
+
 ``run_split`` (``orgbrain eval living --split``) asks the same questions where half of them
 have no answer: the cases are dealt into two halves (the first, third, fifth... and the
 rest), each half's notes (controls' too) written into one brain with the filler, and every
@@ -104,6 +110,8 @@ class LivingReport:
     knows_replaced_items: int = 0
     controls: int = 0
     false_supersession: int = 0
+    known_or_older: int = 0
+    controls_older: int = 0
     seconds: float = 0.0
     misses: list[dict[str, object]] = field(default_factory=list)
     rows: list[dict[str, object]] = field(default_factory=list)
@@ -205,6 +213,8 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
         if marked:
             report.false_supersession += 1
             report.misses.append({"case": case.id, "superseded": _said(case, ids, marked)})
+        hits = brain.search_traced(case.question, evidence_depth=EVIDENCE_DEPTH)[0].hits
+        report.controls_older += any(_older(h, set(ids)) for h in hits)
         return
     assert case.current is not None and case.replaced is not None
     report.changes += 1
@@ -220,9 +230,10 @@ def _score(brain: Brain, case: Case, ids: list[str], report: LivingReport) -> No
         miss["top"] = found[top].body if top in found else (hits[0].item.body if hits else None)
     whole = marked.get(old) == current
     report.knows_replaced_items += whole
-    if whole or _marks_statement(hits, old, current):
-        report.knows_replaced += 1
-    else:
+    known = whole or _marks_statement(hits, old, current)
+    report.knows_replaced += known
+    report.known_or_older += known or any(h.item.id == old and _older(h, {current}) for h in hits)
+    if not known:
         miss["superseded"] = _said(case, ids, marked)
     if miss:
         report.misses.append({"case": case.id, **miss})
@@ -275,6 +286,11 @@ def _marks_statement(hits: Sequence[Hit], old: str, current: str) -> bool:
     )
 
 
+def _older(h: Hit, newer: set[str]) -> bool:
+    """Whether hit ``h`` is marked an older answer of one of ``newer``."""
+    return h.newer_answer is not None and h.newer_answer.citation.item_id in newer
+
+
 def _said(case: Case, ids: list[str], marked: dict[str, str]) -> list[str]:
     """``old -> new`` per marked note, as note numbers."""
     return [
@@ -293,6 +309,8 @@ def living_json(r: LivingReport) -> dict[str, object]:
         "knows_replaced_items": round(_rate(r.knows_replaced_items, r.changes), 3),
         "controls": r.controls,
         "false_supersession": round(_rate(r.false_supersession, r.controls), 3),
+        "known_or_older": round(_rate(r.known_or_older, r.changes), 3),
+        "controls_older": round(_rate(r.controls_older, r.controls), 3),
         "seconds": round(r.seconds, 2),
         "misses": r.misses,
     }
@@ -340,5 +358,11 @@ def render_living(r: LivingReport) -> str:
             f"({r.knows_replaced_items}/{r.changes}: the replaced note as a whole)",
             f"  false supersession  {_rate(r.false_supersession, r.controls):.3f}  "
             f"({r.false_supersession}/{r.controls} controls had a note marked superseded)",
+            f"  known or marked older {_rate(r.known_or_older, r.changes):.3f}  "
+            f"({r.known_or_older}/{r.changes}: or the question's hits mark the replaced note "
+            "an older answer of the current one)",
+            f"  controls marked older {_rate(r.controls_older, r.controls):.3f}  "
+            f"({r.controls_older}/{r.controls}: the question's hits mark a note an older "
+            "answer of another)",
         ]
     )

@@ -26,8 +26,8 @@ def run_loo(
     progress: bool = True,
 ) -> list[tuple[str, LivingReport]]:
     """Every set run with weights fitted without it, deriving as ``settings`` say: with
-    ``rules`` (the default) the judge reads only the notes in a language the rules do not
-    read (``derive/judged.judges``), with ``judge`` or ``both`` every note."""
+    ``rules`` (the default) the judge decides only pairs in a language the rules do not
+    read (``derive/judged._advises``), with ``judge`` or ``both`` every pair."""
     sets = list(paths or living_sets())
     bags = load_all(sets, embedder)
     out: list[tuple[str, LivingReport]] = []

@@ -25,7 +25,7 @@ from .items import (
     utcnow,
 )
 from .reports import Forgotten, IndexReport
-from .search import Citation, Hit, Passage, Replacement, SearchResult, Verdict
+from .search import Citation, Hit, NewerAnswer, Passage, Replacement, SearchResult, Verdict
 from .statements import (
     STATEMENT_TYPES,
     Disagreement,
@@ -69,6 +69,7 @@ __all__ = [
     "Locator",
     "Mention",
     "Neighborhood",
+    "NewerAnswer",
     "Origin",
     "Passage",
     "Proposal",

@@ -12,6 +12,7 @@ from .items import ByteRange, Item, Locator
 __all__ = [
     "Citation",
     "Hit",
+    "NewerAnswer",
     "Passage",
     "Replacement",
     "SearchResult",
@@ -96,6 +97,9 @@ class Hit:
     replaced_by: tuple[Replacement, ...] = ()
     """This hit's statements that newer items replaced (each citing the newer item): a
     note that says two things, one of them replaced, stays current but says which."""
+    newer_answer: NewerAnswer | None = None
+    """A newer hit that answers what this one answers, where the judge was not sure it
+    replaced this one: this hit is an older answer (``retrieve/older.py``)."""
     rerank: str = ""
     """What the reranker did with it: empty in the brain's own order, the reranker's name
     when it placed it, ``skipped: <why>`` when it failed and the brain's order stood."""
@@ -111,6 +115,23 @@ class Hit:
         """``replaced_by`` less what ``superseded_by`` already says."""
         said = self.superseded_by.item_id if self.superseded_by else None
         return tuple(r for r in self.replaced_by if r.citation.item_id != said)
+
+
+@dataclass(frozen=True, slots=True)
+class NewerAnswer:
+    """A newer hit of the same search on this one's slot, as the supersession judge read
+    the two (``probability``, below its bar to say the newer replaced the older):
+    ``citation`` cites it, ``written`` is its date."""
+
+    citation: Citation
+    written: datetime
+    probability: float
+
+    def describe(self, older: datetime) -> str:
+        return (
+            f"an older answer, from {older:%Y-%m-%d}; newer, from {self.written:%Y-%m-%d}: "
+            f"{self.citation.describe()}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

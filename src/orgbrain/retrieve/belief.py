@@ -1,6 +1,7 @@
 """Belief on a search's hits, once ranked: each kept hit read in full and cited, with what
-it replaced and what replaced it (whole, or a statement of it: ``replacements``), and the
-other hits whose statements disagree with its own."""
+it replaced and what replaced it (whole, or a statement of it: ``replacements``), the
+newer hit that answers it anew where the judge was not sure it replaced it (``older``),
+and the other hits whose statements disagree with its own."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..context import BrainContext
-from ..model import Citation, Hit, Item, Statement
+from ..model import Citation, Hit, Item, NewerAnswer, Statement
 from .candidate import Candidate
 from .graph import TimeFrame
+from .older import newer_answers
 from .plan import SearchPlan
 from .replacements import NO_MARKS, Marks, StatementLink, marks_for, statement_links
 
@@ -39,11 +41,13 @@ def citation_for(item: Item) -> Citation:
 @dataclass(frozen=True, slots=True)
 class Belief:
     """What the kept hits hold beside their own text: each read in full with the items
-    its citations point to (``full``), the hits each disagrees with, and its marks."""
+    its citations point to (``full``), the hits each disagrees with, its marks, and the
+    kept hit that answers it anew with the judge's probability (``newer``)."""
 
     full: dict[str, Item]
     disagree: dict[str, tuple[str, ...]]
     marks: dict[str, Marks]
+    newer: dict[str, tuple[str, float]]
 
 
 def belief_of(ctx: BrainContext, kept: list[Candidate], frame: TimeFrame) -> Belief:
@@ -52,7 +56,8 @@ def belief_of(ctx: BrainContext, kept: list[Candidate], frame: TimeFrame) -> Bel
     disagree = _disagreements(ctx, kept, held)
     links = statement_links(ctx, [c.item_id for c in kept], held, frame)
     full = _cited_items(ctx, kept, links)
-    return Belief(full, disagree, marks_for(links, full, citation_for))
+    marks = marks_for(links, full, citation_for)
+    return Belief(full, disagree, marks, newer_answers(ctx, kept))
 
 
 def cite_all(
@@ -74,11 +79,25 @@ def cite_all(
             superseded_by=full.get(c.superseded_by.id) if c.superseded_by else None,
             older=full.get(c.item.supersedes or "") if c.item else None,
             marks=belief.marks.get(c.item_id, NO_MARKS),
+            newer=_newer(c, belief),
             rerank=rerank if c.item_id in noted else "",
         )
         for c in kept
         if c.item_id in full
     )
+
+
+def _newer(c: Candidate, belief: Belief) -> NewerAnswer | None:
+    """The kept hit that answers ``c`` anew, unless something already says what replaced
+    it (a superseding item, or a statement of that hit replacing one of ``c``'s)."""
+    said = belief.newer.get(c.item_id)
+    newer = belief.full.get(said[0]) if said else None
+    if said is None or newer is None or c.superseded_by is not None:
+        return None
+    marks = belief.marks.get(c.item_id, NO_MARKS)
+    if any(r.citation.item_id == newer.id for r in marks.replaced_by):
+        return None
+    return NewerAnswer(citation_for(newer), newer.when, said[1])
 
 
 def disagreeing(hits: Sequence[Hit]) -> bool:
@@ -138,6 +157,7 @@ def _cite(
     superseded_by: Item | None = None,
     older: Item | None = None,
     marks: Marks = NO_MARKS,
+    newer: NewerAnswer | None = None,
     rerank: str = "",
 ) -> Hit:
     """The hit for candidate ``c``, read in full as ``item``."""
@@ -152,6 +172,7 @@ def _cite(
         conflicts=conflicts,
         replaces=marks.replaces,
         replaced_by=marks.replaced_by,
+        newer_answer=newer,
         rerank=rerank,
     )
 

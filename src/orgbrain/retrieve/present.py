@@ -13,6 +13,7 @@ from .belief import belief_of, cite_all, disagreeing
 from .candidate import Candidate
 from .graph import TimeFrame
 from .grounds import Grounds, plain_reason, tier_of
+from .older import below_newer
 from .plan import SearchPlan
 from .when import Window
 
@@ -57,6 +58,8 @@ def present(
     timings["statements"] = _ms(t)
     plan = ranked.plan
     hits = cite_all(ranked.kept, belief, plan, ranked.rerank, ranked.noted)
+    if frame.mode != "history":  # history reads every version where it stood
+        hits = below_newer(hits)
     verdict, reason = ranked.verdict, ranked.reason
     if disagreeing(hits):
         verdict, reason = "conflict", f"{reason}; the best answers disagree"

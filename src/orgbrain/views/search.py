@@ -8,11 +8,18 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..model import Citation, Hit, Replacement, SearchResult, Verdict
+from ..model import Citation, Hit, NewerAnswer, Replacement, SearchResult, Verdict
 from ._base import View
 from .items import ByteRangeView, ItemView, LocatorView
 
-__all__ = ["CitationView", "HitView", "ReplacementView", "SearchResultView", "match_reason"]
+__all__ = [
+    "CitationView",
+    "HitView",
+    "NewerAnswerView",
+    "ReplacementView",
+    "SearchResultView",
+    "match_reason",
+]
 
 
 def match_reason(ranks: Mapping[str, int]) -> str:
@@ -98,6 +105,31 @@ class ReplacementView(View):
         )
 
 
+class NewerAnswerView(View):
+    citation: CitationView = Field(description="The newer hit that answers this one anew")
+    written: datetime = Field(description="When the newer one was written")
+    probability: float = Field(
+        description="The supersession judge's probability that the newer replaced this one "
+        "(below its bar to say so: that would be superseded_by)"
+    )
+    text: str = Field(
+        description="For a person, e.g. 'an older answer, from 2026-01-12; newer, from "
+        "2026-03-23: <citation>'"
+    )
+
+    @classmethod
+    def of(cls, n: NewerAnswer, older: datetime) -> NewerAnswerView:
+        return cls(
+            citation=CitationView.of(n.citation),
+            written=n.written,
+            probability=n.probability,
+            text=n.describe(older),
+        )
+
+    def to_model(self) -> NewerAnswer:
+        return NewerAnswer(self.citation.to_model(), self.written, self.probability)
+
+
 class HitView(View):
     item: ItemView
     score: float
@@ -123,6 +155,11 @@ class HitView(View):
         description="This hit's statements that newer items replaced (the hit may stay "
         "current: a note that says two things, one of them replaced)",
     )
+    newer_answer: NewerAnswerView | None = Field(
+        default=None,
+        description="An older answer: a newer hit answers what this one answers, where the "
+        "judge was not sure it replaced it (the newer ranks first)",
+    )
     rerank: str = Field(
         default="",
         description="What the reranker did: empty for the brain's own order, its name when "
@@ -142,6 +179,9 @@ class HitView(View):
             conflicts=list(h.conflicts),
             replaces=[ReplacementView.of(r) for r in h.replaces],
             replaced_by=[ReplacementView.of(r) for r in h.replaced_by],
+            newer_answer=None
+            if h.newer_answer is None
+            else NewerAnswerView.of(h.newer_answer, h.item.when),
             rerank=h.rerank,
         )
 
@@ -157,6 +197,7 @@ class HitView(View):
             conflicts=tuple(self.conflicts),
             replaces=tuple(r.to_model() for r in self.replaces),
             replaced_by=tuple(r.to_model() for r in self.replaced_by),
+            newer_answer=None if self.newer_answer is None else self.newer_answer.to_model(),
             rerank=self.rerank,
         )
 

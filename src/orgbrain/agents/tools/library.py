@@ -86,11 +86,11 @@ def brain_search(
         Field(description="Answer as the brain believed at this RFC 3339 date-time."),
     ] = None,
 ) -> SearchResultView:
-    """Search the organisation's brain for what it knows: decisions, owners, definitions,
-    gotchas. Read only. Every hit carries its citation; no hits means nothing relevant (do
-    not guess). Current belief first: superseded_by marks a replaced hit, supersedes what
-    a hit replaced; verdict "conflict": the best answers disagree. Bodies are cut at 4000
-    characters; brain_read_file reads more."""
+    """Search the organisation's brain: decisions, owners, definitions, gotchas. Read only.
+    Every hit carries its citation; no hits means nothing relevant (do not guess). Current
+    belief first: superseded_by marks a replaced hit, newer_answer an older one, supersedes
+    what a hit replaced; verdict "conflict": the best answers disagree. Bodies are cut at
+    4000 characters; brain_read_file reads more."""
     result = brain.search(query, k=k, as_of=as_of)
     return SearchResultView.of(result, body_chars=SEARCH_BODY_CHARS)
 
