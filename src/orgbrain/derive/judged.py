@@ -57,8 +57,10 @@ SAME_SLOT_FLOOR = 0.7
 """The judge's probability from which two items are read as answering one slot (the
 reader's "an older answer"). Out of fold over the 46 living sets, a pair of notes whose
 newer replaced the older reaches 0.7 in 0.74 of changes, a control's in 0.17 (at 0.5:
-0.84 and 0.30; at 0.8: 0.66 and 0.11); end to end the hits of 0.14 of the controls'
-questions mark an older answer at 0.7, 0.19 at 0.5 (docs/journal.md, session 19)."""
+0.84 and 0.30; at 0.8: 0.66 and 0.11). End to end (``orgbrain eval living``, the 46
+sets), the question's hits mark the replaced note an older answer or know it replaced in
+0.736 of changes at 0.7 (0.811 at 0.5) and mark an older answer in 0.093 of controls
+(0.190 at 0.5) (docs/journal.md, session 19)."""
 MIN_COS = 0.3
 """Pairs less alike than this as written are not judged (they share no slot)."""
 _CACHE_SIZE = 20_000
