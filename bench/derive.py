@@ -105,13 +105,15 @@ def derive_ms(embedder: Embedder, texts: list[str], supersession: str) -> list[f
         return [float(str(e["ms"])) for e in events]
 
 
-def other_languages(limit: int) -> list[str]:
-    """The notes of the packaged German, French and Spanish living sets, in turn: with the
-    rules alone the judge reads them (no rule reads another language than English)."""
+def living_notes(limit: int, *, english: bool) -> list[str]:
+    """The notes of the packaged living sets, English (``living_*.jsonl``) or German,
+    French and Spanish (``*_living.jsonl``), one set's after another's in turn: long
+    minutes, tables and emails, which the judge reads unit by unit (with the rules alone,
+    those in another language to decide, the English ones to advise the reader)."""
     sets = sorted(
         p
         for p in resources.files("orgbrain.evals.data").iterdir()
-        if p.name.endswith("_living.jsonl")
+        if (p.name.startswith("living_") if english else p.name.endswith("_living.jsonl"))
     )
     notes = [
         [str(n["text"]) for line in p.read_text().splitlines() for n in json.loads(line)["notes"]]
@@ -158,7 +160,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, Brain.open(tmp, embedder=minilm) as probe:
         llm_calls = 0 if probe._ctx.chat is None else -1  # no chat model: no call possible
     per_note = {mode: derive_ms(minilm, texts, mode) for mode in ("rules", "both")}
-    foreign = derive_ms(minilm, other_languages(args.notes), "rules")
+    foreign = derive_ms(minilm, living_notes(args.notes, english=False), "rules")
+    english = derive_ms(minilm, living_notes(args.notes, english=True), "rules")
     acks, lags, missing = lag(minilm, texts)
     rate, done = throughput(minilm, texts)
     similar = similar_threshold(minilm)
@@ -181,6 +184,8 @@ def main() -> None:
         ),
         f"| one note in German, French or Spanish ({len(foreign)}, the living sets'), the "
         f"default | p50 {percentile(foreign, 50):.0f} ms, p95 {percentile(foreign, 95):.0f} ms |",
+        f"| one note of the English living sets ({len(english)}), the default | "
+        f"p50 {percentile(english, 50):.0f} ms, p95 {percentile(english, 95):.0f} ms |",
         "",
         f"SIMILAR_TO threshold (`SIMILAR_MIN` = {SIMILAR_MIN}): sentence pairs of the dev set",
         "",

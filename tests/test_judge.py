@@ -16,7 +16,8 @@ from orgbrain import Brain
 from orgbrain.adapters.embed_minilm import MODEL_NAME
 from orgbrain.errors import InvalidInput
 from orgbrain.evals import living_loo
-from orgbrain.evals.judge_fit import Bag, fit, leave_one_out, measure
+from orgbrain.evals.judge_fit import Bag, bags_of, fit, leave_one_out, measure
+from orgbrain.evals.living import load_cases
 from orgbrain.evals.living_loo import loo_json, run_loo
 from orgbrain.extraction import PatternExtractor
 from orgbrain.judge import (
@@ -199,6 +200,56 @@ def test_the_fit_learns_the_signal_that_separates_and_carries_to_an_unseen_organ
     loo = leave_one_out(bags)
     assert set(loo) == {"a", "b", "c"}
     assert all(m["knows_replaced"] == 1.0 and m["false_supersession"] == 0.0 for m in loo.values())
+
+
+def test_a_replaced_bag_told_its_changed_lines_is_fitted_on_them() -> None:
+    """The lines a case says changed are its bag's positives, not the pair the judge would
+    pick itself: here the most alike pair (what the pick starts from) is in every bag."""
+    rng = np.random.default_rng(4)
+    alike, gap = SIGNALS.index("masked_cos"), SIGNALS.index("gap")
+    bags = []
+    for org in "abc":
+        for n in range(40):
+            x = rng.uniform(0, 1, (3, len(SIGNALS))) * 0.2
+            x[0, alike] = 1.0
+            label = n % 2
+            if label:
+                x[1, gap] = 1.0
+            told = np.array([False, True, False]) if label else None
+            bags.append(Bag(org, f"{org}-{n}", label, not label, x, changed=told))
+    w = fit(bags, projected=False)
+    assert max(w.weights, key=lambda k: w.weights[k]) == "gap"
+    assert measure(bags, w)["knows_replaced"] == 1.0
+    assert measure(bags, w)["false_supersession"] == 0.0
+
+
+def test_a_case_s_changed_lines_mark_their_pairs_and_must_be_in_its_notes(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    older = "Backups run every 6 hours.\nThe office closes at six."
+    newer = "The office closes at six.\nFrom November backups run hourly."
+    case = {
+        "id": "c1",
+        "notes": [{"at": "2026-09-01", "text": older}, {"at": "2026-11-02", "text": newer}],
+        "question": "How often do backups run?",
+        "current": 1,
+        "replaced": 0,
+        "lines": [
+            {"was": "Backups run every 6 hours.", "now": "backups run hourly", "asked": True}
+        ],
+    }
+    path = tmp_path / "living_x.jsonl"
+    path.write_text(json.dumps(case) + "\n")
+    (bag,) = [b for b in bags_of("x", load_cases(path), embedder) if b.label]
+    assert bag.changed is not None
+    marked = [t for t, c in zip(bag.texts, bag.changed, strict=True) if c]
+    assert [(a.strip(), b.strip()) for a, b in marked] == [
+        ("Backups run every 6 hours.", "From November backups run hourly.")
+    ]
+    case["lines"] = [{"was": "Backups run every 8 hours.", "now": "hourly", "asked": True}]
+    path.write_text(json.dumps(case) + "\n")
+    with pytest.raises(InvalidInput, match=r"line 1: .* is not in its notes"):
+        load_cases(path)
 
 
 # -- the derive step, in a real brain --------------------------------------------------------

@@ -4,9 +4,12 @@ it replaced?
 Each record: ``{"id", "notes": [{"at": ISO date, "text"}], "question", "current": i,
 "replaced": j}`` (note ``i`` is the current belief, note ``j`` the one it replaced), or a
 control ``{"id", "notes", "question", "control": true}`` where nothing should be
-superseded. Every record gets a fresh brain holding a few unrelated notes and its own
-notes, each written with its date and derived (the default extractor, no LLM), then one
-search. Three numbers:
+superseded. A change may say which lines changed: ``"lines": [{"was", "now", "asked"}]``,
+each ``was`` written as in note ``j``, ``now`` as in note ``i``, ``asked`` on the one the
+question is about (the supersession judge is fitted on them: ``judge_fit``). Every
+record gets a fresh brain holding a few unrelated notes and its own notes, each written
+with its date and derived (the default extractor, no LLM), then one search. Three
+numbers:
 
 - **current first**: the top hit is the current note;
 - **knows replaced**: the replaced note is marked superseded by the current one, or the
@@ -94,6 +97,8 @@ class Case:
     question: str
     current: int | None = None
     replaced: int | None = None
+    lines: tuple[tuple[str, str], ...] = ()
+    """The lines that changed, each (as the replaced note says it, as the current one)."""
 
     @property
     def control(self) -> bool:
@@ -133,10 +138,32 @@ def load_cases(path: Path | None = None, *, heldout: bool = False) -> list[Case]
             for i in (current, replaced):
                 if i is not None and not 0 <= i < len(notes):
                     raise ValueError(f"note {i} is not one of the {len(notes)} notes")
-            cases.append(Case(str(raw["id"]), notes, str(raw["question"]), current, replaced))
+            lines = _lines(raw.get("lines", []), notes, current, replaced)
+            case = Case(str(raw["id"]), notes, str(raw["question"]), current, replaced, lines)
+            cases.append(case)
         except (ValueError, KeyError, TypeError) as exc:
             raise InvalidInput(f"line {number}: not a living-test case ({exc})") from None
     return cases
+
+
+def _lines(
+    raw: object, notes: tuple[tuple[datetime, str], ...], current: int | None, old: int | None
+) -> tuple[tuple[str, str], ...]:
+    """A change's ``lines``, each one's ``was`` in the replaced note and ``now`` in the
+    current one as written there."""
+    if not isinstance(raw, list):
+        raise ValueError("lines are a list of {was, now}")
+    if not raw:
+        return ()
+    if current is None or old is None:
+        raise ValueError("only a change has lines")
+    out = []
+    for line in raw:
+        was, now = str(line["was"]), str(line["now"])
+        if was not in notes[old][1] or now not in notes[current][1]:
+            raise ValueError(f"the line {was[:40]!r} -> {now[:40]!r} is not in its notes")
+        out.append((was, now))
+    return tuple(out)
 
 
 def run_living(
