@@ -55,12 +55,12 @@ PER_PAIR = 3
 """The most unit pairs recorded between two items."""
 SAME_SLOT_FLOOR = 0.7
 """The judge's probability from which two items are read as answering one slot (the
-reader's "an older answer"). Out of fold over the 46 living sets, a pair of notes whose
-newer replaced the older reaches 0.7 in 0.74 of changes, a control's in 0.17 (at 0.5:
-0.84 and 0.30; at 0.8: 0.66 and 0.11). End to end (``orgbrain eval living``, the 46
-sets), the question's hits mark the replaced note an older answer or know it replaced in
-0.736 of changes at 0.7 (0.811 at 0.5) and mark an older answer in 0.093 of controls
-(0.190 at 0.5) (docs/journal.md, session 19)."""
+reader's "an older answer"). Out of fold over the 46 living sets, the surest pair of a
+replaced note's bag reaches 0.7 in 0.76 of changes, a control's in 0.17 (at 0.5: 0.88 and
+0.33; at 0.8: 0.67 and 0.12). End to end (``orgbrain eval living``, the 46 sets), the
+question's hits know the replaced note or mark it an older answer in 0.735 of changes
+(known alone: 0.576), and mark an older answer in 0.102 of the controls' questions
+(0.190 with a floor of 0.5) (docs/journal.md, session 19)."""
 MIN_COS = 0.3
 """Pairs less alike than this as written are not judged (they share no slot)."""
 _CACHE_SIZE = 20_000
