@@ -39,9 +39,8 @@ from ..extraction import Claim, PatternExtractor
 from ..ids import new_id
 from ..judge import JUnit, Verdict, judge, load_weights, pair_texts, units_of
 from ..judge.judge import ENGLISH
-from ..model import Edge, Item
+from ..model import SAME_SLOT, Edge, Item
 from ..ports import Embedder
-from ..retrieve.older import SAME_SLOT
 from . import judge_llm
 from .judge_llm import Answer, ask
 from .neighbours import neighbours
@@ -49,7 +48,7 @@ from .restating.record import value_claim
 from .rule_readings import read_rules
 from .statements import CONFLICT_WINDOW, record_claim
 
-__all__ = ["PER_PAIR", "SAME_SLOT", "SAME_SLOT_FLOOR", "judge_item"]
+__all__ = ["PER_PAIR", "SAME_SLOT_FLOOR", "judge_item"]
 
 PER_PAIR = 3
 """The most unit pairs recorded between two items."""

@@ -25,7 +25,16 @@ from .items import (
     utcnow,
 )
 from .reports import Forgotten, IndexReport
-from .search import Citation, Hit, NewerAnswer, Passage, Replacement, SearchResult, Verdict
+from .search import (
+    SAME_SLOT,
+    Citation,
+    Hit,
+    NewerAnswer,
+    Passage,
+    Replacement,
+    SearchResult,
+    Verdict,
+)
 from .statements import (
     STATEMENT_TYPES,
     Disagreement,
@@ -48,6 +57,7 @@ from .writeback import (
 __all__ = [
     "PROPOSAL_STATES",
     "RUN_OUTCOMES",
+    "SAME_SLOT",
     "STATEMENT_TYPES",
     "STORAGE_CLASSES",
     "ByteRange",

@@ -10,6 +10,7 @@ from typing import Literal
 from .items import ByteRange, Item, Locator
 
 __all__ = [
+    "SAME_SLOT",
     "Citation",
     "Hit",
     "NewerAnswer",
@@ -20,6 +21,10 @@ __all__ = [
 ]
 
 Verdict = Literal["none", "single", "many", "conflict"]
+
+SAME_SLOT = "SAME_SLOT"
+"""The edge, newer item to older, of two items the supersession judge read as answering
+one slot without deciding the newer replaced the older: what makes ``NewerAnswer``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,13 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..context import BrainContext
-from ..model import Hit
+from ..model import SAME_SLOT, Hit
 from .candidate import Candidate
 
-__all__ = ["SAME_SLOT", "below_newer", "newer_answers"]
-
-SAME_SLOT = "SAME_SLOT"
-"""The edge, newer item to older, of two items the judge read as answering one slot."""
+__all__ = ["below_newer", "newer_answers"]
 
 
 def newer_answers(ctx: BrainContext, kept: Sequence[Candidate]) -> dict[str, tuple[str, float]]:
