@@ -105,6 +105,8 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
         for o in neighbours(ctx, item, [u.text for u in mine])
         if abs(o.when - item.when) >= CONFLICT_WINDOW
     ]
+    if not others:  # nothing to read it against: no unit is embedded
+        return {"pairs": 0}
     vec = _vectors(ctx.embedder, [item.body] + [o.body for o, _ in others], mine, others)
     sure: list[list[Judged]] = []
     unsure: list[Judged] = []
