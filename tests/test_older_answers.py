@@ -51,6 +51,23 @@ def test_an_answer_the_judge_is_unsure_was_replaced_is_an_older_answer(
     assert "AN OLDER ANSWER, from 2026-09-01; newer, from 2026-11-02" in turn.text
 
 
+def test_a_forgotten_older_answer_is_not_quoted_by_the_newer_one(brain: Brain) -> None:
+    """The newer note's story names the pair but never quotes the older's words, and once
+    the older is forgotten nothing marks or cites it."""
+    old, new = derived(
+        brain,
+        ("Our staging database is backed up every 6 hours.", SEP),
+        ("From November the staging DB backups run hourly instead.", NOV),
+    )
+    (step,) = [s for s in brain.story(new).steps if s.get("step") == "judged"]
+    (said,) = step["same_slot"]
+    assert said["old"] == old and "every 6 hours" not in str(step)
+    brain.forget(old, reason="wrong")
+    hits = brain.search("How often is the staging database backed up?").hits
+    assert old not in {h.item.id for h in hits}
+    assert all(h.newer_answer is None for h in hits)
+
+
 def test_history_reads_the_older_answer_where_it_stood(brain: Brain) -> None:
     old, new = derived(
         brain,

@@ -229,17 +229,18 @@ def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
 def _same_slot(ctx: BrainContext, j: Judged) -> dict[str, object]:
     """Keep for the reader what the judge read but did not decide: a ``SAME_SLOT`` edge,
     newer to older, with its probability and the two units (the same edge again is one;
-    only within one scope, as supersession: a reader of one must not learn of the other)."""
+    only within one scope, as supersession: a reader of one must not learn of the other).
+    The step's record names the two items but quotes neither: the edge, which goes when
+    either end is erased and shows only while both are visible, holds their words."""
     said = {
         "old": j.old.id,
         "new": j.new.id,
-        "was": j.old_unit.text.strip()[:120],
-        "now": j.new_unit.text.strip()[:120],
         "judge": j.verdict.version,
         "probability": j.verdict.probability,
         "signals": dict(j.verdict.deciding),
     }
-    props: dict[str, object] = {"reason": "judged", **said, "dedupe": "same_slot"}
+    words = {"was": j.old_unit.text.strip()[:120], "now": j.new_unit.text.strip()[:120]}
+    props: dict[str, object] = {"reason": "judged", **said, **words, "dedupe": "same_slot"}
     origin = ctx.origin("derive")
     ctx.edges.put_edge(
         Edge(new_id("edg"), ctx.workspace, SAME_SLOT, j.new.id, j.old.id, origin, props)
