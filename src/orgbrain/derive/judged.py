@@ -139,10 +139,10 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
             slots.append(slot)
     asked = _ask(ctx, unsure)
     kept = [j for js in sure for j in js] + [j for j in asked if j.tier == "llm"]
-    recorded = [r for j in _per_pair(kept) if (r := _apply(ctx, j)) is not None]
+    recorded = [r for j in _per_pair(kept) if (r := _apply(ctx, j, item)) is not None]
     decided = {(j.old.id, j.new.id) for j in kept}
     same = [
-        _same_slot(ctx, j)
+        _same_slot(ctx, j, item)
         for j in slots
         if (j.old.id, j.new.id) not in decided and j.old.scope == j.new.scope
     ]
@@ -152,7 +152,7 @@ def judge_item(ctx: BrainContext, item: Item) -> dict[str, object]:
     if same:
         out["same_slot"] = same
     if asked:
-        out["asked"] = [_asked(j) for j in asked]
+        out["asked"] = [_asked(j, item) for j in asked]
     return out
 
 
@@ -183,12 +183,11 @@ def _per_pair(kept: list[Judged]) -> list[Judged]:
     ]
 
 
-def _asked(j: Judged) -> dict[str, object]:
+def _asked(j: Judged, item: Item) -> dict[str, object]:
     assert j.answer is not None
     return {
         "old": j.old.id,
-        "was": j.old_unit.text.strip()[:120],
-        "now": j.new_unit.text.strip()[:120],
+        **_own_words(j, item),
         "probability": j.verdict.probability,
         **(
             {"error": j.answer.error}
@@ -198,7 +197,15 @@ def _asked(j: Judged) -> dict[str, object]:
     }
 
 
-def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
+def _own_words(j: Judged, item: Item) -> dict[str, str]:
+    """The words of ``item``'s own unit of the pair, as its step's record quotes them:
+    never the other item's, which would outlive that item's erasure in this record."""
+    if item.id == j.old.id:
+        return {"was": j.old_unit.text.strip()[:120]}
+    return {"now": j.new_unit.text.strip()[:120]}
+
+
+def _apply(ctx: BrainContext, j: Judged, item: Item) -> dict[str, object] | None:
     label = _label(j.old_unit, j.new_unit)
     why = {
         "reason": "judged",
@@ -219,19 +226,18 @@ def _apply(ctx: BrainContext, j: Judged) -> dict[str, object] | None:
     return {
         "old": j.old.id,
         "new": j.new.id,
-        "was": j.old_unit.text.strip()[:120],
-        "now": j.new_unit.text.strip()[:120],
+        **_own_words(j, item),
         "item_superseded": j.old.id in marked,
         **why,
     }
 
 
-def _same_slot(ctx: BrainContext, j: Judged) -> dict[str, object]:
+def _same_slot(ctx: BrainContext, j: Judged, item: Item) -> dict[str, object]:
     """Keep for the reader what the judge read but did not decide: a ``SAME_SLOT`` edge,
     newer to older, with its probability and the two units (the same edge again is one;
     only within one scope, as supersession: a reader of one must not learn of the other).
-    The step's record names the two items but quotes neither: the edge, which goes when
-    either end is erased and shows only while both are visible, holds their words."""
+    The step's record quotes only its own item (``_own_words``): the edge, which goes
+    when either end is erased and shows only while both are visible, holds both units."""
     said = {
         "old": j.old.id,
         "new": j.new.id,
@@ -245,7 +251,7 @@ def _same_slot(ctx: BrainContext, j: Judged) -> dict[str, object]:
     ctx.edges.put_edge(
         Edge(new_id("edg"), ctx.workspace, SAME_SLOT, j.new.id, j.old.id, origin, props)
     )
-    return said
+    return {**said, **_own_words(j, item)}
 
 
 def _label(a: JUnit, b: JUnit) -> str:
