@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from ..context import BrainContext
 from ..model import SAME_SLOT, Hit
 from .candidate import Candidate
+from .succession import just_below
 
 __all__ = ["below_newer", "newer_answers"]
 
@@ -38,16 +39,11 @@ def newer_answers(ctx: BrainContext, kept: Sequence[Candidate]) -> dict[str, tup
 def below_newer(hits: Sequence[Hit]) -> tuple[Hit, ...]:
     """Each older answer moved to just below its newer answer when ranked above it (the
     newest answer first; scores kept, only the order changes)."""
-    out = list(hits)
-    for h in hits:
-        if h.newer_answer is None:
-            continue
-        at = out.index(h)
-        newer = h.newer_answer.citation.item_id
-        after = next((j for j, o in enumerate(out) if o.item.id == newer), -1)
-        if after > at:
-            out.insert(after, out.pop(at))
-    return tuple(out)
+    return tuple(just_below(hits, lambda h: h.item.id, _newer_id))
+
+
+def _newer_id(h: Hit) -> str | None:
+    return h.newer_answer.citation.item_id if h.newer_answer else None
 
 
 def _probability(value: object) -> float:

@@ -4,6 +4,8 @@ superseded it, sits just below it, and lends it its support at the gate."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ..model import ItemSketch
 from .candidate import Candidate
@@ -14,7 +16,9 @@ from .query import Query
 from .verdict import membership
 from .when import Window
 
-__all__ = ["below_successors", "heirs_support", "superseded_yield"]
+__all__ = ["below_successors", "heirs_support", "just_below", "superseded_yield"]
+
+T = TypeVar("T")
 
 
 def superseded_yield(
@@ -57,12 +61,23 @@ def superseded_yield(
 def below_successors(scored: list[Candidate]) -> list[Candidate]:
     """Move each superseded candidate to just below its successor when the successor
     is a candidate ranked under it (scores are kept; only the order changes)."""
-    out = list(scored)
-    for c in scored:
-        if c.superseded_by is None:
+    return just_below(
+        scored, lambda c: c.item_id, lambda c: c.superseded_by.id if c.superseded_by else None
+    )
+
+
+def just_below(
+    ranked: Sequence[T], ident: Callable[[T], str], above: Callable[[T], str | None]
+) -> list[T]:
+    """Each of ``ranked`` moved to just below the one ``above`` names, when that one is
+    ranked under it; the rest keep their places."""
+    out = list(ranked)
+    for x in ranked:
+        anchor = above(x)
+        if anchor is None:
             continue
-        at = out.index(c)
-        after = next((j for j, o in enumerate(out) if o.item_id == c.superseded_by.id), -1)
+        at = out.index(x)
+        after = next((j for j, o in enumerate(out) if ident(o) == anchor), -1)
         if after > at:
             out.insert(after, out.pop(at))
     return out
